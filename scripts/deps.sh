@@ -1,0 +1,54 @@
+#!/bin/bash
+# Install every package zns-npo2 needs (Debian 12). Idempotent; run as root.
+# Package sources come from the system's own apt configuration.
+set -euo pipefail
+
+# The kernel series is written against this exact source; a newer one is a
+# deliberate rebase (see kernel-patches/README.md).
+KVER=6.12.117
+KSRC_VERSION=6.12.117-1~deb12u1
+
+PKGS=(
+	# build
+	build-essential meson ninja-build pkg-config clang lld
+	libnvme-dev libjson-c-dev liburing-dev libdevmapper-dev zlib1g-dev
+	libdbus-1-dev
+	# docs, completions, tests
+	asciidoctor bash zsh python3 valgrind time dpkg-dev
+	libfuzzer-14-dev libclang-rt-14-dev
+	# devices and reference tools
+	nvme-cli util-linux fio f2fs-tools dmsetup
+	# VM harness
+	qemu-system-x86 busybox-static cpio xz-utils zstd kmod
+	"linux-image-${KVER}+deb12-amd64-unsigned"
+	# kernel build
+	"linux-source-6.12=${KSRC_VERSION}"
+	bc bison flex libelf-dev libssl-dev ccache rsync dwarves
+)
+
+missing=()
+for p in "${PKGS[@]}"; do
+	name=${p%%=*}
+	want=${p#*=}
+	cur=$(dpkg-query -W -f='${Status} ${Version}' "$name" 2>/dev/null || true)
+	case "$cur" in
+	"install ok installed "*)
+		[ "$name" = "$p" ] || [ "${cur##* }" = "$want" ] || missing+=("$p")
+		;;
+	*) missing+=("$p") ;;
+	esac
+done
+
+if [ ${#missing[@]} -eq 0 ]; then
+	echo "deps: all ${#PKGS[@]} packages present"
+	exit 0
+fi
+if [ "$(id -u)" -ne 0 ]; then
+	echo "deps: need root to install: ${missing[*]}" >&2
+	exit 1
+fi
+echo "deps: installing ${missing[*]}"
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq
+apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+echo "deps: done"

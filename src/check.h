@@ -1,0 +1,48 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* Eligibility of a namespace for a dm-po2zone mapping. */
+#ifndef ZNP_CHECK_H
+#define ZNP_CHECK_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "dev.h"
+
+enum znp_verdict {
+	ZNP_V_MAPPABLE,		/* npo2, cap == size, block device visible */
+	ZNP_V_PO2,		/* already po2: no mapping needed */
+	ZNP_V_NEEDS_KERNEL,	/* npo2, block device hidden by the kernel */
+	ZNP_V_CAP_LT_SIZE,	/* npo2 with capacity < size: not mappable */
+	ZNP_V_CAP_VARIES,	/* zone capacities differ */
+	ZNP_V_NOT_ZNS,		/* not a zoned namespace */
+};
+
+/* Reasons, possibly several; the verdict is the most important one. */
+#define ZNP_R_NOT_ZONED		(1u << 0)
+#define ZNP_R_ZONE_SIZE_PO2	(1u << 1)
+#define ZNP_R_ZONE_SIZE_NPO2	(1u << 2)
+#define ZNP_R_BLK_HIDDEN	(1u << 3)
+#define ZNP_R_CAP_LT_SIZE	(1u << 4)
+#define ZNP_R_CAP_VARIES	(1u << 5)
+#define ZNP_R_SMALL_LAST_ZONE	(1u << 6)
+
+struct znp_check_result {
+	enum znp_verdict verdict;
+	uint32_t reasons;
+};
+
+/**
+ * znp_check() - decide eligibility (pure)
+ * @ns: NVMe identity (blk_visible matters), NULL for a non-NVMe zoned
+ *      block device (visible by definition)
+ * @g: probed geometry (ignored when !@is_zoned)
+ * @is_zoned: ZNS namespace / zoned block device
+ * Return: 0 or -EINVAL.
+ */
+int znp_check(const struct znp_ns_info *ns, const struct znp_geom *g,
+	      bool is_zoned, struct znp_check_result *r);
+const char *znp_verdict_name(enum znp_verdict v);	/* "mappable", "po2", ... */
+const char *znp_verdict_text(enum znp_verdict v);	/* one-line explanation */
+const char *znp_reason_name(uint32_t reason_bit);	/* "zone-size-npo2", ... */
+
+#endif

@@ -1,0 +1,131 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* Zone reports (streamed) and zone management. */
+#ifndef ZNP_ZONE_H
+#define ZNP_ZONE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "dev.h"
+
+/* Same values as NVMe ZS>>4 and the kernel's BLK_ZONE_COND_*. */
+enum znp_zone_cond {
+	ZNP_ZC_NOT_WP = 0x0,
+	ZNP_ZC_EMPTY = 0x1,
+	ZNP_ZC_IMP_OPEN = 0x2,
+	ZNP_ZC_EXP_OPEN = 0x3,
+	ZNP_ZC_CLOSED = 0x4,
+	ZNP_ZC_READONLY = 0xd,
+	ZNP_ZC_FULL = 0xe,
+	ZNP_ZC_OFFLINE = 0xf,
+};
+
+/* Same values as NVMe ZT and BLK_ZONE_TYPE_*. */
+enum znp_zone_type {
+	ZNP_ZT_CONV = 0x1,
+	ZNP_ZT_SEQ_REQ = 0x2,
+	ZNP_ZT_SEQ_PREF = 0x3,
+};
+
+/* NVMe Zone Receive Action Specific Field values. */
+enum znp_state_filter {
+	ZNP_RF_ALL = 0,
+	ZNP_RF_EMPTY = 1,
+	ZNP_RF_IMP_OPEN = 2,
+	ZNP_RF_EXP_OPEN = 3,
+	ZNP_RF_CLOSED = 4,
+	ZNP_RF_FULL = 5,
+	ZNP_RF_READONLY = 6,
+	ZNP_RF_OFFLINE = 7,
+};
+
+struct znp_zone {
+	uint64_t start;		/* LBAs */
+	uint64_t len;		/* zone size, LBAs */
+	uint64_t cap;		/* LBAs */
+	uint64_t wp;		/* LBAs */
+	uint8_t cond;		/* enum znp_zone_cond */
+	uint8_t type;		/* enum znp_zone_type */
+	uint8_t attrs;		/* NVMe ZA */
+	uint8_t attrs_info;	/* NVMe ZAI */
+};
+
+/* NVMe Zone Send Action values. */
+enum znp_zone_action {
+	ZNP_ZA_CLOSE = 0x1,
+	ZNP_ZA_FINISH = 0x2,
+	ZNP_ZA_OPEN = 0x3,
+	ZNP_ZA_RESET = 0x4,
+	ZNP_ZA_OFFLINE = 0x5,
+};
+
+struct znp_report_iter;
+
+/**
+ * znp_report_begin() - start a streamed zone report
+ * @dev: probed zoned device
+ * @slba: first LBA (any LBA inside a zone; the report starts at its zone)
+ * @filter: state filter
+ * @out: iterator, free with znp_report_end()
+ *
+ * Each Zone Management Receive transfers as many descriptors as MDTS
+ * allows; memory use does not depend on the zone count.
+ * Return: 0 or -errno.
+ */
+int znp_report_begin(struct znp_dev *dev, uint64_t slba,
+		     enum znp_state_filter filter, struct znp_report_iter **out);
+/* Return: 1 with *z filled, 0 at the end, -errno or a positive NVMe status. */
+int znp_report_next(struct znp_report_iter *it, struct znp_zone *z);
+/* Zones matching the filter from slba on, as the device first reported. */
+uint64_t znp_report_nr_zones(const struct znp_report_iter *it);
+/* Zone Management Receive commands (or BLKREPORTZONE calls) issued so far. */
+uint64_t znp_report_cmds(const struct znp_report_iter *it);
+void znp_report_end(struct znp_report_iter *it);
+
+/**
+ * znp_zdesc_parse() - parse one Report Zones data buffer (pure; fuzzed)
+ * @g: geometry (zone_size, zdes_bytes, nlbas) for validation
+ * @buf, @len: the data the device returned
+ * @nr_reported: out, the header's Number of Zones
+ * @zones, @max: parsed descriptors (at most @max)
+ * @nparsed: out, descriptors parsed into @zones
+ *
+ * Validates each descriptor: zone start a multiple of the zone size and
+ * inside the namespace, capacity <= zone size, write pointer within
+ * [start, start + cap] (or the kernel's "invalid" value for full /
+ * offline / read-only zones), known condition.
+ * Return: 0 or -EPROTO (malformed data) or -EINVAL (bad arguments).
+ */
+int znp_zdesc_parse(const struct znp_geom *g, const void *buf, size_t len,
+		    uint64_t *nr_reported, struct znp_zone *zones, size_t max,
+		    size_t *nparsed);
+
+struct znp_mgmt_req {
+	enum znp_zone_action action;
+	uint64_t slba;		/* must be a zone start unless @all */
+	uint64_t nr_zones;	/* >= 1 unless @all */
+	bool all;		/* select-all: one command */
+};
+
+/**
+ * znp_zone_mgmt_validate() - check a request against the geometry
+ * Return: 0, or -EINVAL with *why set ("start LBA is not a zone start",
+ * "zone count past the last zone", ...). Sends nothing.
+ */
+int znp_zone_mgmt_validate(const struct znp_dev *dev,
+			   const struct znp_mgmt_req *r, const char **why);
+
+/**
+ * znp_zone_mgmt() - run a validated request, one command per zone (or one
+ * select-all command)
+ * @done: out, zones completed before an error (or all of them)
+ * Return: 0, -errno, or a positive NVMe status.
+ */
+int znp_zone_mgmt(struct znp_dev *dev, const struct znp_mgmt_req *r,
+		  uint64_t *done);
+
+const char *znp_zone_cond_name(uint8_t cond);	/* "EMPTY", "IMP_OPENED", ... (nvme-cli names) */
+const char *znp_zone_type_name(uint8_t type);	/* "SEQWRITE_REQ", ... */
+const char *znp_zone_action_name(enum znp_zone_action a); /* "reset", ... */
+
+#endif

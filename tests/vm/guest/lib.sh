@@ -1,0 +1,164 @@
+# Guest-side helpers for VM tests (busybox ash).  /init sources this file
+# before the guest script; sourcing it again is harmless.
+#
+# Results: ok/not_ok append one line to /tmp/vm-results; /init counts them
+# and prints "GUEST-RESULT: N passed, M failed".
+#
+# Namespace layout: /vm/ns.conf holds what QEMU was configured with, one
+# namespace a line: "ctrl nsid size_bytes lba_bytes zoned zsze_bytes zcap_bytes"
+# (zsze/zcap 0 for conventional namespaces).  Assert against these values.
+
+[ -n "${VM_LIB_LOADED:-}" ] && return 0
+VM_LIB_LOADED=1
+VM_T=0
+
+vm_log() { echo "# $*"; }
+
+ok() {
+	VM_T=$((VM_T + 1))
+	echo "ok $VM_T - $*" | tee -a /tmp/vm-results
+}
+
+not_ok() {
+	VM_T=$((VM_T + 1))
+	echo "not ok $VM_T - $1" | tee -a /tmp/vm-results
+	shift
+	[ $# -gt 0 ] && echo "#   $*"
+	return 0
+}
+
+# expect_eq DESC ACTUAL EXPECTED
+expect_eq() {
+	if [ "$2" = "$3" ]; then
+		ok "$1"
+	else
+		not_ok "$1" "got '$2', expected '$3'"
+	fi
+}
+
+# expect_rc DESC RC CMD...: run CMD (output to the console), check its exit status
+expect_rc() {
+	local desc=$1 want=$2 rc
+	shift 2
+	"$@" >/tmp/vm-cmd.out 2>&1
+	rc=$?
+	if [ "$rc" = "$want" ]; then
+		ok "$desc"
+	else
+		not_ok "$desc" "exit $rc, expected $want: $*"
+		sed 's/^/#   | /' /tmp/vm-cmd.out | head -20
+	fi
+}
+
+# expect_ok DESC CMD...: CMD must exit 0
+expect_ok() {
+	local desc=$1
+	shift
+	expect_rc "$desc" 0 "$@"
+}
+
+# expect_match DESC REGEX TEXT: TEXT must match the extended REGEX
+expect_match() {
+	if printf '%s\n' "$3" | grep -Eq -- "$2"; then
+		ok "$1"
+	else
+		not_ok "$1" "'$3' does not match /$2/"
+	fi
+}
+
+# run_to SEC CMD...: run CMD with a time limit (kills it after SEC seconds)
+run_to() {
+	local sec=$1
+	shift
+	timeout -s KILL "$sec" "$@"
+}
+
+# section NAME CMD...: print CMD's stdout between ### BEGIN/END markers for
+# host-side parsing; returns CMD's exit status.
+section() {
+	local name=$1 rc
+	shift
+	echo "### BEGIN $name"
+	"$@"
+	rc=$?
+	echo
+	echo "### END $name"
+	return $rc
+}
+
+# ns_conf CTRL NSID FIELD: FIELD of the configured namespace
+# (size, lbas, zoned, zsze, zcap; all in bytes, zoned 0/1).
+ns_conf() {
+	local c n size lbas zoned zsze zcap
+	while read -r c n size lbas zoned zsze zcap; do
+		case "$c" in '#'*) continue ;; esac
+		if [ "$c" = "$1" ] && [ "$n" = "$2" ]; then
+			eval "echo \$$3"
+			return 0
+		fi
+	done </vm/ns.conf
+	return 1
+}
+
+# ns_list: "CTRL NSID" of every configured namespace
+ns_list() {
+	grep -v '^#' /vm/ns.conf | cut -d' ' -f1,2
+}
+
+# vm_ctrl CTRL: kernel name (nvmeX) of configured controller CTRL, found by
+# the serial number vm-run.sh gave it.  Instance numbers are not stable.
+vm_ctrl() {
+	local d
+	for d in /sys/class/nvme/nvme*; do
+		if [ "$(cat "$d/serial" 2>/dev/null | tr -d ' ')" = "znsnpo2-c$1" ]; then
+			basename "$d"
+			return 0
+		fi
+	done
+	return 1
+}
+
+# vm_ns CTRL NSID: namespace disk name (nvmeXnY) of CTRL/NSID, found through
+# sysfs nsid attributes, whether or not the kernel hides the block device.
+vm_ns() {
+	local c d
+	c=$(vm_ctrl "$1") || return 1
+	for d in /sys/class/nvme/"$c"/nvme*n*; do
+		[ -e "$d/nsid" ] || continue
+		if [ "$(cat "$d/nsid")" = "$2" ]; then
+			basename "$d"
+			return 0
+		fi
+	done
+	return 1
+}
+
+# vm_ng CTRL NSID: generic char device path (/dev/ngXnY) of CTRL/NSID
+vm_ng() {
+	local c d
+	c=$(vm_ctrl "$1") || return 1
+	d=$(vm_ns "$1" "$2") || return 1
+	# ng<ctrl instance>n<head instance>; the disk name carries the same head
+	echo "/dev/ng${c#nvme}n${d##*n}"
+}
+
+# vm_blk CTRL NSID: block device path (/dev/nvmeXnY), empty and status 1
+# when the kernel hides it
+vm_blk() {
+	local d
+	d=$(vm_ns "$1" "$2") || return 1
+	[ "$(cat /sys/block/"$d"/hidden 2>/dev/null)" = 1 ] && return 1
+	[ -b "/dev/$d" ] || return 1
+	echo "/dev/$d"
+}
+
+# vm_summary: print the namespace layout as the guest sees it
+vm_summary() {
+	local c n
+	ns_list | while read -r c n; do
+		echo "# ctrl $c ($(vm_ctrl "$c")) nsid $n: ns $(vm_ns "$c" "$n") ng $(vm_ng "$c" "$n")" \
+			"blk $(vm_blk "$c" "$n" || echo hidden)" \
+			"size $(ns_conf "$c" "$n" size) lbas $(ns_conf "$c" "$n" lbas)" \
+			"zoned $(ns_conf "$c" "$n" zoned) zsze $(ns_conf "$c" "$n" zsze) zcap $(ns_conf "$c" "$n" zcap)"
+	done
+}
