@@ -25,6 +25,7 @@ enum znp_verdict {
 #define ZNP_R_CAP_LT_SIZE	(1u << 4)
 #define ZNP_R_CAP_VARIES	(1u << 5)
 #define ZNP_R_SMALL_LAST_ZONE	(1u << 6)
+#define ZNP_R_ALL		((1u << 7) - 1)	/* every defined reason bit */
 
 struct znp_check_result {
 	enum znp_verdict verdict;
@@ -43,6 +44,7 @@ int znp_check(const struct znp_ns_info *ns, const struct znp_geom *g,
 	      bool is_zoned, struct znp_check_result *r);
 const char *znp_verdict_name(enum znp_verdict v);	/* "mappable", "po2", ... */
 const char *znp_verdict_text(enum znp_verdict v);	/* one-line explanation */
-const char *znp_reason_name(uint32_t reason_bit);	/* "zone-size-npo2", ... */
+/* "zone-size-npo2", ...; NULL unless @reason_bit is exactly one ZNP_R_* bit. */
+const char *znp_reason_name(uint32_t reason_bit);
 
 #endif

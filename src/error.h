@@ -12,7 +12,8 @@
  * znp_strerror() - describe a library return value
  * @ret: 0, a negative errno or a positive NVMe status
  *
- * Return: a static string, e.g. "No such file or directory" or
+ * Return: a string valid until the next call from the same thread, e.g.
+ * "No such file or directory" or
  * "NVMe status 0x4002: Invalid Field in Command".
  */
 const char *znp_strerror(int ret);

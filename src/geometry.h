@@ -30,13 +30,18 @@ struct znp_geom {
 	unsigned int zone_shift;	/* valid only when zone_size_is_po2 */
 };
 
+/* Report Zones data: 64-byte header, then 64-byte descriptors (+ zdes). */
+#define ZNP_ZREPORT_HDR_SIZE	64u
+#define ZNP_ZDESC_SIZE		64u
+
 /**
  * znp_geom_init() - validate and finish a geometry
  * @g: geometry with lba_size, nlbas, zone_size (and optional fields) filled
  *
  * Computes nr_zones and the po2 fast-path fields.
  * Return: 0, or -EINVAL when lba_size or zone_size is zero or lba_size is
- * not a power of two, or zone_size exceeds nlbas.
+ * not a power of two, or zone_size exceeds nlbas, or zone_cap exceeds
+ * zone_size.
  */
 int znp_geom_init(struct znp_geom *g);
 
@@ -44,27 +49,47 @@ bool znp_is_po2(uint64_t v);
 /* Smallest power of two >= v; 0 when v is 0 or the result overflows. */
 uint64_t znp_po2_roundup(uint64_t v);
 
+/* The helpers below take a geometry that passed znp_geom_init(). */
+
+/* Zone number of @lba (bdev_zone_no). */
 uint64_t znp_zone_no(const struct znp_geom *g, uint64_t lba);
+/* First LBA of zone @zone_no; UINT64_MAX when not representable. */
 uint64_t znp_zone_start(const struct znp_geom *g, uint64_t zone_no);
+/* @lba minus the start of its zone (bdev_offset_from_zone_start). */
 uint64_t znp_offset_from_zone_start(const struct znp_geom *g, uint64_t lba);
+/* Is @lba the first LBA of a zone (bdev_is_zone_start)? */
 bool znp_is_zone_start(const struct znp_geom *g, uint64_t lba);
-/* Length of zone @zone_no in LBAs (the last zone may be smaller). */
+/* Length of zone @zone_no in LBAs (the last zone may be smaller); 0 past the end. */
 uint64_t znp_zone_len(const struct znp_geom *g, uint64_t zone_no);
-/* ceil(nlbas / zone_size) with overflow safety. */
+/* Start of the zone after the one holding @lba; UINT64_MAX on overflow. */
+uint64_t znp_next_zone_start(const struct znp_geom *g, uint64_t lba);
+/* Is the last zone shorter than zone_size? */
+bool znp_has_small_last_zone(const struct znp_geom *g);
+/* ceil(nlbas / zone_size) with overflow safety; 0 when zone_size is 0. */
 uint64_t znp_nr_zones(uint64_t nlbas, uint64_t zone_size);
 
-/* Padding per zone when rounded up to a power of two, in LBAs. */
+/* Zone size rounded up to a power of two; 0 when that overflows 64 bits. */
+uint64_t znp_po2_zone_size(const struct znp_geom *g);
+/* Padding per zone when rounded up to a power of two, in LBAs (UINT64_MAX on overflow). */
 uint64_t znp_po2_gap(const struct znp_geom *g);
-/* Size in LBAs of the po2-mapped device (nr_zones * po2 zone size). */
+/*
+ * Size in LBAs of the po2-mapped device (nr_zones * po2 zone size; a small
+ * last zone is padded like the others); 0 when that overflows.
+ */
 uint64_t znp_po2_dev_lbas(const struct znp_geom *g);
 /*
  * Translate between the po2 space of a dm-po2zone mapping and the device.
  * znp_po2_to_dev() returns false when @po2_lba falls in a padding area.
  */
 bool znp_po2_to_dev(const struct znp_geom *g, uint64_t po2_lba, uint64_t *dev_lba);
+/* UINT64_MAX when the result is not representable. */
 uint64_t znp_dev_to_po2(const struct znp_geom *g, uint64_t dev_lba);
 
-/* Zone descriptors per transfer of @bytes (64-byte descriptors + zdes). */
+/*
+ * Zone descriptors that fit in a Report Zones transfer of @bytes: header,
+ * then descriptors of 64 bytes + zdes_bytes (use a geometry with
+ * zdes_bytes = 0 for the basic, non-extended report).
+ */
 uint64_t znp_descs_per_xfer(const struct znp_geom *g, uint64_t bytes);
 
 #endif

@@ -69,8 +69,13 @@ struct znp_report_iter;
  * @out: iterator, free with znp_report_end()
  *
  * Each Zone Management Receive transfers as many descriptors as MDTS
- * allows; memory use does not depend on the zone count.
- * Return: 0 or -errno.
+ * allows; memory use does not depend on the zone count. Issues the first
+ * command, so znp_report_nr_zones() is valid on return. Descriptors are
+ * validated with znp_zdesc_parse(); with ZNP_RF_ALL the zones must also be
+ * contiguous and their count match the geometry.
+ * Return: 0, -EINVAL (@slba past the end, bad filter), -EMEDIUMTYPE (not
+ * a probed zoned device), -EPROTO (malformed data, zone count differs from
+ * Identify), another -errno, or a positive NVMe status.
  */
 int znp_report_begin(struct znp_dev *dev, uint64_t slba,
 		     enum znp_state_filter filter, struct znp_report_iter **out);
@@ -109,8 +114,10 @@ struct znp_mgmt_req {
 
 /**
  * znp_zone_mgmt_validate() - check a request against the geometry
- * Return: 0, or -EINVAL with *why set ("start LBA is not a zone start",
- * "zone count past the last zone", ...). Sends nothing.
+ * With @r->all, slba and nr_zones are ignored.
+ * Return: 0, -EMEDIUMTYPE with *why set when @dev is not a probed zoned
+ * device, or -EINVAL with *why set ("start LBA is not a zone start",
+ * "zone count past the last zone", ...). Sends nothing. @why may be NULL.
  */
 int znp_zone_mgmt_validate(const struct znp_dev *dev,
 			   const struct znp_mgmt_req *r, const char **why);
@@ -118,7 +125,11 @@ int znp_zone_mgmt_validate(const struct znp_dev *dev,
 /**
  * znp_zone_mgmt() - run a validated request, one command per zone (or one
  * select-all command)
- * @done: out, zones completed before an error (or all of them)
+ * @done: out, zones completed before an error (or all of them); for
+ *        select-all: 1 once the command succeeded, else 0
+ * Zoned block devices: select-all reset is one ioctl; select-all
+ * close/finish/open walks the zones and acts on those NVMe's select-all
+ * would; offline is -EOPNOTSUPP.
  * Return: 0, -errno, or a positive NVMe status.
  */
 int znp_zone_mgmt(struct znp_dev *dev, const struct znp_mgmt_req *r,

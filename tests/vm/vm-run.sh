@@ -9,8 +9,9 @@ ROOT=$(cd "$VM_DIR/../.." && pwd)
 BUILD=${BUILD:-$ROOT/build}
 CACHE=$BUILD/vm
 STOCK_KVER=${STOCK_KVER:-6.12.117+deb12-amd64}
-# Stock kernel modules loaded in the guest (with their modules.dep closure).
-STOCK_MODULES=${STOCK_MODULES:-"configfs nvme null_blk dm-mod"}
+# Stock kernel modules loaded in the guest (with their modules.dep closure),
+# NAME or NAME:param=value[:param=value].
+STOCK_MODULES=${STOCK_MODULES:-"configfs nvme null_blk:nr_devices=0 dm-mod"}
 # Tools copied with their shared libraries (first match on PATH).
 TOOLS="nvme blkzone blkdiscard fio dmsetup mkfs.f2fs fsck.f2fs"
 
@@ -102,9 +103,7 @@ gname=$(basename "$guest")
 [ -n "$log" ] || log=$BUILD/vm-logs/${gname%.sh}-$(date +%Y%m%d-%H%M%S)-$$.log
 mkdir -p "$(dirname "$log")"
 run=$(mktemp -d "$CACHE/run.XXXXXX")
-qpid=
 cleanup() {
-	[ -n "$qpid" ] && kill "$qpid" 2>/dev/null
 	rm -rf "$run"
 }
 trap cleanup EXIT
@@ -120,8 +119,12 @@ copy_elf() {
 	cp -L --parents "$f" "$stage"
 	# ldd lines: "libx.so => /path (addr)" or "/lib64/ld-linux... (addr)"
 	for lib in $(ldd "$f" 2>/dev/null | grep -o '/[^ ]*' || true); do
-		[ -e "$stage$lib" ] && continue
-		cp -L --parents "$lib" "$stage"
+		case "$lib" in
+		"$ROOT"/*)	# our own shared libraries: on the default search path
+			cp -L "$lib" "$stage/usr/lib/x86_64-linux-gnu/" ;;
+		*)
+			[ -e "$stage$lib" ] || cp -L --parents "$lib" "$stage" ;;
+		esac
 	done
 }
 
@@ -167,6 +170,7 @@ build_modules() {
 	mkdir -p "$stage/lib/modules"
 	: >"$stage/lib/modules/load.list"
 	local order=()
+	declare -A margs=()
 	# resolve_mod NAME: dependencies first (modules.dep lists them)
 	resolve_mod() {
 		local name=$1 path deps d
@@ -181,7 +185,11 @@ build_modules() {
 		for d in "${order[@]}"; do [ "$d" = "$path" ] && return 0; done
 		order+=("$path")
 	}
-	for m in $list; do resolve_mod "$m"; done
+	# NAME or NAME:param=value[:param=value]
+	for m in $list; do
+		resolve_mod "${m%%:*}"
+		[ "${m#*:}" = "$m" ] || margs[${m%%:*}]=$(echo "${m#*:}" | tr : ' ')
+	done
 	for p in "${order[@]}"; do
 		m=$(basename "$p")
 		case "$m" in
@@ -189,7 +197,9 @@ build_modules() {
 		*.zst) zstd -qdc "$mdir/$p" >"$stage/lib/modules/${m%.zst}"; m=${m%.zst} ;;
 		*) cp "$mdir/$p" "$stage/lib/modules/$m" ;;
 		esac
-		echo "$m" >>"$stage/lib/modules/load.list"
+		dep=${m%.ko}
+		p=${margs[$dep]:-${margs[${dep//_/-}]:-}}
+		echo "$m $p" >>"$stage/lib/modules/load.list"
 	done
 	mkcpio "$stage" "$out.tmp"
 	mv "$out.tmp" "$out"
@@ -198,7 +208,7 @@ build_modules() {
 
 {
 	flock 9
-	base_key=$( (tool_paths | xargs readlink -f | xargs stat -c '%n %s %Y'; sha1sum "$0") | sha1sum | cut -c1-16)
+	base_key=$( (tool_paths | xargs readlink -f | xargs stat -c "%n %s %Y"; sha1sum <"$0") | sha1sum | cut -c1-16)
 	if [ "$(cat "$CACHE/base.key" 2>/dev/null)" != "$base_key" ] || [ ! -s "$CACHE/base.cpio" ]; then
 		echo "vm-run: building base initramfs" >&2
 		build_base
@@ -214,7 +224,8 @@ build_modules() {
 } 9>"$CACHE/.lock"
 
 stage=$run/stage
-mkdir -p "$stage/vm/guest" "$stage/usr/bin" "$stage/etc"
+mkdir -p "$stage"/{vm/guest,usr/bin,usr/sbin,usr/lib/x86_64-linux-gnu,usr/lib64,etc}
+for d in bin sbin lib lib64; do ln -s usr/$d "$stage/$d"; done
 cp "$VM_DIR/init" "$stage/init"
 chmod 755 "$stage/init"
 cp "$VM_DIR/guest/lib.sh" "$stage/vm/lib.sh"
@@ -233,10 +244,14 @@ for src in "$VM_DIR"/helpers/*.c; do
 	fi
 	cp "$out" "$stage/usr/bin/"
 done
-if [ -x "$BUILD/nvme-zns-npo2" ]; then
-	copy_elf "$stage" "$BUILD/nvme-zns-npo2"
-	mv "$stage$BUILD/nvme-zns-npo2" "$stage/usr/bin/nvme-zns-npo2"
-fi
+# the binary under test: build/nvme-zns-npo2 (or where meson puts it)
+for znp in "${ZNP_BIN:-}" "$BUILD/nvme-zns-npo2" "$BUILD/src/cli/nvme-zns-npo2"; do
+	[ -n "$znp" ] && [ -x "$znp" ] || continue
+	znp=$(readlink -f "$znp")
+	copy_elf "$stage" "$znp"
+	mv "$stage$znp" "$stage/usr/bin/nvme-zns-npo2"
+	break
+done
 for a in ${adds[@]+"${adds[@]}"}; do
 	hp=${a%%:*}
 	gp=/usr/bin/$(basename "$hp")
@@ -312,7 +327,7 @@ EOF
 mkcpio "$stage" "$run/run.cpio"
 cat "$CACHE/base.cpio" ${modcpio:+"$modcpio"} "$run/run.cpio" >"$run/initrd.cpio"
 
-# ---- boot ------------------------------------------------------------------
+# ---- boot (firmware terminal escapes and CRs are stripped from the log) ------------------------------------------------------------------
 echo "vm-run: booting $( [ "$kernel" = stock ] && echo "stock $STOCK_KVER" || echo "$kimage") with $gname, log $log" >&2
 start=$SECONDS
 set +e
@@ -322,7 +337,8 @@ timeout -k 5 "$timeout" qemu-system-x86_64 \
 	-nodefaults -no-user-config -nographic -serial stdio -no-reboot \
 	-kernel "$kimage" -initrd "$run/initrd.cpio" \
 	-append "console=ttyS0 quiet panic=-1 oops=panic rdinit=/init $append" \
-	"${cargs[@]}" "${nargs[@]}" </dev/null 2>&1 | tr -d '\r' | tee "$log" >"$out"
+	"${cargs[@]}" "${nargs[@]}" </dev/null 2>&1 |
+	sed -u -e 's/\r//g' -e 's/\x1b\[[0-9;?]*[a-zA-Z]//g' -e 's/\x1b[a-zA-Z]//g' | tee "$log" >"$out"
 rc=${PIPESTATUS[0]}
 set -e
 elapsed=$((SECONDS - start))

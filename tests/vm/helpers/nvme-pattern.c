@@ -23,7 +23,7 @@
 
 #define OP_WRITE	0x01
 #define OP_READ		0x02
-#define CHUNK_BYTES	(128 * 1024)
+#define CHUNK_BYTES	(64 * 1024)	/* under the 255-sector default of hidden namespaces */
 
 static void fill(unsigned char *buf, uint64_t lba, unsigned int lbas,
 		 unsigned int lba_size, unsigned int seed)

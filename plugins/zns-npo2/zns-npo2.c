@@ -1,0 +1,171 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * nvme-cli glue for zns-npo2: options parsed by nvme-cli's argconfig, built
+ * from the zns-npo2 command table, land in the same struct znp_opts through
+ * the same znp_opt_set() as in the standalone nvme-zns-npo2, and the same
+ * command handler runs. No command logic lives here.
+ */
+#include <errno.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "plugin.h"
+#include "util/argconfig.h"
+
+#include "cmdtab.h"
+#include "exit.h"
+#include "znp-config.h"
+
+#define CREATE_CMD
+#include "zns-npo2.h"
+
+/* Slots argconfig writes into: one per option, aliases share the slot. */
+struct glue_slot {
+	const struct znp_opt_desc *d;
+	bool flag;
+	char *arg;
+};
+
+/* Test hooks, read as nvme-zns-npo2 reads them: empty means unset. */
+static const char *env_path(const char *name)
+{
+	const char *v = getenv(name);
+
+	return v && *v ? v : NULL;
+}
+
+/* argconfig owns -h; nvme-cli users also expect --help and -help. */
+static bool wants_help(int argc, char **argv)
+{
+	int i;
+
+	for (i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--"))
+			break;
+		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help") ||
+		    !strcmp(argv[i], "-help"))
+			return true;
+	}
+	return false;
+}
+
+static void add_opt(struct argconfig_commandline_options *ac, const char *name,
+		    const struct znp_opt_desc *d, char short_name,
+		    struct glue_slot *slot)
+{
+	bool flag = d->kind == ZNP_OK_FLAG;
+
+	ac->option = name;
+	*(char *)&ac->short_option = short_name;
+	ac->meta = d->meta;
+	ac->config_type = flag ? CFG_FLAG : CFG_STRING;
+	ac->default_value = flag ? (void *)&slot->flag : (void *)&slot->arg;
+	ac->argument_type = flag ? no_argument : required_argument;
+	ac->help = d->help;
+}
+
+/*
+ * nvme's main() turns every non-zero return into exit status 1; the
+ * documented exit codes are kept by leaving here directly.
+ */
+static int glue_exit(int code)
+{
+	if (code == ZNP_EXIT_OK)
+		return 0;
+	fflush(stdout);
+	fflush(stderr);
+	exit(code);
+}
+
+static int glue_run(int argc, char **argv, const char *name)
+{
+	const struct znp_cmd_desc *c = znp_cmd_find(name);
+	struct argconfig_commandline_options *ac;
+	struct glue_slot *slots;
+	struct znp_opts o;
+	struct znp_cli cli;
+	size_t n = 0, i, k = 0;
+	int code;
+
+	cli.prog = "nvme zns-npo2";
+	cli.env.sysfs_root = env_path("ZNP_SYSFS_ROOT");
+	cli.env.dev_root = env_path("ZNP_DEV_ROOT");
+	cli.out = stdout;
+	cli.err = stderr;
+	znp_opts_init(&o);
+	if (!c) {
+		znp_cli_err(&cli, name, "not in this build's command table");
+		return glue_exit(ZNP_EXIT_USAGE);
+	}
+	while (c->opts[n] != ZNP_O_NR)
+		n++;
+	slots = calloc(n, sizeof(*slots));
+	ac = calloc(2 * n + 1, sizeof(*ac));
+	if (!slots || !ac) {
+		znp_cli_err(&cli, name, "out of memory");
+		free(slots);
+		free(ac);
+		return glue_exit(ZNP_EXIT_FAILED);
+	}
+
+	for (i = 0; i < n; i++) {
+		const struct znp_opt_desc *d = znp_opt_by_id(c->opts[i]);
+
+		slots[i].d = d;
+		if (d->id == ZNP_O_HELP)
+			continue;
+		add_opt(&ac[k++], d->long_name, d, d->short_name, &slots[i]);
+		if (d->alias)
+			add_opt(&ac[k++], d->alias, d, 0, &slots[i]);
+	}
+
+	if (wants_help(argc, argv)) {
+		znp_opt_set(&o, znp_opt_by_id(ZNP_O_HELP), NULL, NULL);
+	} else if (argconfig_parse(argc, argv, c->help, ac)) {
+		code = ZNP_EXIT_USAGE;
+		goto out;
+	} else {
+		/* extra arguments are reported by znp_cli_run() */
+		for (i = optind; i < (size_t)argc && o.nargs < ZNP_MAX_ARGS; i++)
+			o.args[o.nargs++] = argv[i];
+		for (i = 0; i < n; i++) {
+			const struct znp_opt_desc *d = slots[i].d;
+			const char *why = NULL;
+
+			if (d->id == ZNP_O_HELP || (!slots[i].flag && !slots[i].arg))
+				continue;
+			if (znp_opt_set(&o, d, slots[i].arg, &why)) {
+				/* the standalone parser's wording */
+				znp_cli_err(&cli, o.nargs ? o.args[0] : c->name,
+					    "invalid --%s '%s': %s", d->long_name,
+					    slots[i].arg, why);
+				code = ZNP_EXIT_USAGE;
+				goto out;
+			}
+		}
+	}
+	code = znp_cli_run(&cli, c, &o);
+out:
+	free(ac);
+	free(slots);
+	return glue_exit(code);
+}
+
+/* One function per ENTRY() (nvme-cli names each command after it). */
+#define GLUE_CMD(fn)							\
+	static int fn(int argc, char **argv, struct command *cmd,	\
+		      struct plugin *plugin)				\
+	{								\
+		return glue_run(argc, argv, cmd->name);			\
+	}
+
+GLUE_CMD(znp_nvme_list)
+GLUE_CMD(znp_nvme_report)
+GLUE_CMD(znp_nvme_check)
+GLUE_CMD(znp_nvme_open)
+GLUE_CMD(znp_nvme_close)
+GLUE_CMD(znp_nvme_finish)
+GLUE_CMD(znp_nvme_reset)
+GLUE_CMD(znp_nvme_offline)

@@ -1,0 +1,31 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * `nvme zns-npo2 <command>`: zoned namespaces whose zone size is not a power
+ * of two. The commands, their options and their output come from the
+ * zns-npo2 command table (lib/cli/cmdtab.c); this list must name exactly the
+ * table's visible commands (tests/docs checks it).
+ */
+#undef CMD_INC_FILE
+#define CMD_INC_FILE plugins/zns-npo2/zns-npo2
+
+#if !defined(ZNS_NPO2_NVME) || defined(CMD_HEADER_MULTI_READ)
+#define ZNS_NPO2_NVME
+
+#include "cmd.h"
+
+PLUGIN(NAME("zns-npo2", "Zoned namespaces with non-power-of-2 zone sizes", ZNP_VERSION),
+	COMMAND_LIST(
+		ENTRY("list", "list NVMe ZNS namespaces, including those whose block device is hidden", znp_nvme_list)
+		ENTRY("report", "report zones: start, capacity, write pointer, state, type, attributes", znp_nvme_report)
+		ENTRY("check", "tell whether a namespace can be mapped to power-of-2 zones", znp_nvme_check)
+		ENTRY("open", "explicitly open zones", znp_nvme_open)
+		ENTRY("close", "close zones", znp_nvme_close)
+		ENTRY("finish", "finish zones (move the write pointer to the end; destructive)", znp_nvme_finish)
+		ENTRY("reset", "reset zones (discard their data; destructive)", znp_nvme_reset)
+		ENTRY("offline", "take zones offline (permanently; destructive)", znp_nvme_offline)
+	)
+);
+
+#endif
+
+#include "define_cmd.h"

@@ -1,0 +1,91 @@
+#!/bin/bash
+# Check every patch of kernel-patches/series on its own: apply the patches one
+# at a time to a second tree (a git worktree of build/kernel/src at the
+# pristine base, configured like `make kernel`), run scripts/checkpatch.pl
+# --strict on each patch and build bzImage incrementally after each one.
+# Slow (one incremental kernel build per patch, ccache helps): not part of
+# `make test`; the result goes into the cover letter.
+#
+#   scripts/kernel-check-series.sh [--no-build]
+#
+# Result table: build/kernel-check/result.txt. Exit 0 if every patch applies,
+# builds and is checkpatch-clean (no errors, warnings or checks).
+set -uo pipefail
+cd "$(dirname "$0")/.."
+ROOT=$PWD
+BUILD=${BUILD:-build}
+JOBS=${JOBS:-$(nproc)}
+PATCHES=$ROOT/kernel-patches
+SRC=$ROOT/$BUILD/kernel/src
+OUT=$ROOT/$BUILD/kernel-check
+TREE=$OUT/src
+dobuild=1
+[ "${1:-}" = --no-build ] && dobuild=0
+
+die() { echo "check-series: $*" >&2; exit 1; }
+say() { echo "check-series: $*"; }
+
+# the pristine tree and the config come from `make kernel`
+[ -f "$BUILD/kernel/config" ] && git -C "$SRC" rev-parse -q --verify base >/dev/null 2>&1 ||
+	{ bash scripts/kernel-build.sh || die "make kernel failed"; }
+
+export KBUILD_BUILD_TIMESTAMP=6.12.117 KBUILD_BUILD_USER=zns-npo2 KBUILD_BUILD_HOST=qemu
+export KCONFIG_NOTIMESTAMP=1
+export GIT_AUTHOR_NAME=kernel-check GIT_AUTHOR_EMAIL=kernel-check@localhost
+export GIT_COMMITTER_NAME=kernel-check GIT_COMMITTER_EMAIL=kernel-check@localhost
+g() { git -C "$TREE" -c gc.auto=0 -c advice.detachedHead=false "$@"; }
+
+mkdir -p "$OUT"
+if [ ! -e "$TREE/.git" ]; then
+	say "creating the check tree $TREE (git worktree at base)"
+	git -C "$SRC" worktree prune
+	git -C "$SRC" worktree add -q --detach "$TREE" base || die "worktree add failed"
+fi
+g am --abort >/dev/null 2>&1 || true
+added=$(g diff --name-only --diff-filter=A base HEAD 2>/dev/null || true)
+g checkout -q --detach base && g reset -q --hard base || die "cannot reset $TREE"
+for f in $added; do rm -f "$TREE/$f"; done
+cp "$BUILD/kernel/config" "$TREE/.config"
+make -s -C "$TREE" olddefconfig >/dev/null || die "olddefconfig failed"
+
+build() {
+	nice -n 10 make -s -C "$TREE" -j"$JOBS" CC="ccache gcc" HOSTCC="ccache gcc" bzImage \
+		>"$OUT/build.log" 2>&1
+}
+
+if [ $dobuild = 1 ]; then
+	say "building the base tree (incremental, ccache)"
+	build || { tail -20 "$OUT/build.log"; die "the base does not build"; }
+fi
+
+res=$OUT/result.txt
+printf '%-4s %-9s %-10s %-12s %s\n' "#" apply build checkpatch patch >"$res"
+fail=0 i=0
+while read -r p; do
+	case "$p" in ''|'#'*) continue ;; esac
+	i=$((i + 1))
+	cp_res=$(perl "$TREE/scripts/checkpatch.pl" --strict --no-tree -q --terse \
+		"$PATCHES/$p" 2>&1 | grep -cE ': (ERROR|WARNING|CHECK):')
+	[ "$cp_res" -eq 0 ] && cp_txt=clean || { cp_txt="$cp_res issues"; fail=1; }
+	if g am -q "$PATCHES/$p" >/dev/null 2>&1; then
+		ap=ok
+	else
+		g am --abort >/dev/null 2>&1
+		ap=FAILED fail=1
+	fi
+	bt=skipped
+	if [ $dobuild = 1 ] && [ $ap = ok ]; then
+		start=$SECONDS
+		if build; then
+			bt="ok $((SECONDS - start))s"
+		else
+			bt=FAILED fail=1
+			cp "$OUT/build.log" "$OUT/build-$i.log"
+		fi
+	fi
+	printf '%-4s %-9s %-10s %-12s %s\n' "$i" "$ap" "$bt" "$cp_txt" "$p" | tee -a "$res"
+	[ $ap = ok ] || break
+done <"$PATCHES/series"
+[ $fail = 0 ] && say "all $i patches apply, build and are checkpatch --strict clean" ||
+	say "problems found, see $res"
+exit $fail

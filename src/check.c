@@ -1,0 +1,114 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* Eligibility of a namespace for a dm-po2zone mapping (pure). */
+#include <errno.h>
+#include <stddef.h>
+
+#include "check.h"
+
+/**
+ * znp_check() - decide eligibility (pure)
+ * @ns: NVMe identity, NULL for a non-NVMe zoned block device
+ * @g: probed geometry (ignored when !@is_zoned)
+ * @is_zoned: ZNS namespace / zoned block device
+ * @r: out, verdict and every applicable reason bit
+ *
+ * Verdict precedence: not zoned > po2 > capacity varies > capacity < size
+ * > block device hidden > mappable.
+ * Return: 0, or -EINVAL when @r is NULL or a zoned @g has no zone size.
+ */
+int znp_check(const struct znp_ns_info *ns, const struct znp_geom *g,
+	      bool is_zoned, struct znp_check_result *r)
+{
+	uint32_t why = 0;
+
+	if (!r || (is_zoned && (!g || !g->zone_size)))
+		return -EINVAL;
+
+	if (ns && !ns->blk_visible)
+		why |= ZNP_R_BLK_HIDDEN;
+	if (!is_zoned) {
+		why |= ZNP_R_NOT_ZONED;
+	} else {
+		why |= znp_is_po2(g->zone_size) ? ZNP_R_ZONE_SIZE_PO2 : ZNP_R_ZONE_SIZE_NPO2;
+		if (g->zone_cap_varies)
+			why |= ZNP_R_CAP_VARIES;
+		if (g->zone_cap < g->zone_size)
+			why |= ZNP_R_CAP_LT_SIZE;
+		if (g->nr_zones && znp_has_small_last_zone(g))
+			why |= ZNP_R_SMALL_LAST_ZONE;
+	}
+
+	r->reasons = why;
+	if (why & ZNP_R_NOT_ZONED)
+		r->verdict = ZNP_V_NOT_ZNS;
+	else if (why & ZNP_R_ZONE_SIZE_PO2)
+		r->verdict = ZNP_V_PO2;
+	else if (why & ZNP_R_CAP_VARIES)
+		r->verdict = ZNP_V_CAP_VARIES;
+	else if (why & ZNP_R_CAP_LT_SIZE)
+		r->verdict = ZNP_V_CAP_LT_SIZE;
+	else if (why & ZNP_R_BLK_HIDDEN)
+		r->verdict = ZNP_V_NEEDS_KERNEL;
+	else
+		r->verdict = ZNP_V_MAPPABLE;
+	return 0;
+}
+
+const char *znp_verdict_name(enum znp_verdict v)
+{
+	switch (v) {
+	case ZNP_V_MAPPABLE:
+		return "mappable";
+	case ZNP_V_PO2:
+		return "po2";
+	case ZNP_V_NEEDS_KERNEL:
+		return "needs-kernel-patches";
+	case ZNP_V_CAP_LT_SIZE:
+		return "capacity-lt-size";
+	case ZNP_V_CAP_VARIES:
+		return "capacity-varies";
+	case ZNP_V_NOT_ZNS:
+		return "not-zns";
+	}
+	return "unknown";
+}
+
+const char *znp_verdict_text(enum znp_verdict v)
+{
+	switch (v) {
+	case ZNP_V_MAPPABLE:
+		return "zone size is not a power of two; can be mapped with dm-po2zone";
+	case ZNP_V_PO2:
+		return "zone size is a power of two; no mapping needed";
+	case ZNP_V_NEEDS_KERNEL:
+		return "zone size is not a power of two and the kernel hid the block device; needs the npo2 kernel patches";
+	case ZNP_V_CAP_LT_SIZE:
+		return "zone capacity is smaller than the zone size; dm-po2zone cannot map it";
+	case ZNP_V_CAP_VARIES:
+		return "zones report different capacities; dm-po2zone cannot map it";
+	case ZNP_V_NOT_ZNS:
+		return "not a zoned namespace";
+	}
+	return "unknown verdict";
+}
+
+const char *znp_reason_name(uint32_t reason_bit)
+{
+	switch (reason_bit) {
+	case ZNP_R_NOT_ZONED:
+		return "not-zoned";
+	case ZNP_R_ZONE_SIZE_PO2:
+		return "zone-size-po2";
+	case ZNP_R_ZONE_SIZE_NPO2:
+		return "zone-size-npo2";
+	case ZNP_R_BLK_HIDDEN:
+		return "block-device-hidden";
+	case ZNP_R_CAP_LT_SIZE:
+		return "capacity-lt-size";
+	case ZNP_R_CAP_VARIES:
+		return "capacity-varies";
+	case ZNP_R_SMALL_LAST_ZONE:
+		return "small-last-zone";
+	}
+	return NULL;
+}

@@ -1,0 +1,117 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* Standalone front-end parser: getopt_long tables built from cmdtab. */
+#include <getopt.h>
+#include <string.h>
+
+#include "cmdtab.h"
+#include "exit.h"
+
+#define LONG_ONLY_BASE	256
+
+struct parse_err {
+	const char *what;	/* "--start-lba" etc. */
+	const char *arg;
+	const char *why;
+	char buf[64];
+};
+
+static int build_tables(const struct znp_cmd_desc *c, struct option *lo,
+			char *so, size_t so_len)
+{
+	size_t ns = 0;
+	int nl = 0;
+
+	so[ns++] = ':';		/* report a missing argument as ':' */
+	for (const enum znp_opt_id *p = c->opts; *p != ZNP_O_NR; p++) {
+		const struct znp_opt_desc *d = znp_opt_by_id(*p);
+		int has_arg = d->kind == ZNP_OK_FLAG ? no_argument : required_argument;
+		int val = d->short_name ? d->short_name : LONG_ONLY_BASE + (int)d->id;
+
+		lo[nl++] = (struct option){ d->long_name, has_arg, NULL, val };
+		if (d->alias)
+			lo[nl++] = (struct option){ d->alias, has_arg, NULL, val };
+		if (d->short_name && ns + 3 < so_len) {
+			so[ns++] = d->short_name;
+			if (has_arg == required_argument)
+				so[ns++] = ':';
+		}
+	}
+	so[ns] = '\0';
+	lo[nl] = (struct option){ NULL, 0, NULL, 0 };
+	return nl;
+}
+
+static const struct znp_opt_desc *desc_for_val(const struct znp_cmd_desc *c, int val)
+{
+	for (const enum znp_opt_id *p = c->opts; *p != ZNP_O_NR; p++) {
+		const struct znp_opt_desc *d = znp_opt_by_id(*p);
+
+		if ((d->short_name && d->short_name == val) ||
+		    (!d->short_name && LONG_ONLY_BASE + (int)d->id == val))
+			return d;
+	}
+	return NULL;
+}
+
+int znp_cli_parse_argv(const struct znp_cli *cli, const struct znp_cmd_desc *c,
+		       int argc, char **argv, struct znp_opts *o)
+{
+	struct option lo[2 * ZNP_O_NR + 1];
+	struct parse_err e = { 0 };
+	char so[3 * ZNP_O_NR + 2];
+	const char *subject;
+	int opt;
+
+	build_tables(c, lo, so, sizeof(so));
+	opterr = 0;
+	optind = 0;		/* full re-initialisation (GNU) */
+	while ((opt = getopt_long(argc, argv, so, lo, NULL)) != -1) {
+		const struct znp_opt_desc *d;
+		const char *why;
+
+		if (opt == '?' || opt == ':') {
+			if (e.what)
+				continue;
+			/* a long option is left in argv[optind - 1] */
+			if (!strncmp(argv[optind - 1], "--", 2)) {
+				snprintf(e.buf, sizeof(e.buf), "%s", argv[optind - 1]);
+				e.buf[strcspn(e.buf, "=")] = '\0';
+			} else {
+				snprintf(e.buf, sizeof(e.buf), "-%c", optopt);
+			}
+			e.what = e.buf;
+			if (opt == ':')
+				e.why = "requires an argument";
+			else if (optopt && e.buf[1] == '-')
+				e.why = "takes no argument";	/* --flag=value */
+			else
+				e.why = "unknown option";
+			continue;
+		}
+		d = desc_for_val(c, opt);
+		if (!d)
+			continue;
+		if (znp_opt_set(o, d, d->kind == ZNP_OK_FLAG ? NULL : optarg, &why) && !e.what) {
+			snprintf(e.buf, sizeof(e.buf), "--%s", d->long_name);
+			e.what = e.buf;
+			e.arg = optarg;
+			e.why = why;
+		}
+	}
+	for (int i = optind; i < argc; i++) {
+		if (o->nargs < ZNP_MAX_ARGS)
+			o->args[o->nargs] = argv[i];
+		o->nargs++;
+	}
+	if (o->nargs > ZNP_MAX_ARGS)
+		o->nargs = ZNP_MAX_ARGS;
+	if (!e.what)
+		return 0;
+	/* Name the device when there is one: the error is about using it. */
+	subject = o->nargs && c->max_args ? o->args[0] : c->name;
+	if (e.arg)
+		znp_cli_err(cli, subject, "invalid %s '%s': %s", e.what, e.arg, e.why);
+	else
+		znp_cli_err(cli, subject, "%s: %s", e.what, e.why);
+	return ZNP_EXIT_USAGE;
+}

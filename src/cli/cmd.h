@@ -1,0 +1,26 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* Helpers shared by the command implementations (not by front-ends). */
+#ifndef ZNP_CLI_CMD_H
+#define ZNP_CLI_CMD_H
+
+#include "cmdtab.h"
+#include "exit.h"
+#include "znp.h"
+
+/**
+ * znp_cli_open_dev() - open, check --namespace-id, probe
+ * @flags: ZNP_OPEN_*
+ * @need_zoned: a namespace that is not zoned is an error (exit 3)
+ * @out: the probed device (dev->is_zoned false only when !@need_zoned)
+ *
+ * Prints the one-line error itself.
+ * Return: 0 or the exit code.
+ */
+int znp_cli_open_dev(const struct znp_cli *cli, const struct znp_opts *o,
+		     unsigned int flags, bool need_zoned, struct znp_dev **out);
+
+/* Report a failed library call on @subject; Return: its exit code. */
+int znp_cli_fail(const struct znp_cli *cli, const char *subject,
+		 const char *what, int ret);
+
+#endif

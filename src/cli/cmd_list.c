@@ -1,0 +1,40 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* list: every ZNS namespace, including those with a hidden block device. */
+#include "cmd.h"
+
+struct list_ctx {
+	struct znp_print *p;
+};
+
+static int list_one(const struct znp_scan_entry *e, void *arg)
+{
+	struct list_ctx *ctx = arg;
+	struct znp_list_row r = {
+		.ns = &e->ns,
+		.geom = !e->probe_ret && e->is_zoned ? &e->geom : NULL,
+		.is_zoned = e->is_zoned,
+		.probe_ret = e->probe_ret,
+		.mapped_as = NULL,	/* filled in once mappings exist */
+	};
+
+	/* A namespace that could not be probed is listed when sysfs says ZNS. */
+	if (!e->is_zoned && !(e->probe_ret && e->ns.csi == ZNP_CSI_ZNS))
+		return 0;
+	ctx->p->ops->list_row(ctx->p, &r);
+	return 0;
+}
+
+int znp_cmd_list(const struct znp_cli *cli, const struct znp_opts *o,
+		 struct znp_print *p)
+{
+	struct list_ctx ctx = { .p = p };
+	int ret;
+
+	p->ops->list_begin(p);
+	ret = znp_scan(&cli->env, list_one, &ctx);
+	p->ops->list_end(p);
+	if (ret)
+		return znp_cli_fail(cli, cli->env.sysfs_root ? cli->env.sysfs_root : "/sys",
+				    "cannot list NVMe namespaces", ret);
+	return ZNP_EXIT_OK;
+}

@@ -1,0 +1,60 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* report: stream zone descriptors to the printer. */
+#include <inttypes.h>
+
+#include "cmd.h"
+
+int znp_cmd_report(const struct znp_cli *cli, const struct znp_opts *o,
+		   struct znp_print *p)
+{
+	const char *path = o->args[0];
+	struct znp_report_iter *it;
+	struct znp_report_hdr h;
+	uint64_t left = UINT64_MAX;
+	struct znp_dev *dev;
+	struct znp_zone z;
+	int ret;
+
+	if (znp_opt_given(o, ZNP_O_COUNT)) {
+		if (!o->count) {
+			znp_cli_err(cli, path, "--count must be at least 1");
+			return ZNP_EXIT_USAGE;
+		}
+		left = o->count;
+	}
+	ret = znp_cli_open_dev(cli, o, 0, true, &dev);
+	if (ret)
+		return ret;
+	if (o->start_lba >= dev->geom.nlbas) {
+		znp_cli_err(cli, path, "start LBA 0x%" PRIx64 " is past the end (0x%" PRIx64
+			    " LBAs)", o->start_lba, dev->geom.nlbas);
+		ret = ZNP_EXIT_USAGE;
+		goto out_close;
+	}
+	ret = znp_report_begin(dev, o->start_lba, o->state, &it);
+	if (ret) {
+		ret = znp_cli_fail(cli, path, "zone report failed", ret);
+		goto out_close;
+	}
+	h = (struct znp_report_hdr){
+		.device = path,
+		.ns = znp_dev_is_nvme(dev) ? &dev->ns : NULL,
+		.geom = &dev->geom,
+		.start_lba = o->start_lba,
+		.filter = o->state,
+	};
+	p->ops->report_begin(p, &h);
+	while (left && (ret = znp_report_next(it, &z)) == 1) {
+		p->ops->report_zone(p, &z, znp_zone_no(&dev->geom, z.start));
+		left--;
+	}
+	p->ops->report_end(p);
+	znp_report_end(it);
+	if (ret < 0 || ret > 1)
+		ret = znp_cli_fail(cli, path, "zone report failed", ret);
+	else
+		ret = ZNP_EXIT_OK;
+out_close:
+	znp_dev_close(dev);
+	return ret;
+}

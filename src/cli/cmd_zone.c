@@ -1,0 +1,207 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* open, close, finish, reset, offline: Zone Management Send. */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cmd.h"
+
+static bool is_destructive(enum znp_zone_action a)
+{
+	return a == ZNP_ZA_RESET || a == ZNP_ZA_FINISH || a == ZNP_ZA_OFFLINE;
+}
+
+/*
+ * Ask on the terminal, never on stdin/stdout: those may carry data or JSON.
+ * Return: 1 yes, 0 no, -1 no terminal to ask on.
+ */
+static int confirm(const struct znp_zone_op_view *v)
+{
+	char answer[16] = "";
+	FILE *tty;
+	int yes;
+
+	if (!isatty(STDIN_FILENO))
+		return -1;
+	tty = fopen("/dev/tty", "r+");
+	if (!tty)
+		return -1;
+	if (v->all)
+		fprintf(tty, "%s ALL zones of %s? Data will be lost. [y/N] ",
+			znp_zone_action_name(v->action), v->device);
+	else
+		fprintf(tty, "%s %" PRIu64 " zone%s from zone %" PRIu64 " (slba 0x%" PRIx64
+			") of %s? Data will be lost. [y/N] ", znp_zone_action_name(v->action),
+			v->nr_zones, v->nr_zones == 1 ? "" : "s", v->first_zone,
+			v->start_lba, v->device);
+	fflush(tty);
+	if (!fgets(answer, sizeof(answer), tty))
+		answer[0] = '\0';
+	fclose(tty);
+	answer[strcspn(answer, "\n")] = '\0';
+	yes = !strcasecmp(answer, "y") || !strcasecmp(answer, "yes");
+	return yes;
+}
+
+static int check_opts(const struct znp_cli *cli, const struct znp_opts *o)
+{
+	const char *path = o->args[0];
+
+	if (o->all && (znp_opt_given(o, ZNP_O_START_LBA) || znp_opt_given(o, ZNP_O_COUNT))) {
+		znp_cli_err(cli, path, "--all cannot be combined with --start-lba or --count");
+		return ZNP_EXIT_USAGE;
+	}
+	if (!o->all && !znp_opt_given(o, ZNP_O_START_LBA)) {
+		znp_cli_err(cli, path, "missing --start-lba or --all");
+		return ZNP_EXIT_USAGE;
+	}
+	if (znp_opt_given(o, ZNP_O_COUNT) && !o->count) {
+		znp_cli_err(cli, path, "--count must be at least 1");
+		return ZNP_EXIT_USAGE;
+	}
+	return 0;
+}
+
+/* The core's reason, with the numbers a user needs to fix the command. */
+static void explain_invalid(const struct znp_cli *cli, const struct znp_dev *dev,
+			    const struct znp_mgmt_req *r, const char *why)
+{
+	const struct znp_geom *g = &dev->geom;
+	uint64_t zno;
+
+	if (r->all || !dev->is_zoned) {
+		znp_cli_err(cli, dev->path, "%s", why);
+		return;
+	}
+	if (r->slba >= g->nlbas) {
+		znp_cli_err(cli, dev->path, "%s: LBA 0x%" PRIx64 ", the device has 0x%" PRIx64
+			    " LBAs", why, r->slba, g->nlbas);
+		return;
+	}
+	zno = znp_zone_no(g, r->slba);
+	if (!znp_is_zone_start(g, r->slba))
+		znp_cli_err(cli, dev->path, "%s: LBA 0x%" PRIx64 " is inside zone %" PRIu64
+			    ", which starts at 0x%" PRIx64, why, r->slba, zno,
+			    znp_zone_start(g, zno));
+	else if (r->nr_zones > g->nr_zones - zno)
+		znp_cli_err(cli, dev->path, "%s: %" PRIu64 " zones from zone %" PRIu64
+			    ", but the device has %" PRIu64, why, r->nr_zones, zno,
+			    g->nr_zones);
+	else
+		znp_cli_err(cli, dev->path, "%s", why);
+}
+
+static void dry_run(struct znp_print *p, const struct znp_dev *dev,
+		    const struct znp_zone_op_view *v)
+{
+	if (v->all) {
+		p->ops->zone_op_cmd(p, v->action, 0, 0, true);
+		return;
+	}
+	for (uint64_t i = 0; i < v->nr_zones; i++)
+		p->ops->zone_op_cmd(p, v->action, znp_zone_start(&dev->geom, v->first_zone + i),
+				    v->first_zone + i, false);
+}
+
+static int zone_op(const struct znp_cli *cli, const struct znp_opts *o,
+		   struct znp_print *p, enum znp_zone_action action)
+{
+	/* a dry run claims the device too: it reports what the real run would refuse */
+	unsigned int flags = ZNP_OPEN_EXCL | (o->dry_run ? 0 : ZNP_OPEN_WRITE);
+	const char *path = o->args[0];
+	struct znp_zone_op_view v;
+	struct znp_mgmt_req req;
+	const char *why = NULL;
+	struct znp_dev *dev;
+	uint64_t done = 0;
+	int ret;
+
+	ret = check_opts(cli, o);
+	if (ret)
+		return ret;
+	ret = znp_cli_open_dev(cli, o, flags, true, &dev);
+	if (ret)
+		return ret;
+	req = (struct znp_mgmt_req){
+		.action = action,
+		.slba = o->start_lba,
+		.nr_zones = znp_opt_given(o, ZNP_O_COUNT) ? o->count : 1,
+		.all = o->all,
+	};
+	ret = znp_zone_mgmt_validate(dev, &req, &why);
+	if (ret) {
+		explain_invalid(cli, dev, &req, why ? why : znp_strerror(ret));
+		ret = ret == -EINVAL ? ZNP_EXIT_USAGE : znp_exit_from_ret(ret);
+		goto out_close;
+	}
+	v = (struct znp_zone_op_view){
+		.device = path,
+		.action = action,
+		.all = o->all,
+		.dry_run = o->dry_run,
+		.start_lba = o->all ? 0 : req.slba,
+		.first_zone = o->all ? 0 : znp_zone_no(&dev->geom, req.slba),
+		.nr_zones = o->all ? 0 : req.nr_zones,
+	};
+	if (is_destructive(action) && !o->force && !o->dry_run) {
+		int yes = confirm(&v);
+
+		if (yes < 0)
+			znp_cli_err(cli, path, "%s destroys data: add --force (or confirm on a terminal)",
+				    znp_zone_action_name(action));
+		else if (!yes)
+			znp_cli_err(cli, path, "%s not confirmed; nothing sent",
+				    znp_zone_action_name(action));
+		if (yes != 1) {
+			ret = ZNP_EXIT_REFUSED;
+			goto out_close;
+		}
+	}
+	p->ops->zone_op_begin(p, &v);
+	if (o->dry_run) {
+		dry_run(p, dev, &v);
+		ret = 0;
+	} else {
+		ret = znp_zone_mgmt(dev, &req, &done);
+	}
+	p->ops->zone_op_end(p, done, ret);
+	if (ret && o->all) {
+		znp_cli_err(cli, path, "%s (select-all) failed: %s",
+			    znp_zone_action_name(action), znp_strerror(ret));
+	} else if (ret) {
+		znp_cli_err(cli, path, "%s failed after %" PRIu64 " of %" PRIu64 " zones: %s",
+			    znp_zone_action_name(action), done, req.nr_zones, znp_strerror(ret));
+	}
+	if (ret)
+		ret = znp_exit_from_ret(ret);
+out_close:
+	znp_dev_close(dev);
+	return ret;
+}
+
+int znp_cmd_open(const struct znp_cli *cli, const struct znp_opts *o, struct znp_print *p)
+{
+	return zone_op(cli, o, p, ZNP_ZA_OPEN);
+}
+
+int znp_cmd_close(const struct znp_cli *cli, const struct znp_opts *o, struct znp_print *p)
+{
+	return zone_op(cli, o, p, ZNP_ZA_CLOSE);
+}
+
+int znp_cmd_finish(const struct znp_cli *cli, const struct znp_opts *o, struct znp_print *p)
+{
+	return zone_op(cli, o, p, ZNP_ZA_FINISH);
+}
+
+int znp_cmd_reset(const struct znp_cli *cli, const struct znp_opts *o, struct znp_print *p)
+{
+	return zone_op(cli, o, p, ZNP_ZA_RESET);
+}
+
+int znp_cmd_offline(const struct znp_cli *cli, const struct znp_opts *o, struct znp_print *p)
+{
+	return zone_op(cli, o, p, ZNP_ZA_OFFLINE);
+}

@@ -1,0 +1,252 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* The command/option table and the front-end independent dispatch. */
+#include <errno.h>
+#include <stdarg.h>
+#include <string.h>
+
+#include "cmdtab.h"
+#include "exit.h"
+
+#define OPT(field) offsetof(struct znp_opts, field)
+
+#define STATE_VALUES "empty|implicit-open|explicit-open|closed|read-only|full|offline"
+
+const struct znp_opt_desc znp_opt_descs[ZNP_O_NR] = {
+	[ZNP_O_OUTPUT_FORMAT] = { ZNP_O_OUTPUT_FORMAT, "output-format", 'o', NULL, "FMT",
+		"output format: normal or json", "normal|json", ZNP_OK_FMT, OPT(fmt) },
+	[ZNP_O_VERBOSE] = { ZNP_O_VERBOSE, "verbose", 'v', NULL, NULL,
+		"more detail", NULL, ZNP_OK_FLAG, OPT(verbose) },
+	[ZNP_O_HUMAN] = { ZNP_O_HUMAN, "human-readable", 'H', NULL, NULL,
+		"sizes in bytes with units, LBAs in decimal", NULL, ZNP_OK_FLAG, OPT(human) },
+	[ZNP_O_HELP] = { ZNP_O_HELP, "help", 'h', NULL, NULL,
+		"show this help", NULL, ZNP_OK_FLAG, OPT(help) },
+	[ZNP_O_NSID] = { ZNP_O_NSID, "namespace-id", 'n', NULL, "NSID",
+		"refuse unless the device is namespace NSID", NULL, ZNP_OK_U32, OPT(nsid) },
+	[ZNP_O_START_LBA] = { ZNP_O_START_LBA, "start-lba", 's', NULL, "LBA",
+		"first zone: report takes any LBA in it, zone operations its start LBA",
+		NULL, ZNP_OK_U64, OPT(start_lba) },
+	[ZNP_O_COUNT] = { ZNP_O_COUNT, "count", 'c', NULL, "N",
+		"number of zones (default: report all, zone operations 1)",
+		NULL, ZNP_OK_U64, OPT(count) },
+	[ZNP_O_STATE] = { ZNP_O_STATE, "state", 'S', NULL, "STATE",
+		"report only zones in STATE", STATE_VALUES, ZNP_OK_STATE, OPT(state) },
+	[ZNP_O_ALL] = { ZNP_O_ALL, "all", 'a', "select-all", NULL,
+		"all zones, with one select-all command", NULL, ZNP_OK_FLAG, OPT(all) },
+	[ZNP_O_FORCE] = { ZNP_O_FORCE, "force", 'f', NULL, NULL,
+		"do not ask before destroying data", NULL, ZNP_OK_FLAG, OPT(force) },
+	[ZNP_O_DRY_RUN] = { ZNP_O_DRY_RUN, "dry-run", 0, NULL, NULL,
+		"print the commands that would be sent; send nothing", NULL, ZNP_OK_FLAG,
+		OPT(dry_run) },
+	[ZNP_O_QUEUE_DEPTH] = { ZNP_O_QUEUE_DEPTH, "queue-depth", 'q', NULL, "N",
+		"commands in flight", NULL, ZNP_OK_U32, OPT(queue_depth) },
+	[ZNP_O_NAME] = { ZNP_O_NAME, "name", 0, NULL, "NAME",
+		"name of the po2 mapping", NULL, ZNP_OK_STRING, OPT(name) },
+};
+
+#define COMMON ZNP_O_OUTPUT_FORMAT, ZNP_O_VERBOSE, ZNP_O_HELP
+
+static const enum znp_opt_id list_opts[] = { COMMON, ZNP_O_HUMAN, ZNP_O_NR };
+static const enum znp_opt_id report_opts[] = {
+	COMMON, ZNP_O_HUMAN, ZNP_O_NSID, ZNP_O_START_LBA, ZNP_O_COUNT, ZNP_O_STATE, ZNP_O_NR
+};
+static const enum znp_opt_id check_opts[] = { COMMON, ZNP_O_HUMAN, ZNP_O_NSID, ZNP_O_NR };
+static const enum znp_opt_id zone_opts[] = {
+	COMMON, ZNP_O_NSID, ZNP_O_START_LBA, ZNP_O_COUNT, ZNP_O_ALL, ZNP_O_FORCE,
+	ZNP_O_DRY_RUN, ZNP_O_NR
+};
+static const enum znp_opt_id help_opts[] = { ZNP_O_HELP, ZNP_O_NR };
+static const enum znp_opt_id version_opts[] = { ZNP_O_OUTPUT_FORMAT, ZNP_O_HELP, ZNP_O_NR };
+#ifdef ZNP_HAVE_CMD_DISCARD
+static const enum znp_opt_id discard_opts[] = {
+	COMMON, ZNP_O_NSID, ZNP_O_START_LBA, ZNP_O_COUNT, ZNP_O_ALL, ZNP_O_FORCE,
+	ZNP_O_DRY_RUN, ZNP_O_QUEUE_DEPTH, ZNP_O_NR
+};
+#endif
+#ifdef ZNP_HAVE_CMD_MAP
+static const enum znp_opt_id map_opts[] = {
+	COMMON, ZNP_O_NAME, ZNP_O_FORCE, ZNP_O_DRY_RUN, ZNP_O_NR
+};
+static const enum znp_opt_id status_opts[] = { COMMON, ZNP_O_HUMAN, ZNP_O_NR };
+#endif
+
+const struct znp_cmd_desc znp_cmds[] = {
+	{ "list", "list NVMe ZNS namespaces, including those whose block device is hidden",
+	  "", 0, 0, znp_cmd_list, list_opts, false },
+	{ "report", "report zones: start, capacity, write pointer, state, type, attributes",
+	  "<device>", 1, 1, znp_cmd_report, report_opts, false },
+	{ "check", "tell whether a namespace can be mapped to power-of-2 zones",
+	  "<device>", 1, 1, znp_cmd_check, check_opts, false },
+	{ "open", "explicitly open zones",
+	  "<device>", 1, 1, znp_cmd_open, zone_opts, false },
+	{ "close", "close zones",
+	  "<device>", 1, 1, znp_cmd_close, zone_opts, false },
+	{ "finish", "finish zones (move the write pointer to the end; destructive)",
+	  "<device>", 1, 1, znp_cmd_finish, zone_opts, false },
+	{ "reset", "reset zones (discard their data; destructive)",
+	  "<device>", 1, 1, znp_cmd_reset, zone_opts, false },
+	{ "offline", "take zones offline (permanently; destructive)",
+	  "<device>", 1, 1, znp_cmd_offline, zone_opts, false },
+#ifdef ZNP_HAVE_CMD_DISCARD
+	{ "discard", "reset zones asynchronously with many commands in flight (destructive)",
+	  "<device>", 1, 1, znp_cmd_discard, discard_opts, false },
+#endif
+#ifdef ZNP_HAVE_CMD_MAP
+	{ "map", "map a npo2 zoned block device to power-of-2 zones (dm-po2zone)",
+	  "<device>", 1, 1, znp_cmd_map, map_opts, false },
+	{ "unmap", "remove a power-of-2 mapping",
+	  "<device|name>", 1, 1, znp_cmd_unmap, map_opts, false },
+	{ "status", "show power-of-2 mappings",
+	  "[<device|name>]", 0, 1, znp_cmd_status, status_opts, false },
+#endif
+	{ "help", "show help for a command", "[<command>]", 0, 1, znp_cmd_help,
+	  help_opts, false },
+	{ "version", "show the version", "", 0, 0, znp_cmd_version, version_opts, false },
+	{ "__table", "dump the command table as JSON", "", 0, 0, znp_cmd_table,
+	  help_opts, true },
+};
+
+const size_t znp_nr_cmds = sizeof(znp_cmds) / sizeof(znp_cmds[0]);
+
+const struct znp_cmd_desc *znp_cmd_find(const char *name)
+{
+	for (size_t i = 0; i < znp_nr_cmds; i++)
+		if (!strcmp(znp_cmds[i].name, name))
+			return &znp_cmds[i];
+	return NULL;
+}
+
+const struct znp_opt_desc *znp_opt_by_id(enum znp_opt_id id)
+{
+	return id < ZNP_O_NR ? &znp_opt_descs[id] : NULL;
+}
+
+const struct znp_opt_desc *znp_opt_by_long(const char *name)
+{
+	for (int i = 0; i < ZNP_O_NR; i++) {
+		const struct znp_opt_desc *d = &znp_opt_descs[i];
+
+		if (!strcmp(d->long_name, name) || (d->alias && !strcmp(d->alias, name)))
+			return d;
+	}
+	return NULL;
+}
+
+bool znp_cmd_has_opt(const struct znp_cmd_desc *c, enum znp_opt_id id)
+{
+	for (const enum znp_opt_id *p = c->opts; *p != ZNP_O_NR; p++)
+		if (*p == id)
+			return true;
+	return false;
+}
+
+int znp_opt_set(struct znp_opts *o, const struct znp_opt_desc *d,
+		const char *arg, const char **why)
+{
+	void *field = (char *)o + d->offset;
+	int ret = 0;
+
+	if (d->kind == ZNP_OK_FLAG) {
+		if (arg) {
+			*why = "takes no argument";
+			return -EINVAL;
+		}
+		*(bool *)field = true;
+		goto given;
+	}
+	if (!arg) {
+		*why = "requires an argument";
+		return -EINVAL;
+	}
+	switch (d->kind) {
+	case ZNP_OK_U64:
+		ret = znp_parse_u64(arg, field, why);
+		break;
+	case ZNP_OK_U32:
+		ret = znp_parse_u32(arg, field, why);
+		break;
+	case ZNP_OK_STATE:
+		ret = znp_parse_state(arg, field, why);
+		break;
+	case ZNP_OK_FMT:
+		ret = znp_parse_fmt(arg, field, why);
+		break;
+	case ZNP_OK_STRING:
+		if (!*arg) {
+			*why = "empty";
+			return -EINVAL;
+		}
+		*(const char **)field = arg;
+		break;
+	case ZNP_OK_FLAG:
+		break;
+	}
+	if (ret)
+		return ret;
+given:
+	o->given |= 1u << d->id;
+	return 0;
+}
+
+void znp_cli_err(const struct znp_cli *cli, const char *subject, const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(cli->err, "%s: %s: ", cli->prog, subject);
+	va_start(ap, fmt);
+	vfprintf(cli->err, fmt, ap);
+	va_end(ap);
+	fputc('\n', cli->err);
+}
+
+int znp_cli_run(const struct znp_cli *cli, const struct znp_cmd_desc *c,
+		struct znp_opts *o)
+{
+	unsigned int flags = 0;
+	struct znp_print p;
+	int ret;
+
+	if (o->help) {
+		znp_cli_usage(cli, c, cli->out);
+		return ZNP_EXIT_OK;
+	}
+	if (o->nargs < c->min_args) {
+		znp_cli_err(cli, c->name, "missing argument %s", c->args);
+		return ZNP_EXIT_USAGE;
+	}
+	if (o->nargs > c->max_args) {
+		znp_cli_err(cli, o->nargs > 1 ? o->args[0] : c->name,
+			    "unexpected argument '%s'", o->args[c->max_args]);
+		return ZNP_EXIT_USAGE;
+	}
+	if (o->human)
+		flags |= ZNP_PF_HUMAN;
+	if (o->verbose)
+		flags |= ZNP_PF_VERBOSE;
+	znp_print_init(&p, o->fmt, cli->out, flags);
+	ret = c->fn(cli, o, &p);
+	fflush(cli->out);
+	return ret;
+}
+
+int znp_exit_from_ret(int ret)
+{
+	switch (ret) {
+	case 0:
+		return ZNP_EXIT_OK;
+	case -ENOENT:
+	case -ENOTBLK:
+	case -ENODEV:
+	case -ENXIO:
+	case -EISDIR:
+	case -EMEDIUMTYPE:
+		return ZNP_EXIT_UNSUITABLE;
+	case -EBUSY:
+		return ZNP_EXIT_REFUSED;
+	case -EOPNOTSUPP:
+		return ZNP_EXIT_UNSUPPORTED;
+	case -EINTR:
+		return ZNP_EXIT_INTERRUPTED;
+	default:
+		return ZNP_EXIT_FAILED;
+	}
+}

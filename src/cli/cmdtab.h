@@ -1,0 +1,134 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The command and option table: the single source for the standalone
+ * getopt_long parser and its usage(), the nvme-cli plugin glue, shell
+ * completions and man pages (`nvme-zns-npo2 __table` dumps it as JSON).
+ *
+ * To add a command: write `int znp_cmd_<name>(const struct znp_cli *,
+ * const struct znp_opts *, struct znp_print *)` in src/cli/cmd_<name>.c,
+ * declare it below, and add one entry to znp_cmds[] in cmdtab.c listing its
+ * options by id. A new option: a new enum znp_opt_id value (opts.h), a
+ * field in struct znp_opts, and one entry in znp_opt_descs[].
+ */
+#ifndef ZNP_CLI_CMDTAB_H
+#define ZNP_CLI_CMDTAB_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+#include "dev.h"
+#include "opts.h"
+#include "print.h"
+
+enum znp_opt_kind {
+	ZNP_OK_FLAG,		/* no argument: sets a bool */
+	ZNP_OK_U64,		/* znp_parse_u64() */
+	ZNP_OK_U32,		/* znp_parse_u32() */
+	ZNP_OK_STATE,		/* znp_parse_state() */
+	ZNP_OK_FMT,		/* znp_parse_fmt() */
+	ZNP_OK_STRING,		/* stored as is (not copied) */
+};
+
+struct znp_opt_desc {
+	enum znp_opt_id id;
+	const char *long_name;
+	char short_name;	/* 0: long only */
+	const char *alias;	/* second long name (nvme-cli spelling), or NULL */
+	const char *meta;	/* argument placeholder ("LBA"); NULL for flags */
+	const char *help;
+	const char *values;	/* finite value list "a|b|c" for completion, or NULL */
+	enum znp_opt_kind kind;
+	size_t offset;		/* field in struct znp_opts */
+};
+
+/* Front-end context: what differs between the standalone binary and nvme-cli. */
+struct znp_cli {
+	const char *prog;	/* "nvme-zns-npo2" or "nvme zns-npo2", for messages */
+	struct znp_env env;	/* ZNP_SYSFS_ROOT / ZNP_DEV_ROOT, read by the front-end */
+	FILE *out;		/* results */
+	FILE *err;		/* one-line errors */
+};
+
+typedef int znp_cmd_fn(const struct znp_cli *cli, const struct znp_opts *o,
+		       struct znp_print *p);
+
+struct znp_cmd_desc {
+	const char *name;
+	const char *help;		/* one line */
+	const char *args;		/* positional synopsis: "<device>", "[<command>]", "" */
+	int min_args;
+	int max_args;
+	znp_cmd_fn *fn;
+	const enum znp_opt_id *opts;	/* terminated by ZNP_O_NR */
+	bool hidden;			/* not in help or completions */
+};
+
+extern const struct znp_opt_desc znp_opt_descs[ZNP_O_NR];
+extern const struct znp_cmd_desc znp_cmds[];
+extern const size_t znp_nr_cmds;
+
+const struct znp_cmd_desc *znp_cmd_find(const char *name);
+const struct znp_opt_desc *znp_opt_by_id(enum znp_opt_id id);
+/* Matches long names and aliases. */
+const struct znp_opt_desc *znp_opt_by_long(const char *name);
+bool znp_cmd_has_opt(const struct znp_cmd_desc *c, enum znp_opt_id id);
+
+/**
+ * znp_opt_set() - set one option from its string form
+ * @o: options being built
+ * @d: the option
+ * @arg: its argument; NULL for flags (a flag given an argument is an error)
+ * @why: on failure, a static reason
+ *
+ * Both front-ends call this for every option they see, so validation is
+ * identical. Marks the option in @o->given.
+ * Return: 0 or -EINVAL / -ERANGE.
+ */
+int znp_opt_set(struct znp_opts *o, const struct znp_opt_desc *d,
+		const char *arg, const char **why);
+
+/**
+ * znp_cli_run() - validate positional arguments and run a command
+ * @o: fully parsed options (args[] filled)
+ *
+ * Prints usage to cli->out for --help. Return: the exit code.
+ */
+int znp_cli_run(const struct znp_cli *cli, const struct znp_cmd_desc *c,
+		struct znp_opts *o);
+
+/**
+ * znp_cli_parse_argv() - standalone parser: getopt_long built from the table
+ * @argv: argv[0] is the command name
+ * Return: 0, or an exit code after printing a one-line error.
+ */
+int znp_cli_parse_argv(const struct znp_cli *cli, const struct znp_cmd_desc *c,
+		       int argc, char **argv, struct znp_opts *o);
+
+/* Usage of one command, generated from the table. */
+void znp_cli_usage(const struct znp_cli *cli, const struct znp_cmd_desc *c, FILE *f);
+/* Command overview. */
+void znp_cli_help_all(const struct znp_cli *cli, FILE *f);
+
+/* "<prog>: <subject>: <message>\n" on cli->err. */
+void znp_cli_err(const struct znp_cli *cli, const char *subject,
+		 const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+/* Commands. */
+znp_cmd_fn znp_cmd_list;
+znp_cmd_fn znp_cmd_report;
+znp_cmd_fn znp_cmd_check;
+znp_cmd_fn znp_cmd_open;
+znp_cmd_fn znp_cmd_close;
+znp_cmd_fn znp_cmd_finish;
+znp_cmd_fn znp_cmd_reset;
+znp_cmd_fn znp_cmd_offline;
+znp_cmd_fn znp_cmd_help;
+znp_cmd_fn znp_cmd_version;
+znp_cmd_fn znp_cmd_table;
+znp_cmd_fn znp_cmd_discard;	/* cmd_discard.c (async helper) */
+znp_cmd_fn znp_cmd_map;		/* cmd_map.c (map helper) */
+znp_cmd_fn znp_cmd_unmap;
+znp_cmd_fn znp_cmd_status;
+
+#endif

@@ -1,0 +1,59 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * nvme-zns-npo2: standalone front-end. Everything but argv handling and
+ * the environment lives in the command layer shared with the nvme-cli
+ * plugin.
+ *
+ * Environment (test hooks): ZNP_SYSFS_ROOT replaces /sys and ZNP_DEV_ROOT
+ * replaces /dev for device discovery, so tests can point the tool at a fake
+ * sysfs tree and emulated device nodes.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "cmdtab.h"
+#include "exit.h"
+
+static const char *env_path(const char *name)
+{
+	const char *v = getenv(name);
+
+	return v && *v ? v : NULL;
+}
+
+int main(int argc, char **argv)
+{
+	struct znp_cli cli = {
+		.prog = "nvme-zns-npo2",
+		.env = {
+			.sysfs_root = env_path("ZNP_SYSFS_ROOT"),
+			.dev_root = env_path("ZNP_DEV_ROOT"),
+		},
+		.out = stdout,
+		.err = stderr,
+	};
+	const struct znp_cmd_desc *c;
+	struct znp_opts o;
+	int ret;
+
+	if (argc < 2) {
+		znp_cli_help_all(&cli, stderr);
+		return ZNP_EXIT_USAGE;
+	}
+	if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) {
+		znp_cli_help_all(&cli, stdout);
+		return ZNP_EXIT_OK;
+	}
+	if (!strcmp(argv[1], "-V") || !strcmp(argv[1], "--version"))
+		argv[1] = "version";
+	c = znp_cmd_find(argv[1]);
+	if (!c) {
+		znp_cli_err(&cli, argv[1], "unknown command (see '%s help')", cli.prog);
+		return ZNP_EXIT_USAGE;
+	}
+	znp_opts_init(&o);
+	ret = znp_cli_parse_argv(&cli, c, argc - 1, argv + 1, &o);
+	if (ret)
+		return ret;
+	return znp_cli_run(&cli, c, &o);
+}

@@ -1,0 +1,101 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Parsed command-line options, shared by every command and both front-ends
+ * (standalone getopt_long and the nvme-cli plugin), and the value parsers
+ * behind them.
+ */
+#ifndef ZNP_CLI_OPTS_H
+#define ZNP_CLI_OPTS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "zone.h"
+
+enum znp_fmt {
+	ZNP_FMT_NORMAL,
+	ZNP_FMT_JSON,
+};
+
+/* One per option in the table (cmdtab.c); also the bit in znp_opts.given. */
+enum znp_opt_id {
+	ZNP_O_OUTPUT_FORMAT,
+	ZNP_O_VERBOSE,
+	ZNP_O_HUMAN,
+	ZNP_O_HELP,
+	ZNP_O_NSID,
+	ZNP_O_START_LBA,
+	ZNP_O_COUNT,
+	ZNP_O_STATE,
+	ZNP_O_ALL,
+	ZNP_O_FORCE,
+	ZNP_O_DRY_RUN,
+	ZNP_O_QUEUE_DEPTH,
+	ZNP_O_NAME,
+	ZNP_O_NR
+};
+
+#define ZNP_MAX_ARGS	4
+
+struct znp_opts {
+	enum znp_fmt fmt;
+	bool verbose;
+	bool human;
+	bool help;
+	uint32_t nsid;			/* --namespace-id: expected NSID */
+	uint64_t start_lba;
+	uint64_t count;			/* zones */
+	enum znp_state_filter state;
+	bool all;			/* select-all */
+	bool force;
+	bool dry_run;
+	uint32_t queue_depth;
+	const char *name;		/* mapping name (map/unmap/status) */
+
+	uint32_t given;			/* 1u << enum znp_opt_id, set by znp_opt_set() */
+	const char *args[ZNP_MAX_ARGS];	/* positional arguments, args[0] = device */
+	int nargs;
+};
+
+void znp_opts_init(struct znp_opts *o);
+
+static inline bool znp_opt_given(const struct znp_opts *o, enum znp_opt_id id)
+{
+	return o->given & (1u << id);
+}
+
+/**
+ * znp_parse_u64() - parse an unsigned 64-bit count or LBA
+ * @s: decimal, or hexadecimal with a 0x prefix, optionally followed by a
+ *     multiplier suffix: k K Ki KiB (2^10), M Mi MiB (2^20), G Gi GiB,
+ *     T Ti TiB, P Pi PiB, E Ei EiB (binary), or kB KB MB GB TB PB EB (powers
+ *     of 1000). The suffix multiplies the number; it does not change the
+ *     unit (an LBA stays an LBA).
+ * @out: the value
+ * @why: on failure, a static reason ("not a number", "trailing garbage",
+ *       "negative", "out of range", "empty", "unknown suffix")
+ *
+ * Leading or trailing white space, signs and octal are rejected.
+ * Return: 0 or -EINVAL / -ERANGE.
+ */
+int znp_parse_u64(const char *s, uint64_t *out, const char **why);
+/* As znp_parse_u64(), limited to 32 bits. */
+int znp_parse_u32(const char *s, uint32_t *out, const char **why);
+
+/**
+ * znp_parse_state() - parse a zone state name for report filtering
+ *
+ * Accepts, case-insensitively: the canonical names (empty, implicit-open,
+ * explicit-open, closed, read-only, full, offline, all), nvme-cli's JSON
+ * names (EMPTY, IMP_OPENED, EXP_OPENED, CLOSED, READONLY, FULL, OFFLINE),
+ * '_' for '-', blkzone's abbreviations (em, oi, oe, cl, ro, fu, of), and
+ * nvme-cli's numeric Zone Receive Action Specific values 0-7.
+ * Return: 0 or -EINVAL with @why set.
+ */
+int znp_parse_state(const char *s, enum znp_state_filter *out, const char **why);
+const char *znp_state_filter_name(enum znp_state_filter f);	/* canonical */
+
+/* "normal" or "json" (nvme-cli's -o). Return: 0 or -EINVAL with @why set. */
+int znp_parse_fmt(const char *s, enum znp_fmt *out, const char **why);
+
+#endif

@@ -1,0 +1,334 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * JSON printer, the only user of json-c. The outer object and the streamed
+ * arrays are framed by hand; every value, each array element included, is a
+ * json-c object serialized and freed at once, so memory stays flat however
+ * many zones a report has. Keys are snake_case; 64-bit quantities go
+ * through json_object_new_uint64() (never int32).
+ */
+#include <string.h>
+
+#include <json-c/json.h>
+
+#include "cmdtab.h"
+#include "print.h"
+
+#define JFLAGS	(JSON_C_TO_STRING_SPACED | JSON_C_TO_STRING_NOSLASHESCAPE)
+
+/* Emit and release @v (NULL prints null). */
+static void j_emit(struct znp_print *p, struct json_object *v)
+{
+	fputs(json_object_to_json_string_ext(v, JFLAGS), p->out);
+	json_object_put(v);
+}
+
+static void j_begin(struct znp_print *p)
+{
+	fputc('{', p->out);
+	p->first_key = true;
+}
+
+/* Keys are compile-time snake_case literals: no escaping needed. */
+static void j_key(struct znp_print *p, const char *key)
+{
+	fprintf(p->out, "%s\"%s\": ", p->first_key ? "\n  " : ",\n  ", key);
+	p->first_key = false;
+}
+
+static void j_put(struct znp_print *p, const char *key, struct json_object *v)
+{
+	j_key(p, key);
+	j_emit(p, v);
+}
+
+static void j_array_begin(struct znp_print *p, const char *key)
+{
+	j_key(p, key);
+	fputc('[', p->out);
+	p->first_elem = true;
+}
+
+static void j_array_elem(struct znp_print *p, struct json_object *v)
+{
+	fputs(p->first_elem ? "\n    " : ",\n    ", p->out);
+	p->first_elem = false;
+	j_emit(p, v);
+}
+
+static void j_array_end(struct znp_print *p)
+{
+	fputs(p->first_elem ? "]" : "\n  ]", p->out);
+}
+
+static void j_end(struct znp_print *p)
+{
+	fputs(p->first_key ? "}\n" : "\n}\n", p->out);
+}
+
+static struct json_object *u64(uint64_t v)
+{
+	return json_object_new_uint64(v);
+}
+
+static struct json_object *str(const char *s)
+{
+	return json_object_new_string(s);
+}
+
+static void add(struct json_object *o, const char *key, struct json_object *v)
+{
+	json_object_object_add(o, key, v);
+}
+
+/* Geometry keys shared by list, report and check. */
+static void add_geom(struct json_object *o, const struct znp_geom *g)
+{
+	add(o, "lba_size", u64(g->lba_size));
+	add(o, "nlbas", u64(g->nlbas));
+	add(o, "zone_size", u64(g->zone_size));
+	add(o, "zone_cap", u64(g->zone_cap));
+	add(o, "zone_cap_varies", json_object_new_boolean(g->zone_cap_varies));
+	add(o, "nr_zones", u64(g->nr_zones));
+	add(o, "zone_size_po2", json_object_new_boolean(g->zone_size_is_po2));
+}
+
+static void put_geom(struct znp_print *p, const struct znp_geom *g)
+{
+	j_put(p, "lba_size", u64(g->lba_size));
+	j_put(p, "nlbas", u64(g->nlbas));
+	j_put(p, "zone_size", u64(g->zone_size));
+	j_put(p, "zone_cap", u64(g->zone_cap));
+	j_put(p, "zone_cap_varies", json_object_new_boolean(g->zone_cap_varies));
+	j_put(p, "zone_size_po2", json_object_new_boolean(g->zone_size_is_po2));
+}
+
+static void json_list_begin(struct znp_print *p)
+{
+	j_begin(p);
+	j_array_begin(p, "namespaces");
+}
+
+static void json_list_row(struct znp_print *p, const struct znp_list_row *r)
+{
+	struct json_object *o = json_object_new_object();
+	const struct znp_ns_info *ns = r->ns;
+
+	add(o, "ctrl", str(ns->ctrl));
+	add(o, "ng", *ns->ng_name ? str(ns->ng_name) : NULL);
+	add(o, "block", *ns->blk_name ? str(ns->blk_name) : NULL);
+	add(o, "block_visible", json_object_new_boolean(ns->blk_visible));
+	add(o, "nsid", u64(ns->nsid));
+	add(o, "model", str(ns->model));
+	add(o, "serial", str(ns->serial));
+	if (r->geom)
+		add_geom(o, r->geom);
+	else
+		add(o, "error", str(znp_strerror(r->probe_ret)));
+	add(o, "mapped_as", r->mapped_as ? str(r->mapped_as) : NULL);
+	j_array_elem(p, o);
+	p->nr_items++;
+}
+
+static void json_list_end(struct znp_print *p)
+{
+	j_array_end(p);
+	j_put(p, "nr_namespaces", u64(p->nr_items));
+	j_end(p);
+}
+
+static void json_report_begin(struct znp_print *p, const struct znp_report_hdr *h)
+{
+	j_begin(p);
+	j_put(p, "device", str(h->device));
+	if (h->ns)
+		j_put(p, "nsid", u64(h->ns->nsid));
+	put_geom(p, h->geom);
+	j_put(p, "dev_nr_zones", u64(h->geom->nr_zones));
+	j_put(p, "start_lba", u64(h->start_lba));
+	j_put(p, "state_filter", str(znp_state_filter_name(h->filter)));
+	j_array_begin(p, "zone_list");
+}
+
+/* Same keys and strings as nvme-cli 2.3's `zns report-zones -o json`. */
+static void json_report_zone(struct znp_print *p, const struct znp_zone *z,
+			     uint64_t zone_no)
+{
+	struct json_object *o = json_object_new_object();
+
+	add(o, "slba", u64(z->start));
+	add(o, "wp", u64(z->wp));
+	add(o, "cap", u64(z->cap));
+	add(o, "state", str(znp_zone_cond_name(z->cond)));
+	add(o, "type", str(znp_zone_type_name(z->type)));
+	add(o, "attrs", u64(z->attrs));
+	add(o, "attrs_info", u64(z->attrs_info));
+	add(o, "zone", u64(zone_no));
+	add(o, "len", u64(z->len));
+	j_array_elem(p, o);
+	p->nr_items++;
+}
+
+/* nr_zones last: it counts what was actually streamed. */
+static void json_report_end(struct znp_print *p)
+{
+	j_array_end(p);
+	j_put(p, "nr_zones", u64(p->nr_items));
+	j_end(p);
+}
+
+static void json_check(struct znp_print *p, const struct znp_check_view *v)
+{
+	struct json_object *reasons = json_object_new_array();
+
+	for (unsigned int bit = 0; bit < 32; bit++)
+		if (v->res.reasons & ZNP_R_ALL & (1u << bit))
+			json_object_array_add(reasons, str(znp_reason_name(1u << bit)));
+	j_begin(p);
+	j_put(p, "device", str(v->device));
+	if (v->ns) {
+		j_put(p, "nsid", u64(v->ns->nsid));
+		j_put(p, "block_visible", json_object_new_boolean(v->ns->blk_visible));
+	}
+	j_put(p, "verdict", str(znp_verdict_name(v->res.verdict)));
+	j_put(p, "explanation", str(znp_verdict_text(v->res.verdict)));
+	j_put(p, "reasons", reasons);
+	j_put(p, "exit_code", json_object_new_int(v->exit_code));
+	j_put(p, "zoned", json_object_new_boolean(v->is_zoned));
+	if (v->geom) {
+		put_geom(p, v->geom);
+		j_put(p, "nr_zones", u64(v->geom->nr_zones));
+		j_put(p, "po2_zone_size", u64(znp_po2_zone_size(v->geom)));
+	}
+	j_end(p);
+}
+
+static void json_zone_op_begin(struct znp_print *p, const struct znp_zone_op_view *v)
+{
+	p->op = v;
+	j_begin(p);
+	j_put(p, "device", str(v->device));
+	j_put(p, "action", str(znp_zone_action_name(v->action)));
+	j_put(p, "select_all", json_object_new_boolean(v->all));
+	j_put(p, "dry_run", json_object_new_boolean(v->dry_run));
+	if (!v->all) {
+		j_put(p, "start_lba", u64(v->start_lba));
+		j_put(p, "first_zone", u64(v->first_zone));
+		j_put(p, "nr_zones", u64(v->nr_zones));
+	}
+	if (v->dry_run)
+		j_array_begin(p, "commands");
+}
+
+static void json_zone_op_cmd(struct znp_print *p, enum znp_zone_action a,
+			     uint64_t slba, uint64_t zone_no, bool all)
+{
+	struct json_object *o = json_object_new_object();
+
+	add(o, "action", str(znp_zone_action_name(a)));
+	add(o, "select_all", json_object_new_boolean(all));
+	if (!all) {
+		add(o, "slba", u64(slba));
+		add(o, "zone", u64(zone_no));
+	}
+	j_array_elem(p, o);
+	p->nr_items++;
+}
+
+static void json_zone_op_end(struct znp_print *p, uint64_t done, int ret)
+{
+	if (p->op->dry_run)
+		j_array_end(p);
+	j_put(p, "zones_done", u64(done));
+	j_put(p, "result", str(ret ? "error" : "ok"));
+	if (ret)
+		j_put(p, "error", str(znp_strerror(ret)));
+	j_end(p);
+}
+
+static void json_version(struct znp_print *p, const char *prog, const char *version)
+{
+	j_begin(p);
+	j_put(p, "program", str(prog));
+	j_put(p, "version", str(version));
+	j_end(p);
+}
+
+const struct znp_print_ops znp_print_json_ops = {
+	.name = "json",
+	.list_begin = json_list_begin,
+	.list_row = json_list_row,
+	.list_end = json_list_end,
+	.report_begin = json_report_begin,
+	.report_zone = json_report_zone,
+	.report_end = json_report_end,
+	.check = json_check,
+	.zone_op_begin = json_zone_op_begin,
+	.zone_op_cmd = json_zone_op_cmd,
+	.zone_op_end = json_zone_op_end,
+	.version = json_version,
+};
+
+static struct json_object *opt_json(const struct znp_opt_desc *d)
+{
+	static const char *const kinds[] = {
+		[ZNP_OK_FLAG] = "flag", [ZNP_OK_U64] = "u64", [ZNP_OK_U32] = "u32",
+		[ZNP_OK_STATE] = "state", [ZNP_OK_FMT] = "format", [ZNP_OK_STRING] = "string",
+	};
+	struct json_object *o = json_object_new_object();
+	char s[2] = { d->short_name, '\0' };
+
+	add(o, "long", str(d->long_name));
+	add(o, "short", d->short_name ? str(s) : NULL);
+	add(o, "alias", d->alias ? str(d->alias) : NULL);
+	add(o, "meta", d->meta ? str(d->meta) : NULL);
+	add(o, "kind", str(kinds[d->kind]));
+	add(o, "help", str(d->help));
+	if (d->values) {
+		struct json_object *vals = json_object_new_array();
+		const char *v = d->values;
+
+		while (*v) {
+			size_t n = strcspn(v, "|");
+
+			json_object_array_add(vals, json_object_new_string_len(v, (int)n));
+			v += n + (v[n] == '|');
+		}
+		add(o, "values", vals);
+	} else {
+		add(o, "values", NULL);
+	}
+	return o;
+}
+
+void znp_print_table_json(FILE *out, const char *prog)
+{
+	struct json_object *root = json_object_new_object();
+	struct json_object *opts = json_object_new_array();
+	struct json_object *cmds = json_object_new_array();
+
+	for (int i = 0; i < ZNP_O_NR; i++)
+		json_object_array_add(opts, opt_json(&znp_opt_descs[i]));
+	for (size_t i = 0; i < znp_nr_cmds; i++) {
+		const struct znp_cmd_desc *c = &znp_cmds[i];
+		struct json_object *o = json_object_new_object();
+		struct json_object *names = json_object_new_array();
+
+		for (const enum znp_opt_id *p = c->opts; *p != ZNP_O_NR; p++)
+			json_object_array_add(names, str(znp_opt_descs[*p].long_name));
+		add(o, "name", str(c->name));
+		add(o, "help", str(c->help));
+		add(o, "args", str(c->args));
+		add(o, "min_args", json_object_new_int(c->min_args));
+		add(o, "max_args", json_object_new_int(c->max_args));
+		add(o, "hidden", json_object_new_boolean(c->hidden));
+		add(o, "options", names);
+		json_object_array_add(cmds, o);
+	}
+	add(root, "program", str(prog));
+	add(root, "options", opts);
+	add(root, "commands", cmds);
+	fprintf(out, "%s\n", json_object_to_json_string_ext(root,
+		JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED |
+		JSON_C_TO_STRING_NOSLASHESCAPE));
+	json_object_put(root);
+}

@@ -1,0 +1,226 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* Text printer. LBAs in hex like nvme-cli; -H: decimal LBAs, sizes with units. */
+#include <inttypes.h>
+
+#include "print.h"
+
+#define LIST_FMT	"%-10s %-12s %5s %5s %-12s %-12s %8s %-4s %-7s %s\n"
+#define REPORT_FMT	"%-8s %-14s %-14s %-14s %-10s %-13s %s\n"
+#define REPORT_FMT_H	"%-8s %-14s %-10s %-14s %-10s %-10s %-13s %s\n"
+
+static bool human(const struct znp_print *p)
+{
+	return p->flags & ZNP_PF_HUMAN;
+}
+
+static const char *lba_str(char *buf, size_t len, bool dec, uint64_t v)
+{
+	snprintf(buf, len, dec ? "%" PRIu64 : "0x%" PRIx64, v);
+	return buf;
+}
+
+/* LBA count as hex, or with -H as bytes with units. */
+static const char *lbas_str(const struct znp_print *p, char *buf, size_t len,
+			    uint64_t lbas, uint32_t lba_size)
+{
+	if (human(p))
+		znp_human_size(buf, len, lbas * lba_size);
+	else
+		snprintf(buf, len, "0x%" PRIx64, lbas);
+	return buf;
+}
+
+static void text_list_begin(struct znp_print *p)
+{
+	fprintf(p->out, LIST_FMT, "NODE", "BLOCK", "NSID", "LBA", "ZONE-SIZE",
+		"ZONE-CAP", "ZONES", "PO2", "BLKDEV", "MAPPED-AS");
+}
+
+static void text_list_row(struct znp_print *p, const struct znp_list_row *r)
+{
+	const struct znp_geom *g = r->geom;
+	char nsid[16], lba[16], zs[32], zc[32], nz[24];
+
+	snprintf(nsid, sizeof(nsid), "%" PRIu32, r->ns->nsid);
+	if (g) {
+		snprintf(lba, sizeof(lba), "%" PRIu32, g->lba_size);
+		lbas_str(p, zs, sizeof(zs), g->zone_size, g->lba_size);
+		lbas_str(p, zc, sizeof(zc), g->zone_cap, g->lba_size);
+		if (g->zone_cap_varies)
+			snprintf(zc, sizeof(zc), "varies");
+		snprintf(nz, sizeof(nz), "%" PRIu64, g->nr_zones);
+	}
+	fprintf(p->out, LIST_FMT, *r->ns->ng_name ? r->ns->ng_name : "-",
+		*r->ns->blk_name ? r->ns->blk_name : "-", nsid,
+		g ? lba : "?", g ? zs : "?", g ? zc : "?", g ? nz : "?",
+		g ? (g->zone_size_is_po2 ? "yes" : "no") : "?",
+		r->ns->blk_visible ? "visible" : "hidden",
+		r->mapped_as ? r->mapped_as : "-");
+	if (!g && (p->flags & ZNP_PF_VERBOSE))
+		fprintf(p->out, "  (%s: %s)\n", r->ns->ng_name, znp_strerror(r->probe_ret));
+	p->nr_items++;
+}
+
+static void text_list_end(struct znp_print *p)
+{
+	if (p->flags & ZNP_PF_VERBOSE)
+		fprintf(p->out, "%" PRIu64 " namespace%s\n", p->nr_items,
+			p->nr_items == 1 ? "" : "s");
+}
+
+static void text_report_begin(struct znp_print *p, const struct znp_report_hdr *h)
+{
+	const struct znp_geom *g = h->geom;
+	char zs[32], zc[32];
+
+	p->lba_size = g->lba_size;
+	if (p->flags & ZNP_PF_VERBOSE) {
+		fprintf(p->out, "# %s:", h->device);
+		if (h->ns)
+			fprintf(p->out, " nsid %" PRIu32 ",", h->ns->nsid);
+		znp_human_size(zs, sizeof(zs), g->zone_size * g->lba_size);
+		znp_human_size(zc, sizeof(zc), g->zone_cap * g->lba_size);
+		fprintf(p->out, " LBA size %" PRIu32 ", zone size 0x%" PRIx64
+			" (%s, %s), zone capacity 0x%" PRIx64 " (%s)%s, %" PRIu64
+			" zones\n", g->lba_size, g->zone_size, zs,
+			g->zone_size_is_po2 ? "power of 2" : "not a power of 2",
+			g->zone_cap, zc, g->zone_cap_varies ? " varies" : "",
+			g->nr_zones);
+	}
+	if (human(p))
+		fprintf(p->out, REPORT_FMT_H, "ZONE", "START", "CAP", "WP", "USED",
+			"STATE", "TYPE", "ATTRS");
+	else
+		fprintf(p->out, REPORT_FMT, "ZONE", "START", "CAP", "WP", "STATE",
+			"TYPE", "ATTRS");
+}
+
+static void text_report_zone(struct znp_print *p, const struct znp_zone *z,
+			     uint64_t zone_no)
+{
+	char no[24], start[24], cap[32], wp[24], used[32], attrs[8];
+	bool dec = human(p);
+
+	snprintf(no, sizeof(no), "%" PRIu64, zone_no);
+	snprintf(attrs, sizeof(attrs), "0x%02x", z->attrs);
+	lba_str(start, sizeof(start), dec, z->start);
+	/* the "no valid write pointer" marker of full/read-only/offline zones */
+	if (z->wp == UINT64_MAX)
+		snprintf(wp, sizeof(wp), "-");
+	else
+		lba_str(wp, sizeof(wp), dec, z->wp);
+	lbas_str(p, cap, sizeof(cap), z->cap, p->lba_size);
+	if (!dec) {
+		fprintf(p->out, REPORT_FMT, no, start, cap, wp,
+			znp_zone_cond_name(z->cond), znp_zone_type_name(z->type), attrs);
+	} else {
+		/* full, read-only and offline zones have no valid write pointer */
+		if (z->wp >= z->start && z->wp - z->start <= z->cap)
+			znp_human_size(used, sizeof(used), (z->wp - z->start) * p->lba_size);
+		else
+			snprintf(used, sizeof(used), "-");
+		fprintf(p->out, REPORT_FMT_H, no, start, cap, wp, used,
+			znp_zone_cond_name(z->cond), znp_zone_type_name(z->type), attrs);
+	}
+	p->nr_items++;
+}
+
+static void text_report_end(struct znp_print *p)
+{
+	if (p->flags & ZNP_PF_VERBOSE)
+		fprintf(p->out, "# %" PRIu64 " zone%s reported\n", p->nr_items,
+			p->nr_items == 1 ? "" : "s");
+}
+
+static void text_check(struct znp_print *p, const struct znp_check_view *v)
+{
+	const struct znp_geom *g = v->geom;
+	bool first = true;
+	char sz[32];
+
+	fprintf(p->out, "device:       %s", v->device);
+	if (v->ns)
+		fprintf(p->out, " (nsid %" PRIu32 ", block device %s)", v->ns->nsid,
+			v->ns->blk_visible ? "visible" : "hidden");
+	fprintf(p->out, "\nverdict:      %s: %s\nreasons:     ",
+		znp_verdict_name(v->res.verdict), znp_verdict_text(v->res.verdict));
+	for (unsigned int bit = 0; bit < 32; bit++) {
+		if (!(v->res.reasons & ZNP_R_ALL & (1u << bit)))
+			continue;
+		fprintf(p->out, "%s%s", first ? " " : ", ", znp_reason_name(1u << bit));
+		first = false;
+	}
+	fprintf(p->out, "%s\n", first ? " -" : "");
+	if (!g)
+		return;
+	fprintf(p->out, "LBA size:     %" PRIu32 "\n", g->lba_size);
+	znp_human_size(sz, sizeof(sz), g->zone_size * g->lba_size);
+	fprintf(p->out, "zone size:    0x%" PRIx64 " LBAs (%s), %s\n", g->zone_size, sz,
+		g->zone_size_is_po2 ? "a power of 2" : "not a power of 2");
+	znp_human_size(sz, sizeof(sz), g->zone_cap * g->lba_size);
+	fprintf(p->out, "zone cap:     0x%" PRIx64 " LBAs (%s)%s\n", g->zone_cap, sz,
+		g->zone_cap_varies ? ", varies between zones" : "");
+	fprintf(p->out, "zones:        %" PRIu64 "\n", g->nr_zones);
+	if (!g->zone_size_is_po2) {
+		uint64_t po2 = znp_po2_zone_size(g);
+
+		znp_human_size(sz, sizeof(sz), po2 * g->lba_size);
+		fprintf(p->out, "po2 zone:     0x%" PRIx64 " LBAs (%s) when mapped\n", po2, sz);
+	}
+}
+
+static void text_zone_op_begin(struct znp_print *p, const struct znp_zone_op_view *v)
+{
+	p->op = v;
+}
+
+static void text_zone_op_cmd(struct znp_print *p, enum znp_zone_action a,
+			     uint64_t slba, uint64_t zone_no, bool all)
+{
+	if (all)
+		fprintf(p->out, "would send: %s select-all\n", znp_zone_action_name(a));
+	else
+		fprintf(p->out, "would send: %s zone %" PRIu64 " slba 0x%" PRIx64 "\n",
+			znp_zone_action_name(a), zone_no, slba);
+	p->nr_items++;
+}
+
+static void text_zone_op_end(struct znp_print *p, uint64_t done, int ret)
+{
+	const struct znp_zone_op_view *v = p->op;
+
+	if (v->dry_run) {
+		fprintf(p->out, "dry run: %" PRIu64 " command%s not sent to %s\n",
+			p->nr_items, p->nr_items == 1 ? "" : "s", v->device);
+		return;
+	}
+	if (ret)
+		return;		/* the error line on stderr says it all */
+	if (v->all)
+		fprintf(p->out, "%s: all zones of %s\n", znp_zone_action_name(v->action),
+			v->device);
+	else
+		fprintf(p->out, "%s: %" PRIu64 " zone%s from zone %" PRIu64
+			" (slba 0x%" PRIx64 ") of %s\n", znp_zone_action_name(v->action),
+			done, done == 1 ? "" : "s", v->first_zone, v->start_lba, v->device);
+}
+
+static void text_version(struct znp_print *p, const char *prog, const char *version)
+{
+	fprintf(p->out, "%s version %s\n", prog, version);
+}
+
+const struct znp_print_ops znp_print_text_ops = {
+	.name = "normal",
+	.list_begin = text_list_begin,
+	.list_row = text_list_row,
+	.list_end = text_list_end,
+	.report_begin = text_report_begin,
+	.report_zone = text_report_zone,
+	.report_end = text_report_end,
+	.check = text_check,
+	.zone_op_begin = text_zone_op_begin,
+	.zone_op_cmd = text_zone_op_cmd,
+	.zone_op_end = text_zone_op_end,
+	.version = text_version,
+};

@@ -1,0 +1,107 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Print-ops: command code builds plain data and hands it to one of two
+ * printers, text (print-text.c) or JSON (print-json.c, the only file that
+ * uses json-c). Zone reports and lists stream: *_begin, one call per item,
+ * *_end; neither printer keeps per-item memory.
+ */
+#ifndef ZNP_CLI_PRINT_H
+#define ZNP_CLI_PRINT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "znp.h"
+#include "opts.h"
+
+#define ZNP_PF_HUMAN	(1u << 0)	/* -H: sizes in bytes with units */
+#define ZNP_PF_VERBOSE	(1u << 1)	/* -v */
+
+struct znp_print_ops;
+
+struct znp_print {
+	const struct znp_print_ops *ops;
+	FILE *out;
+	unsigned int flags;		/* ZNP_PF_* */
+	/* streaming state, owned by the printer */
+	bool first_key;
+	bool first_elem;
+	uint64_t nr_items;
+	uint32_t lba_size;
+	const struct znp_zone_op_view *op;
+};
+
+/* One NVMe namespace in `list`. */
+struct znp_list_row {
+	const struct znp_ns_info *ns;
+	const struct znp_geom *geom;	/* NULL when probing failed */
+	bool is_zoned;
+	int probe_ret;			/* 0, -errno or NVMe status */
+	const char *mapped_as;		/* po2 mapping on top, NULL: none/unknown */
+};
+
+struct znp_report_hdr {
+	const char *device;		/* path as given */
+	const struct znp_ns_info *ns;	/* NULL: not an NVMe device */
+	const struct znp_geom *geom;
+	uint64_t start_lba;
+	enum znp_state_filter filter;
+};
+
+struct znp_check_view {
+	const char *device;
+	const struct znp_ns_info *ns;	/* NULL: not an NVMe device */
+	const struct znp_geom *geom;	/* NULL when not zoned */
+	bool is_zoned;
+	struct znp_check_result res;
+	int exit_code;
+};
+
+struct znp_zone_op_view {
+	const char *device;
+	enum znp_zone_action action;
+	bool all;			/* select-all */
+	bool dry_run;
+	uint64_t start_lba;		/* ignored with @all */
+	uint64_t first_zone;
+	uint64_t nr_zones;		/* 0 with @all */
+};
+
+struct znp_print_ops {
+	const char *name;
+	void (*list_begin)(struct znp_print *p);
+	void (*list_row)(struct znp_print *p, const struct znp_list_row *r);
+	void (*list_end)(struct znp_print *p);
+	void (*report_begin)(struct znp_print *p, const struct znp_report_hdr *h);
+	void (*report_zone)(struct znp_print *p, const struct znp_zone *z,
+			    uint64_t zone_no);
+	void (*report_end)(struct znp_print *p);
+	void (*check)(struct znp_print *p, const struct znp_check_view *v);
+	void (*zone_op_begin)(struct znp_print *p, const struct znp_zone_op_view *v);
+	/* dry run: one call per command that would be sent */
+	void (*zone_op_cmd)(struct znp_print *p, enum znp_zone_action a,
+			    uint64_t slba, uint64_t zone_no, bool all);
+	/* @done: zones completed; @ret: 0 or the failing library return.
+	 * @v passed to zone_op_begin must stay valid until here. */
+	void (*zone_op_end)(struct znp_print *p, uint64_t done, int ret);
+	void (*version)(struct znp_print *p, const char *prog, const char *version);
+};
+
+extern const struct znp_print_ops znp_print_text_ops;
+extern const struct znp_print_ops znp_print_json_ops;
+
+void znp_print_init(struct znp_print *p, enum znp_fmt fmt, FILE *out,
+		    unsigned int flags);
+
+/* "96 MiB", "1.5 GiB", "512 B": exact when the value is a whole unit. */
+void znp_human_size(char *buf, size_t len, uint64_t bytes);
+
+/**
+ * znp_print_table_json() - dump the command/option table as JSON (the
+ * hidden `__table` command): the single source for completions, man pages
+ * and the nvme-cli glue, so their tests can detect drift.
+ */
+void znp_print_table_json(FILE *out, const char *prog);
+
+#endif

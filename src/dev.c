@@ -1,0 +1,351 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * Opening and classifying devices. The class comes from sysfs
+ * (<sysfs>/dev/{char,block}/MAJ:MIN and its subsystem link): an NVMe
+ * controller node must never receive a namespace command, and a hidden
+ * namespace is reachable only through its generic char node.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <libgen.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+#include <linux/blkzoned.h>
+#include <libnvme.h>
+
+#include "backend.h"
+#include "nsinfo.h"
+#include "sysfs.h"
+
+#define WHY_NOT_OURS	"not an NVMe namespace or zoned block device"
+
+struct dev_class {
+	enum znp_dev_kind kind;
+	char name[ZNP_NAME_MAX];	/* kernel name, "" if unknown */
+	bool zoned_unknown;		/* block device without sysfs: ask the kernel */
+};
+
+/* Kernel name of the device behind sysfs dir @dir (a symlink on real sysfs). */
+static void dev_kernel_name(const char *dir, char *name, size_t len)
+{
+	char path[600], line[128];
+	FILE *f;
+
+	name[0] = '\0';
+	if (!znp_link_basename(dir, name, len) && !strchr(name, ':'))
+		return;
+	name[0] = '\0';
+	snprintf(path, sizeof(path), "%s/uevent", dir);
+	f = fopen(path, "re");
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f)) {
+		if (!strncmp(line, "DEVNAME=", 8)) {
+			line[strcspn(line, "\n")] = '\0';
+			znp_strlcpy(name, line + 8, len);
+			break;
+		}
+	}
+	fclose(f);
+}
+
+static int classify(const struct znp_env *env, const struct stat *st,
+		    struct dev_class *c, const char **why)
+{
+	bool chr = S_ISCHR(st->st_mode);
+	char dir[512], path[600], subsys[ZNP_NAME_MAX] = "", val[32];
+	int ret;
+
+	ret = znp_sysfs_path(env, dir, sizeof(dir), "dev/%s/%u:%u", chr ? "char" : "block",
+			     major(st->st_rdev), minor(st->st_rdev));
+	if (ret)
+		return ret;
+	if (!znp_path_exists(dir)) {
+		if (chr) {
+			*why = WHY_NOT_OURS;
+			return -ENODEV;
+		}
+		c->kind = ZNP_DEV_ZONED_BLOCK;
+		c->zoned_unknown = true;
+		return 0;
+	}
+	dev_kernel_name(dir, c->name, sizeof(c->name));
+	snprintf(path, sizeof(path), "%s/subsystem", dir);
+	znp_link_basename(path, subsys, sizeof(subsys));
+
+	if (chr) {
+		if (!strcmp(subsys, "nvme") || (!subsys[0] && znp_name_is_ctrl(c->name))) {
+			*why = "is an NVMe controller node; use a namespace node (ngXnY)";
+			return -EISDIR;
+		}
+		if (!strcmp(subsys, "nvme-generic") || (!subsys[0] && znp_name_is_ng(c->name))) {
+			c->kind = ZNP_DEV_NVME_CHAR;
+			return 0;
+		}
+		*why = WHY_NOT_OURS;
+		return -ENODEV;
+	}
+
+	snprintf(path, sizeof(path), "%s/partition", dir);
+	if (znp_path_exists(path)) {
+		*why = "is a partition; use the whole device";
+		return -ENODEV;
+	}
+	if (znp_name_is_disk(c->name)) {
+		c->kind = ZNP_DEV_NVME_BLOCK;
+		return 0;
+	}
+	c->kind = ZNP_DEV_ZONED_BLOCK;
+	snprintf(path, sizeof(path), "%s/queue/zoned", dir);
+	if (znp_attr_read(path, val, sizeof(val))) {
+		c->zoned_unknown = true;
+		return 0;
+	}
+	if (!strcmp(val, "none")) {
+		*why = WHY_NOT_OURS;
+		return -ENODEV;
+	}
+	return 0;
+}
+
+static void read_limits(const struct znp_env *env, const char *blk, struct znp_queue_limits *l)
+{
+	char path[512];
+	uint64_t v;
+
+	if (!blk[0])
+		return;
+	if (!znp_sysfs_path(env, path, sizeof(path), "block/%s/queue/max_hw_sectors_kb", blk) &&
+	    !znp_attr_read_u64(path, &v) && v && v <= UINT32_MAX / 1024)
+		l->max_hw_bytes = (uint32_t)(v * 1024);
+	if (!znp_sysfs_path(env, path, sizeof(path), "block/%s/queue/max_open_zones", blk) &&
+	    !znp_attr_read_u64(path, &v) && v <= UINT32_MAX)
+		l->max_open = (uint32_t)v;
+	if (!znp_sysfs_path(env, path, sizeof(path), "block/%s/queue/max_active_zones", blk) &&
+	    !znp_attr_read_u64(path, &v) && v <= UINT32_MAX)
+		l->max_active = (uint32_t)v;
+}
+
+static int open_errno(int err, const char **why)
+{
+	switch (err) {
+	case EBUSY:
+		*why = "device is in use (mounted, mapped or held)";
+		break;
+	case EACCES:
+	case EPERM:
+		*why = "permission denied";
+		break;
+	default:
+		*why = "cannot open device";
+	}
+	return -err;
+}
+
+/*
+ * ng char nodes have no O_EXCL semantics. For ZNP_OPEN_EXCL, probe the
+ * paired block node (when visible) with O_EXCL so that a mounted or mapped
+ * namespace is refused through either node.
+ */
+static int excl_check_blk(const struct znp_env *env, const struct znp_ns_info *ns,
+			  const char **why)
+{
+	char path[PATH_MAX];
+	int fd;
+
+	if (!ns->blk_visible || !ns->blk_name[0] ||
+	    znp_dev_path(env, path, sizeof(path), ns->blk_name))
+		return 0;
+	fd = open(path, O_RDONLY | O_EXCL | O_CLOEXEC);
+	if (fd < 0) {
+		if (errno == EBUSY) {
+			*why = "block device of this namespace is in use (mounted, mapped or held)";
+			return -EBUSY;
+		}
+		return 0;
+	}
+	close(fd);
+	return 0;
+}
+
+static int nvme_identity(const struct znp_env *env, struct znp_dev *dev, const char **why)
+{
+	__u32 nsid = 0;
+	int ret;
+
+	if (dev->kind == ZNP_DEV_NVME_CHAR) {
+		ret = znp_nsinfo_from_ng(env, dev->name, &dev->ns);
+	} else {
+		ret = znp_nsinfo_from_blk(env, dev->name, &dev->ns);
+		dev->ns.blk_visible = true;
+	}
+	if (ret) {
+		*why = WHY_NOT_OURS;
+		return -ENODEV;
+	}
+	if (nvme_get_nsid(dev->fd, &nsid) || !nsid) {
+		if (!dev->ns.nsid) {
+			*why = "cannot read the namespace ID";
+			return -ENODEV;
+		}
+		return 0;
+	}
+	znp_nsinfo_set_nsid(&dev->ns, nsid, dev->kind == ZNP_DEV_NVME_CHAR);
+	return 0;
+}
+
+/**
+ * znp_dev_open() - open and classify a device
+ * @env: sysfs/dev roots (may be NULL)
+ * @path: device path given by the user
+ * @flags: ZNP_OPEN_*
+ * @out: the opened device, free with znp_dev_close()
+ * @why: on failure, a static one-line reason without the device name
+ *       (may be NULL)
+ *
+ * Classifies through sysfs before opening, then issues only NVME_IOCTL_ID
+ * (or BLKGETZONESZ for a block device sysfs does not describe).
+ * ZNP_OPEN_EXCL opens block nodes with O_EXCL; for an ng node, whose open
+ * has no exclusive mode, the namespace's visible block node is tried with
+ * O_EXCL instead (nothing else can be checked: an ng node's other users
+ * are not visible).
+ * Return: 0, -ENOENT, -ENOTBLK, -ENODEV, -EISDIR, -EBUSY or another -errno.
+ */
+int znp_dev_open(const struct znp_env *env, const char *path, unsigned int flags,
+		 struct znp_dev **out, const char **why)
+{
+	struct dev_class cls = { 0 };
+	struct znp_dev *dev;
+	struct stat st, st2;
+	const char *dummy;
+	char tmp[PATH_MAX];
+	int oflags, ret;
+
+	if (!why)
+		why = &dummy;
+	*why = NULL;
+	if (!path || !out)
+		return -EINVAL;
+	*out = NULL;
+	if (stat(path, &st)) {
+		ret = -errno;
+		*why = ret == -ENOENT ? "no such device" : "cannot access device";
+		return ret;
+	}
+	if (!S_ISBLK(st.st_mode) && !S_ISCHR(st.st_mode)) {
+		*why = "not a block or character device";
+		return -ENOTBLK;
+	}
+	ret = classify(env, &st, &cls, why);
+	if (ret)
+		return ret;
+
+	dev = calloc(1, sizeof(*dev));
+	if (!dev)
+		return -ENOMEM;
+	dev->be_priv = calloc(1, sizeof(struct znp_queue_limits));
+	if (!dev->be_priv) {
+		ret = -ENOMEM;
+		goto out_free;
+	}
+	dev->kind = cls.kind;
+	znp_strlcpy(dev->path, path, sizeof(dev->path));
+	znp_strlcpy(tmp, path, sizeof(tmp));
+	znp_strlcpy(dev->name, cls.name[0] ? cls.name : basename(tmp), sizeof(dev->name));
+
+	oflags = (flags & ZNP_OPEN_WRITE ? O_RDWR : O_RDONLY) | O_CLOEXEC;
+	if ((flags & ZNP_OPEN_EXCL) && S_ISBLK(st.st_mode))
+		oflags |= O_EXCL;
+	dev->fd = open(path, oflags);
+	if (dev->fd < 0) {
+		ret = open_errno(errno, why);
+		goto out_free;
+	}
+	if (fstat(dev->fd, &st2) || st2.st_rdev != st.st_rdev ||
+	    (st2.st_mode & S_IFMT) != (st.st_mode & S_IFMT)) {
+		*why = "device changed while opening";
+		ret = -ENODEV;
+		goto out_close;
+	}
+
+	if (dev->kind == ZNP_DEV_ZONED_BLOCK) {
+		if (cls.zoned_unknown) {
+			__u32 zsz = 0;
+
+			if (ioctl(dev->fd, BLKGETZONESZ, &zsz) || !zsz) {
+				*why = WHY_NOT_OURS;
+				ret = -ENODEV;
+				goto out_close;
+			}
+		}
+		dev->be = &znp_backend_blk;
+		read_limits(env, cls.name, dev->be_priv);
+	} else {
+		ret = nvme_identity(env, dev, why);
+		if (ret)
+			goto out_close;
+		if (dev->kind == ZNP_DEV_NVME_CHAR && (flags & ZNP_OPEN_EXCL)) {
+			ret = excl_check_blk(env, &dev->ns, why);
+			if (ret)
+				goto out_close;
+		}
+		dev->be = &znp_backend_nvme;
+		read_limits(env, dev->ns.blk_name, dev->be_priv);
+	}
+	*out = dev;
+	return 0;
+
+out_close:
+	close(dev->fd);
+out_free:
+	free(dev->be_priv);
+	free(dev);
+	return ret;
+}
+
+void znp_dev_close(struct znp_dev *dev)
+{
+	if (!dev)
+		return;
+	if (dev->fd >= 0)
+		close(dev->fd);
+	free(dev->be_priv);
+	free(dev);
+}
+
+/**
+ * znp_dev_probe() - read the geometry into @dev->geom
+ * @dev: an open device
+ *
+ * NVMe: Identify Controller (MDTS), Identify Namespace (LBA format, size),
+ * Identify Namespace Descriptor List (command set), ZNS Identify Namespace
+ * (zone size, descriptor extension, open/active limits), then the first
+ * zone report chunk (zone capacity). Block: the zone ioctls and one
+ * BLKREPORTZONE chunk.
+ * Return: 0, -errno, or a positive NVMe status; -EMEDIUMTYPE when the
+ * namespace is not zoned (@dev->geom then holds lba_size and nlbas).
+ */
+int znp_dev_probe(struct znp_dev *dev)
+{
+	int ret;
+
+	if (!dev || !dev->be)
+		return -EINVAL;
+	memset(&dev->geom, 0, sizeof(dev->geom));
+	dev->is_zoned = false;
+	ret = dev->be->probe(dev);
+	if (ret)
+		return ret;
+	return znp_report_probe_cap(dev);
+}
+
+bool znp_dev_is_nvme(const struct znp_dev *dev)
+{
+	return dev && dev->kind != ZNP_DEV_ZONED_BLOCK;
+}

@@ -1,0 +1,40 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* One decoder for the library's return values: -errno and NVMe status. */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <libnvme.h>
+
+#include "error.h"
+
+/* Enough for "NVMe status 0x7fff: " plus libnvme's longest status name. */
+#define ZNP_ERRBUF_SIZE 160
+
+/**
+ * znp_strerror() - describe a library return value
+ * @ret: 0, a negative errno or a positive NVMe status (SCT/SC, optionally
+ *       with the CRD/More/DNR bits, as the NVMe ioctls return it)
+ *
+ * NVMe status texts come from libnvme's table, cut to the short name
+ * before libnvme's ": long explanation".
+ * Return: a string valid until the next call from the same thread.
+ */
+const char *znp_strerror(int ret)
+{
+	static __thread char buf[ZNP_ERRBUF_SIZE];
+	const char *s;
+	size_t n;
+
+	if (ret == 0)
+		return "Success";
+	if (ret < 0)
+		return strerror(-ret);
+
+	s = nvme_status_to_string(ret, false);
+	if (!s || !strcmp(s, "unrecognized"))
+		s = "Unknown status";
+	n = strcspn(s, ":");
+	snprintf(buf, sizeof(buf), "NVMe status 0x%x: %.*s", (unsigned int)ret, (int)n, s);
+	return buf;
+}

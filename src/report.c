@@ -1,0 +1,240 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * Streamed zone reports. Each command transfers as many descriptors as
+ * MDTS allows (never more than the zones left), so a full report takes
+ * ceil(zones * 64 / MDTS) commands and memory does not grow with the zone
+ * count. The first command clears the partial bit so that its header
+ * counts every matching zone from the start LBA on (the report's size);
+ * later ones set it so that the header counts the descriptors returned.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "backend.h"
+#include "zone.h"
+
+struct znp_report_iter {
+	struct znp_dev *dev;
+	struct znp_geom g;		/* dev->geom with zdes_bytes = 0: basic report */
+	enum znp_state_filter filter;
+	unsigned char *buf;
+	uint32_t max_len;		/* buffer size */
+	struct znp_zone *zones;		/* parsed chunk */
+	size_t nz, pos;
+	uint64_t next_slba;		/* where the next command starts */
+	uint64_t nr_reported;		/* first header's count */
+	uint64_t delivered;		/* descriptors parsed so far */
+	uint64_t ncmds;
+	bool started, eof;
+};
+
+static uint32_t report_max_len(const struct znp_geom *g)
+{
+	uint64_t cap = g->mdts_bytes ? g->mdts_bytes : ZNP_REPORT_MAX_BYTES;
+	uint64_t want = ZNP_ZREPORT_HDR_SIZE + g->nr_zones * ZNP_ZDESC_SIZE;
+
+	if (cap > ZNP_REPORT_HARD_MAX)
+		cap = ZNP_REPORT_HARD_MAX;
+	if (g->nr_zones > (UINT32_MAX / ZNP_ZDESC_SIZE) || want > cap)
+		want = cap;
+	/* whole descriptors only; NVMe needs a dword multiple */
+	return (uint32_t)(ZNP_ZREPORT_HDR_SIZE + znp_descs_per_xfer(g, want) * ZNP_ZDESC_SIZE);
+}
+
+/* Descriptors to ask for next: the zones (or matches) left, within MDTS. */
+static uint64_t chunk_descs(const struct znp_report_iter *it)
+{
+	uint64_t left = it->g.nr_zones - znp_zone_no(&it->g, it->next_slba);
+	uint64_t fit = znp_descs_per_xfer(&it->g, it->max_len);
+
+	if (it->started && it->filter != ZNP_RF_ALL && it->nr_reported - it->delivered < left)
+		left = it->nr_reported - it->delivered;
+	return left < fit ? left : fit;
+}
+
+static int check_order(const struct znp_report_iter *it)
+{
+	uint64_t expect = it->next_slba;
+	size_t i;
+
+	for (i = 0; i < it->nz; i++) {
+		uint64_t s = it->zones[i].start;
+
+		/* ALL: contiguous zones; filtered: ascending from next_slba */
+		if (it->filter == ZNP_RF_ALL ? s != expect : s < expect)
+			return -EPROTO;
+		expect = znp_next_zone_start(&it->g, s);
+	}
+	return 0;
+}
+
+static int report_fetch(struct znp_report_iter *it)
+{
+	uint64_t want = chunk_descs(it), hdr;
+	uint32_t len = (uint32_t)(ZNP_ZREPORT_HDR_SIZE + want * ZNP_ZDESC_SIZE);
+	size_t n = 0;
+	int ret;
+
+	it->nz = it->pos = 0;
+	if (!want) {
+		it->eof = true;
+		return 0;
+	}
+	memset(it->buf, 0, len);
+	ret = it->dev->be->report(it->dev, it->next_slba, it->filter, it->started,
+				  it->buf, len, &it->ncmds);
+	if (ret)
+		return ret;
+	ret = znp_zdesc_parse(&it->g, it->buf, len, &hdr, it->zones, (size_t)want, &n);
+	if (ret)
+		return ret;
+	if (!it->started) {
+		/* the zone count must match what Identify said */
+		if (it->filter == ZNP_RF_ALL &&
+		    hdr != it->g.nr_zones - znp_zone_no(&it->g, it->next_slba))
+			return -EPROTO;
+		it->nr_reported = hdr;
+		it->started = true;
+	} else if (hdr > want) {
+		return -EPROTO;		/* partial: at most what fits */
+	}
+	it->nz = n;
+	/* ALL: we asked for no more than the zones left, so all must come */
+	if (it->filter == ZNP_RF_ALL && n < want)
+		return -EPROTO;
+	ret = check_order(it);
+	if (ret)
+		return ret;
+
+	it->delivered += n;
+	if (n)
+		it->next_slba = znp_next_zone_start(&it->g, it->zones[n - 1].start);
+	if (n < want || it->delivered >= it->nr_reported || it->next_slba >= it->g.nlbas)
+		it->eof = true;
+	return 0;
+}
+
+/**
+ * znp_report_begin() - start a streamed zone report
+ * @dev: probed zoned device
+ * @slba: first LBA (any LBA inside a zone; the report starts at its zone)
+ * @filter: state filter
+ * @out: iterator, free with znp_report_end()
+ *
+ * Issues the first command, so znp_report_nr_zones() is valid on return.
+ * Return: 0, -EINVAL (bad arguments, @slba past the end), -EMEDIUMTYPE
+ * (not zoned / not probed), -ENOMEM, -EPROTO (malformed data, zone count
+ * differs from Identify), another -errno or a positive NVMe status.
+ */
+int znp_report_begin(struct znp_dev *dev, uint64_t slba,
+		     enum znp_state_filter filter, struct znp_report_iter **out)
+{
+	struct znp_report_iter *it;
+	int ret;
+
+	if (!dev || !out || (unsigned int)filter > ZNP_RF_OFFLINE)
+		return -EINVAL;
+	*out = NULL;
+	if (!dev->is_zoned || !dev->geom.zone_size)
+		return -EMEDIUMTYPE;
+	if (slba >= dev->geom.nlbas)
+		return -EINVAL;
+
+	it = calloc(1, sizeof(*it));
+	if (!it)
+		return -ENOMEM;
+	it->dev = dev;
+	it->g = dev->geom;
+	it->g.zdes_bytes = 0;
+	it->filter = filter;
+	it->next_slba = znp_zone_start(&it->g, znp_zone_no(&it->g, slba));
+	it->max_len = report_max_len(&it->g);
+	if (it->max_len <= ZNP_ZREPORT_HDR_SIZE) {
+		ret = -EINVAL;
+		goto out_free;
+	}
+	it->buf = malloc(it->max_len);
+	it->zones = calloc(znp_descs_per_xfer(&it->g, it->max_len), sizeof(*it->zones));
+	if (!it->buf || !it->zones) {
+		ret = -ENOMEM;
+		goto out_free;
+	}
+	ret = report_fetch(it);
+	if (ret)
+		goto out_free;
+	*out = it;
+	return 0;
+
+out_free:
+	znp_report_end(it);
+	return ret;
+}
+
+/**
+ * znp_report_next() - next zone of a report
+ * Return: 1 with *z filled, 0 at the end, -errno or a positive NVMe status.
+ */
+int znp_report_next(struct znp_report_iter *it, struct znp_zone *z)
+{
+	int ret;
+
+	if (!it || !z)
+		return -EINVAL;
+	if (it->pos == it->nz) {
+		if (it->eof)
+			return 0;
+		ret = report_fetch(it);
+		if (ret)
+			return ret;
+		if (!it->nz)
+			return 0;
+	}
+	*z = it->zones[it->pos++];
+	return 1;
+}
+
+uint64_t znp_report_nr_zones(const struct znp_report_iter *it)
+{
+	return it ? it->nr_reported : 0;
+}
+
+uint64_t znp_report_cmds(const struct znp_report_iter *it)
+{
+	return it ? it->ncmds : 0;
+}
+
+void znp_report_end(struct znp_report_iter *it)
+{
+	if (!it)
+		return;
+	free(it->zones);
+	free(it->buf);
+	free(it);
+}
+
+int znp_report_probe_cap(struct znp_dev *dev)
+{
+	struct znp_geom *g = &dev->geom;
+	struct znp_report_iter *it;
+	size_t i;
+	int ret;
+
+	ret = znp_report_begin(dev, 0, ZNP_RF_ALL, &it);
+	if (ret)
+		return ret;
+	if (!it->nz) {
+		ret = -EPROTO;
+		goto out_end;
+	}
+	g->zone_cap = it->zones[0].cap;
+	g->zone_cap_varies = false;
+	for (i = 1; i < it->nz; i++) {
+		/* a small last zone has a smaller capacity by nature */
+		if (it->zones[i].len == g->zone_size && it->zones[i].cap != g->zone_cap)
+			g->zone_cap_varies = true;
+	}
+out_end:
+	znp_report_end(it);
+	return ret;
+}

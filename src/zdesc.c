@@ -1,0 +1,176 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * Report Zones data: parsing and validation (pure, fuzzed), and the names
+ * of zone conditions, types and actions.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include "zone.h"
+
+static uint64_t get_le64(const unsigned char *p)
+{
+	uint64_t v = 0;
+	int i;
+
+	for (i = 7; i >= 0; i--)
+		v = v << 8 | p[i];
+	return v;
+}
+
+static bool cond_is_known(uint8_t c)
+{
+	switch (c) {
+	case ZNP_ZC_NOT_WP:
+	case ZNP_ZC_EMPTY:
+	case ZNP_ZC_IMP_OPEN:
+	case ZNP_ZC_EXP_OPEN:
+	case ZNP_ZC_CLOSED:
+	case ZNP_ZC_READONLY:
+	case ZNP_ZC_FULL:
+	case ZNP_ZC_OFFLINE:
+		return true;
+	}
+	return false;
+}
+
+/* The write pointer means nothing for these (NVMe: "not valid"). */
+static bool cond_has_wp(uint8_t c)
+{
+	return c != ZNP_ZC_NOT_WP && c != ZNP_ZC_READONLY &&
+	       c != ZNP_ZC_FULL && c != ZNP_ZC_OFFLINE;
+}
+
+static int zdesc_parse_one(const struct znp_geom *g, const unsigned char *d,
+			   struct znp_zone *z)
+{
+	uint64_t zno;
+
+	z->type = d[0] & 0x0f;
+	z->cond = d[1] >> 4;
+	z->attrs = d[2];
+	z->attrs_info = d[3];
+	z->cap = get_le64(d + 8);
+	z->start = get_le64(d + 16);
+	z->wp = get_le64(d + 24);
+
+	if (z->type != ZNP_ZT_CONV && z->type != ZNP_ZT_SEQ_REQ && z->type != ZNP_ZT_SEQ_PREF)
+		return -EPROTO;
+	if (!cond_is_known(z->cond))
+		return -EPROTO;
+	if (z->start >= g->nlbas || !znp_is_zone_start(g, z->start))
+		return -EPROTO;
+	zno = znp_zone_no(g, z->start);
+	z->len = znp_zone_len(g, zno);
+	if (z->cap > z->len)
+		return -EPROTO;
+	if (cond_has_wp(z->cond) && (z->wp < z->start || z->wp - z->start > z->cap))
+		return -EPROTO;
+	return 0;
+}
+
+/**
+ * znp_zdesc_parse() - parse one Report Zones data buffer (pure; fuzzed)
+ * @g: geometry (zone_size, zdes_bytes, nlbas) for validation; the
+ *     descriptor stride is 64 + zdes_bytes (extended report)
+ * @buf, @len: the data the device returned
+ * @nr_reported: out, the header's Number of Zones
+ * @zones, @max: parsed descriptors (at most @max)
+ * @nparsed: out, descriptors parsed into @zones: the smallest of the
+ *           header's count, what @len holds, and @max
+ *
+ * The write pointer is checked for empty, open and closed zones only: NVMe
+ * leaves it undefined for full, read-only and offline zones and the kernel
+ * reports start + len for full ones. A zone type other than conventional /
+ * sequential, or an unknown condition, is malformed too. The header count
+ * itself is not checked against the geometry (it depends on the command);
+ * the caller does that, except that it may not exceed the zone count.
+ * Return: 0, -EPROTO (malformed data, *nparsed counts the good
+ * descriptors before the bad one) or -EINVAL (bad arguments, a geometry
+ * that did not pass znp_geom_init()).
+ */
+int znp_zdesc_parse(const struct znp_geom *g, const void *buf, size_t len,
+		    uint64_t *nr_reported, struct znp_zone *zones, size_t max,
+		    size_t *nparsed)
+{
+	const unsigned char *p = buf;
+	size_t stride, fit, n, i;
+	int ret;
+
+	if (!g || !buf || !nr_reported || !nparsed || (max && !zones) ||
+	    !g->zone_size || !g->nr_zones || g->zdes_bytes % 64)
+		return -EINVAL;
+	*nparsed = 0;
+	if (len < ZNP_ZREPORT_HDR_SIZE)
+		return -EPROTO;
+
+	*nr_reported = get_le64(p);
+	if (*nr_reported > g->nr_zones)
+		return -EPROTO;
+	stride = ZNP_ZDESC_SIZE + g->zdes_bytes;
+	fit = (len - ZNP_ZREPORT_HDR_SIZE) / stride;
+	n = fit < max ? fit : max;
+	if (*nr_reported < n)
+		n = *nr_reported;
+
+	for (i = 0; i < n; i++) {
+		ret = zdesc_parse_one(g, p + ZNP_ZREPORT_HDR_SIZE + i * stride, &zones[i]);
+		if (ret)
+			return ret;
+		*nparsed = i + 1;
+	}
+	return 0;
+}
+
+const char *znp_zone_cond_name(uint8_t cond)
+{
+	switch (cond) {
+	case ZNP_ZC_NOT_WP:
+		return "NOT_WP";
+	case ZNP_ZC_EMPTY:
+		return "EMPTY";
+	case ZNP_ZC_IMP_OPEN:
+		return "IMP_OPENED";
+	case ZNP_ZC_EXP_OPEN:
+		return "EXP_OPENED";
+	case ZNP_ZC_CLOSED:
+		return "CLOSED";
+	case ZNP_ZC_READONLY:
+		return "READONLY";
+	case ZNP_ZC_FULL:
+		return "FULL";
+	case ZNP_ZC_OFFLINE:
+		return "OFFLINE";
+	}
+	return "Unknown State";
+}
+
+const char *znp_zone_type_name(uint8_t type)
+{
+	switch (type) {
+	case ZNP_ZT_CONV:
+		return "CONVENTIONAL";
+	case ZNP_ZT_SEQ_REQ:
+		return "SEQWRITE_REQ";
+	case ZNP_ZT_SEQ_PREF:
+		return "SEQWRITE_PREF";
+	}
+	return "Unknown";
+}
+
+const char *znp_zone_action_name(enum znp_zone_action a)
+{
+	switch (a) {
+	case ZNP_ZA_CLOSE:
+		return "close";
+	case ZNP_ZA_FINISH:
+		return "finish";
+	case ZNP_ZA_OPEN:
+		return "open";
+	case ZNP_ZA_RESET:
+		return "reset";
+	case ZNP_ZA_OFFLINE:
+		return "offline";
+	}
+	return "unknown";
+}

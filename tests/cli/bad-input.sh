@@ -1,0 +1,112 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+# Bad input to the real binary: each gives one line on stderr naming the
+# device (or the command when there is none) and the problem, the
+# documented exit code, and nothing on stdout.
+#   bad-input.sh path/to/nvme-zns-npo2
+set -u
+BIN=$(realpath "$1")
+export BIN
+. "$(dirname "$0")/lib.sh"
+
+REG=$TMP/regular-file
+printf 'not a device' >"$REG"
+DIR=$TMP
+NOPE=/dev/znp-no-such-device
+
+# Unsuitable devices: exit 3
+for cmd in report check; do
+	expect_err 3 "$NOPE" 'no such device' -- $cmd "$NOPE"
+	expect_err 3 "$REG" 'not a block or character device' -- $cmd "$REG"
+	expect_err 3 "$DIR" 'not a block or character device' -- $cmd "$DIR"
+	expect_err 3 /dev/null 'not an NVMe namespace or zoned block device' -- $cmd /dev/null
+done
+for cmd in open close finish reset offline; do
+	expect_err 3 /dev/null 'not an NVMe namespace or zoned block device' -- \
+		$cmd /dev/null -s 0 -f
+	expect_err 3 "$NOPE" 'no such device' -- $cmd "$NOPE" --all --force
+done
+expect_err 3 /dev/null 'not an NVMe' -- reset /dev/null -s 0 --dry-run
+expect_err 3 /dev/zero 'not an NVMe' -- report /dev/zero -o json
+# the device must not have changed
+[ "$(cat "$REG")" = 'not a device' ] && ok "regular file untouched" || not_ok "regular file changed"
+
+# Garbage numbers: exit 2, before the device is looked at
+expect_err 2 /dev/null "invalid --start-lba '12x': unknown suffix" -- report /dev/null -s 12x
+expect_err 2 /dev/null "invalid --start-lba '-1': negative" -- report /dev/null -s -1
+expect_err 2 /dev/null "invalid --count '-1': negative" -- reset /dev/null -s 0 -c -1 -f
+expect_err 2 /dev/null "invalid --start-lba '18446744073709551616': out of range" -- \
+	open /dev/null --start-lba 18446744073709551616
+expect_err 2 /dev/null "invalid --start-lba '0x10000000000000000': out of range" -- \
+	open /dev/null --start-lba=0x10000000000000000
+expect_err 2 /dev/null "invalid --count '99999999999999999999': out of range" -- \
+	report /dev/null -c 99999999999999999999
+expect_err 2 /dev/null "invalid --count '16E': out of range" -- report /dev/null -c 16E
+expect_err 2 /dev/null "invalid --count '': empty" -- report /dev/null -c ''
+expect_err 2 /dev/null "invalid --start-lba '1.5': trailing garbage" -- report /dev/null -s 1.5
+expect_err 2 /dev/null "invalid --start-lba ' 1': not a number" -- report /dev/null -s ' 1'
+expect_err 2 /dev/null "invalid --namespace-id '4294967296': out of range" -- \
+	check /dev/null -n 4294967296
+expect_err 2 "$NOPE" "invalid --start-lba 'abc': not a number" -- reset "$NOPE" -s abc -f
+
+# Unknown state names / formats / options
+expect_err 2 /dev/null "invalid --state 'opened': unknown zone state" -- report /dev/null -S opened
+expect_err 2 /dev/null "invalid --state '9': unknown zone state" -- report /dev/null --state 9
+expect_err 2 /dev/null "invalid --output-format 'xml'" -- report /dev/null -o xml
+expect_err 2 /dev/null "invalid --output-format 'JSON'" -- check /dev/null -o JSON
+expect_err 2 /dev/null '--bogus: unknown option' -- report /dev/null --bogus
+expect_err 2 /dev/null '-z: unknown option' -- report /dev/null -z
+expect_err 2 /dev/null '-S: unknown option' -- reset /dev/null -S full
+expect_err 2 /dev/null '--force: takes no argument' -- reset /dev/null --force=yes
+expect_err 2 list '-s: unknown option' -- list -s 0
+
+# Missing or extra arguments
+for cmd in report check open close finish reset offline; do
+	expect_err 2 $cmd 'missing argument <device>' -- $cmd
+done
+expect_err 2 /dev/null '-s: requires an argument' -- report /dev/null -s
+expect_err 2 /dev/null '--count: requires an argument' -- report /dev/null --count
+expect_err 2 /dev/null "unexpected argument 'extra'" -- report /dev/null extra
+expect_err 2 list "unexpected argument 'extra'" -- list extra
+expect_err 2 /dev/null 'missing --start-lba or --all' -- reset /dev/null -f
+expect_err 2 /dev/null 'missing --start-lba or --all' -- open /dev/null
+expect_err 2 /dev/null 'cannot be combined' -- reset /dev/null -a -s 0 -f
+expect_err 2 /dev/null 'cannot be combined' -- close /dev/null --select-all -c 2
+expect_err 2 /dev/null 'count must be at least 1' -- open /dev/null -s 0 -c 0
+expect_err 2 /dev/null 'count must be at least 1' -- report /dev/null -c 0
+expect_err 2 frobnicate 'unknown command' -- frobnicate /dev/null
+expect_err 2 frobnicate 'unknown command' -- help frobnicate
+expect_err 2 __table 'unknown command' -- help __table
+
+# No arguments: usage on stderr, exit 2, nothing on stdout
+run
+[ "$RC" -eq 2 ] && [ ! -s "$OUT" ] && grep -q '^Usage:' "$ERR" && ok "no arguments -> usage, exit 2" ||
+	not_ok "no arguments: exit $RC"
+
+# Help, version and the table (positive controls for the parser)
+for args in "help" "--help" "help report" "report --help" "reset -h" "list -h"; do
+	run $args
+	[ "$RC" -eq 0 ] && [ ! -s "$ERR" ] && grep -q '^Usage: nvme-zns-npo2' "$OUT" &&
+		ok "$args -> usage" || not_ok "$args: exit $RC"
+done
+run report --help
+grep -q -- '--start-lba=LBA' "$OUT" && grep -q 'implicit-open' "$OUT" &&
+	ok "report --help lists options from the table" || not_ok "report --help: $(cat "$OUT")"
+expect_rc 0 version
+grep -Eq '^nvme-zns-npo2 version [0-9]+\.[0-9]+' "$OUT" && ok "version text" || not_ok "version: $(cat "$OUT")"
+expect_rc 0 version -o json
+json_ok "$OUT" && ok "version -o json is JSON" || not_ok "version json: $(cat "$TMP/jerr")"
+expect_rc 0 __table
+json_ok "$OUT" && ok "__table is JSON" || not_ok "__table json: $(cat "$TMP/jerr")"
+# every visible command of the table appears in `help`, and nothing else
+python3 - "$OUT" <<'PY' && ok "__table commands == help commands" || not_ok "__table/help drift"
+import json, os, subprocess, sys
+t = json.load(open(sys.argv[1]))
+helptext = subprocess.run([os.environ['BIN'], 'help'],
+                          capture_output=True, text=True).stdout
+listed = [l.split()[0] for l in helptext.splitlines() if l.startswith('  ')]
+want = [c['name'] for c in t['commands'] if not c['hidden']]
+sys.exit(0 if listed == want else 1)
+PY
+
+finish

@@ -1,0 +1,415 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
+"""CLI golden tests against emulated namespaces (tests/emu LD_PRELOAD emulator).
+
+Usage: emu-cli.py BINARY LIBZNPEMU MKFAKE GOLDEN_DIR
+       ZNP_UPDATE_GOLDEN=1 ... rewrites the golden files.
+
+Every output is compared with a golden file, and independently checked
+against the geometry the emulator was configured with (CONFIG below), the
+emulator's command trace (which NVMe commands arrived, field by field) and
+its zone state file.
+"""
+import fcntl
+import json
+import os
+import select
+import subprocess
+import sys
+import tempfile
+import termios
+
+BIN, EMU, MKFAKE, GOLDEN = (os.path.abspath(a) for a in sys.argv[1:5])
+UPDATE = bool(os.environ.get('ZNP_UPDATE_GOLDEN'))
+PROG = 'nvme-zns-npo2'
+
+# name: (nsid, lba size, zone size, zone cap, zones, block visible)
+GEOM = {
+    'ng0n1': (1, 4096, 24576, 24576, 10, False),   # npo2 96M, hidden: stock kernel
+    'ng1n1': (1, 512, 0x40000, 0x40000, 8, True),  # po2 128M
+    'ng2n1': (1, 4096, 20480, 16384, 6, True),     # npo2 80M/64M: cap < size
+    'ng3n1': (1, 512, 0x30000, 0x30000, 4, True),  # npo2 96M, visible: patched kernel
+    'ng4n1': (1, 512, 0x30000, 0x30000, 4, True),  # block twin held by someone
+    'ng5n1': (1, 512, 0x30000, 0x30000, 4, False), # zone management fails
+    'ng6n1': (1, 512, 0x3000, 0x3000, 2000, False),    # many zones
+    'ng7n1': (1, 512, 0x3000, 0x3000, 200000, False),  # 100 times more
+}
+NO_DISK = ("ng6n1", "ng7n1")  # no block device in sysfs at all
+# zone index: (emulator condition name, NVMe ZS>>4, write pointer offset or None)
+A_ZONES = {1: ('iopen', 2, 4096), 2: ('closed', 4, 100), 3: ('full', 0xe, None),
+           5: ('ro', 0xd, None), 6: ('offline', 0xf, None)}
+STATE = {1: 'EMPTY', 2: 'IMP_OPENED', 3: 'EXP_OPENED', 4: 'CLOSED', 0xd: 'READONLY',
+         0xe: 'FULL', 0xf: 'OFFLINE'}
+
+CONFIG = """\
+path=dev/ng0n1 kind=ng ctrl=nvme0 nsid=1 lba=4096 zsze=24576 zcap=24576 zones=10 disk=hidden {a_zones}
+path=dev/ng0n2 kind=ng ctrl=nvme0 nsid=2 csi=0 lba=512 nlbas=1048576 disk=hidden
+path=dev/nvme0 kind=ctrl ctrl=nvme0
+path=dev/ng1n1 kind=ng ctrl=nvme1 nsid=1 lba=512 zsze=0x40000 zcap=0x40000 zones=8
+path=dev/nvme1n1 kind=nvme twin=ng1n1
+path=dev/ng2n1 kind=ng ctrl=nvme2 nsid=1 lba=4096 zsze=20480 zcap=16384 zones=6
+path=dev/nvme2n1 kind=nvme twin=ng2n1
+path=dev/ng3n1 kind=ng ctrl=nvme3 nsid=1 lba=512 zsze=0x30000 zcap=0x30000 zones=4 state=state-e
+path=dev/nvme3n1 kind=nvme twin=ng3n1
+path=dev/ng4n1 kind=ng ctrl=nvme4 nsid=1 lba=512 zsze=0x30000 zcap=0x30000 zones=4
+path=dev/nvme4n1 kind=nvme twin=ng4n1 excl_busy=1
+path=dev/ng6n1 kind=ng ctrl=nvme6 nsid=1 lba=512 zsze=0x3000 zcap=0x3000 zones=2000 disk=none
+path=dev/ng7n1 kind=ng ctrl=nvme7 nsid=1 lba=512 zsze=0x3000 zcap=0x3000 zones=200000 disk=none
+path=dev/ng5n1 kind=ng ctrl=nvme5 nsid=1 lba=512 zsze=0x30000 zcap=0x30000 zones=4 disk=hidden fail_io=0x79:2:0x4002
+""".format(a_zones=' '.join('zone=%d:%s%s' % (i, c, '' if w is None else ':%d' % w)
+                            for i, (c, _, w) in sorted(A_ZONES.items())))
+
+passed = failed = 0
+
+
+def ok(desc):
+    global passed
+    passed += 1
+    print('ok - ' + desc)
+
+
+def not_ok(desc):
+    global failed
+    failed += 1
+    print('not ok - ' + desc)
+
+
+def check(cond, desc):
+    (ok if cond else not_ok)(desc)
+    return cond
+
+
+class Run:
+    def __init__(self, root, args, tty_answer=None):
+        self.args = args
+        trace = os.path.join(root, 'trace')
+        if os.path.exists(trace):
+            os.unlink(trace)
+        env = dict(os.environ, LD_PRELOAD=EMU, ZNP_EMU_CONFIG=os.path.join(root, 'emu.conf'),
+                   ZNP_EMU_TRACE=trace, ZNP_SYSFS_ROOT=os.path.join(root, 'sys'),
+                   ZNP_DEV_ROOT=os.path.join(root, 'dev'), LC_ALL='C')
+        if tty_answer is None:
+            p = subprocess.run([BIN] + args, cwd=root, env=env, capture_output=True,
+                               text=True, stdin=subprocess.DEVNULL, timeout=60)
+            self.rc, self.out, self.err = p.returncode, p.stdout, p.stderr
+        else:
+            self.run_tty(root, args, env, tty_answer)
+        self.cmds = []
+        if os.path.exists(trace):
+            with open(trace) as f:
+                for line in f:
+                    t = line.split()
+                    kv = dict(x.split('=', 1) for x in t[2:])
+                    self.cmds.append({'dev': t[0], 'cls': t[1],
+                                      **{k: int(v, 0) for k, v in kv.items()}})
+
+    def run_tty(self, root, args, env, answer):
+        """Run on a new session whose controlling terminal (and stdin) is a pty;
+        answer the prompt that appears on /dev/tty."""
+        master, slave = os.openpty()
+        p = subprocess.Popen([BIN] + args, cwd=root, env=env, stdin=slave,
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                             start_new_session=True,
+                             preexec_fn=lambda: fcntl.ioctl(0, termios.TIOCSCTTY, 0))
+        os.close(slave)
+        self.prompt = ''
+        while '[y/N]' not in self.prompt:
+            if not select.select([master], [], [], 10)[0]:
+                break
+            try:
+                self.prompt += os.read(master, 1024).decode()
+            except OSError:
+                break
+        os.write(master, answer.encode() + b'\n')
+        self.out, self.err = p.communicate(timeout=60)
+        self.rc = p.returncode
+        os.close(master)
+
+    def sends(self):
+        """Zone Management Send commands that reached the device."""
+        return [c for c in self.cmds if c['cls'] == 'io' and c['opc'] == 0x79]
+
+    def json(self):
+        try:
+            return json.loads(self.out)
+        except ValueError as e:
+            not_ok('%s: stdout is not JSON: %s' % (' '.join(self.args), e))
+            return None
+
+
+def golden(name, text):
+    path = os.path.join(GOLDEN, name)
+    if UPDATE:
+        with open(path, 'w') as f:
+            f.write(text)
+        return
+    try:
+        with open(path) as f:
+            want = f.read()
+    except OSError as e:
+        not_ok('golden %s: %s' % (name, e))
+        return
+    if not check(want == text, 'golden %s' % name):
+        sys.stdout.write(''.join('# ' + l + '\n' for l in text.splitlines()))
+
+
+def expect(root, args, rc, name=None):
+    """Run, require exit code rc and a clean stderr; compare stdout to a golden file."""
+    r = Run(root, args)
+    check(r.rc == rc and r.err == '', '%s -> exit %d (got %d, stderr %r)' %
+          (' '.join(args), rc, r.rc, r.err))
+    if name:
+        golden(name, r.out)
+    return r
+
+
+def expect_err(root, args, rc, dev, problem):
+    """One line naming the device, the documented exit code, nothing sent."""
+    r = Run(root, args)
+    line = r.err.rstrip('\n')
+    prefix = '%s: %s: ' % (PROG, dev)
+    check(r.rc == rc and '\n' not in line and line.startswith(prefix) and problem in line
+          and r.out == '' and not r.sends(),
+          '%s -> exit %d, one line naming %s: %r (got exit %d, %d zone commands sent)' %
+          (' '.join(args), rc, dev, line, r.rc, len(r.sends())))
+    return r
+
+
+def state_file(root):
+    """Zones the emulator holds in a non-default state: {idx: (cond, wp_off)}."""
+    path = os.path.join(root, 'state-e')
+    if not os.path.exists(path):
+        return {}
+    with open(path) as f:
+        lines = f.read().split('\n')
+    return {int(l.split()[0]): (int(l.split()[1], 16), int(l.split()[2]))
+            for l in lines[1:] if l.strip()}
+
+
+def test_list(root):
+    r = expect(root, ['list'], 0, 'list.txt')
+    r = expect(root, ['list', '-o', 'json'], 0, 'list.json')
+    j = r.json()
+    if not j:
+        return
+    names = [n['ng'] for n in j['namespaces']]
+    check(names == sorted(GEOM), 'list: every ZNS namespace, conventional ng0n2 left out: %s' % names)
+    check(j['nr_namespaces'] == len(GEOM), 'list: nr_namespaces')
+    for n in j['namespaces']:
+        nsid, lba, zsze, zcap, nz, vis = GEOM[n['ng']]
+        check((n['nsid'], n['lba_size'], n['zone_size'], n['zone_cap'], n['nr_zones'],
+               n['block_visible'], n['zone_size_po2']) ==
+              (nsid, lba, zsze, zcap, nz, vis, zsze & (zsze - 1) == 0),
+              'list: %s matches the configured geometry' % n['ng'])
+        want = None if n['ng'] in NO_DISK else 'nvme' + n['ng'][2:]
+        check(n['block'] == want and n['mapped_as'] is None,
+              'list: %s paired with its block node (%s)' % (n['ng'], want))
+    expect(root, ['list', '-H'], 0, 'list-human.txt')
+
+
+def check_zones(desc, zones, first, n):
+    """Zones of ng0n1 as configured: start, capacity, state, write pointer."""
+    _, _, zsze, zcap, _, _ = GEOM['ng0n1']
+    good = len(zones) == n
+    for k, z in enumerate(zones):
+        i = first + k
+        cond = A_ZONES.get(i, ('empty', 1, 0))
+        good &= z['slba'] == i * zsze and z['cap'] == zcap and z['type'] == 'SEQWRITE_REQ'
+        good &= z['state'] == STATE[cond[1]]
+        if cond[2] is not None:
+            good &= z['wp'] == i * zsze + cond[2]
+    check(good, desc)
+
+
+def test_report(root):
+    r = expect(root, ['report', 'dev/ng0n1'], 0, 'report-a.txt')
+    r = expect(root, ['report', 'dev/ng0n1', '-o', 'json'], 0, 'report-a.json')
+    j = r.json()
+    if j:
+        check((j['device'], j['nsid'], j['lba_size'], j['zone_size'], j['zone_cap'],
+               j['nr_zones']) == ('dev/ng0n1', 1, 4096, 24576, 24576, 10),
+              'report json header matches the configuration')
+        check_zones('report json: 10 zones as configured', j['zone_list'], 0, 10)
+    expect(root, ['report', 'dev/ng0n1', '-H', '-v'], 0, 'report-a-human.txt')
+    r = expect(root, ['report', 'dev/ng0n1', '-s', '0x6001', '-c', '3', '-o', 'json'], 0)
+    if r.json():
+        check_zones('report -s inside zone 1 -c 3: zones 1-3', r.json()['zone_list'], 1, 3)
+    for state, idx in (('closed', 2), ('full', 3), ('READONLY', 5), ('offline', 6),
+                       ('implicit-open', 1)):
+        r = expect(root, ['report', 'dev/ng0n1', '-S', state, '-o', 'json'], 0)
+        if r.json():
+            check_zones('report -S %s: zone %d only' % (state, idx),
+                        r.json()['zone_list'], idx, 1)
+    r = expect(root, ['report', 'dev/ng0n1', '-S', 'empty', '-o', 'json'], 0)
+    if r.json():
+        check([z['slba'] // 24576 for z in r.json()['zone_list']] == [0, 4, 7, 8, 9],
+              'report -S empty: zones 0 4 7 8 9')
+    check(not r.sends(), 'report sends no zone management command')
+    # the same namespace through its char and its block node: the same zones
+    a = expect(root, ['report', 'dev/ng1n1', '-o', 'json'], 0)
+    b = expect(root, ['report', 'dev/nvme1n1', '-o', 'json'], 0)
+    if a.json() and b.json():
+        ja, jb = a.json(), b.json()
+        check(ja['zone_list'] == jb['zone_list'] and len(ja['zone_list']) == 8 and
+              all(z['slba'] == i * 0x40000 for i, z in enumerate(ja['zone_list'])),
+              'report: ng1n1 and nvme1n1 give the same 8 zones')
+        del ja['device'], jb['device']
+        check(ja == jb, 'report json: ng and block node identical except the device')
+    a = expect(root, ['report', 'dev/ng1n1'], 0)
+    b = expect(root, ['report', 'dev/nvme1n1'], 0, 'report-c.txt')
+    check(a.out == b.out, 'report text: ng and block node identical')
+
+
+def test_check(root):
+    for dev, rc, verdict in (('ng0n1', 11, 'needs-kernel-patches'), ('ng0n2', 14, 'not-zns'),
+                             ('ng1n1', 10, 'po2'), ('nvme1n1', 10, 'po2'),
+                             ('ng2n1', 12, 'capacity-lt-size'), ('ng3n1', 0, 'mappable'),
+                             ('nvme3n1', 0, 'mappable')):
+        expect(root, ['check', 'dev/' + dev], rc, 'check-%s.txt' % dev)
+        r = expect(root, ['check', 'dev/' + dev, '-o', 'json'], rc, 'check-%s.json' % dev)
+        j = r.json()
+        if not j:
+            continue
+        check(j['verdict'] == verdict and j['exit_code'] == rc and
+              isinstance(j['reasons'], list) and all(isinstance(x, str) for x in j['reasons']),
+              'check %s: verdict %s, exit %d' % (dev, verdict, rc))
+        g = GEOM.get('ng' + dev[4:] if dev.startswith('nvme') else dev)
+        if g and verdict != 'not-zns':
+            check((j['nsid'], j['lba_size'], j['zone_size'], j['zone_cap'], j['nr_zones']) ==
+                  g[:5], 'check %s: geometry as configured' % dev)
+
+
+def zms(cmd):
+    """(slba, action, select_all) of a Zone Management Send."""
+    return ((cmd['cdw11'] << 32) | cmd['cdw10'], cmd['cdw13'] & 0xff, bool(cmd['cdw13'] & 0x100))
+
+
+def test_zone_ops(root):
+    zs = 0x30000
+    r = expect(root, ['open', 'dev/ng3n1', '-s', hex(zs), '-c', '2'], 0, 'open.txt')
+    check([zms(c) for c in r.sends()] == [(zs, 3, False), (2 * zs, 3, False)] and
+          all(c['nsid'] == 1 and c['dev'] == 'ng3n1' for c in r.sends()),
+          'open -c 2: two Zone Management Send (open) at zone 1 and 2 starts')
+    st = state_file(root)
+    check(st.get(1, (0,))[0] == 3 and st.get(2, (0,))[0] == 3 and 0 not in st and 3 not in st,
+          'open: emulator holds zones 1, 2 explicitly open: %s' % st)
+    r = expect(root, ['report', 'dev/nvme3n1', '-S', 'explicit-open', '-o', 'json'], 0)
+    if r.json():
+        check([z['slba'] for z in r.json()['zone_list']] == [zs, 2 * zs],
+              'report through the block node shows both open zones')
+
+    r = expect_err(root, ['finish', 'dev/ng3n1', '-s', '0'], 4, 'dev/ng3n1', 'add --force')
+    r = expect(root, ['finish', 'dev/ng3n1', '-s', hex(2 * zs), '-f', '-o', 'json'], 0,
+               'finish.json')
+    check([zms(c) for c in r.sends()] == [(2 * zs, 2, False)], 'finish: one command')
+    check(state_file(root).get(2, (0,))[0] == 0xe, 'finish: zone 2 full in the emulator')
+    r = expect(root, ['close', 'dev/nvme3n1', '-s', hex(zs)], 0)
+    check([zms(c) for c in r.sends()] == [(zs, 1, False)] and r.sends()[0]['dev'] == 'nvme3n1',
+          'close through the block node: one command')
+    check(state_file(root).get(1, (3,))[0] != 3, 'close: zone 1 no longer open')
+
+    r = expect(root, ['reset', 'dev/ng3n1', '-s', '0', '-c', '4', '--dry-run'], 0,
+               'reset-dry-run.txt')
+    check(not r.sends(), 'reset --dry-run sends nothing')
+    r = expect(root, ['offline', 'dev/ng3n1', '--all', '--dry-run', '-o', 'json'], 0,
+               'offline-all-dry-run.json')
+    check(not r.sends(), 'offline --all --dry-run sends nothing')
+    r = expect(root, ['reset', 'dev/ng3n1', '--select-all', '--force'], 0, 'reset-all.txt')
+    check([zms(c) for c in r.sends()] == [(0, 4, True)], 'reset --select-all: one select-all command')
+    check(all(c == 1 for c, _ in state_file(root).values()),
+          'reset --all: every zone empty in the emulator')
+
+    # destructive without --force: asks on the terminal
+    r = Run(root, ['reset', 'dev/ng3n1', '-s', hex(zs), '-c', '2'], tty_answer='n')
+    check(r.rc == 4 and not r.sends() and 'reset 2 zones from zone 1 (slba 0x30000) of dev/ng3n1?'
+          in r.prompt and r.err == '%s: dev/ng3n1: reset not confirmed; nothing sent\n' % PROG,
+          'reset on a terminal, answered n -> exit 4, nothing sent (%r, %r)' % (r.prompt, r.err))
+    expect(root, ['open', 'dev/ng3n1', '-s', hex(3 * zs)], 0)
+    r = Run(root, ['finish', 'dev/ng3n1', '-s', hex(3 * zs)], tty_answer='y')
+    check(r.rc == 0 and [zms(c) for c in r.sends()] == [(3 * zs, 2, False)] and
+          state_file(root).get(3, (0,))[0] == 0xe,
+          'finish on a terminal, answered y -> sent, zone 3 full (%r)' % r.err)
+    r = expect(root, ['reset', 'dev/ng3n1', '-s', hex(3 * zs), '-f'], 0)
+    check(state_file(root).get(3, (1,))[0] == 1, 'reset: zone 3 empty again')
+
+    # a failing command: the error, the exit code, what was done
+    r = Run(root, ['open', 'dev/ng5n1', '-s', '0', '-c', '3'])
+    line = r.err.rstrip('\n')
+    check(r.rc == 1 and line == '%s: dev/ng5n1: open failed after 1 of 3 zones: %s' %
+          (PROG, line.split('zones: ', 1)[-1]) and '0x4002' in line and len(r.sends()) == 2,
+          'open with the 2nd command failing -> exit 1, one line: %r' % line)
+
+
+def test_bad(root):
+    expect_err(root, ['reset', 'dev/ng0n1', '-s', '0x6001', '-f'], 2, 'dev/ng0n1',
+               'not a zone start')
+    expect_err(root, ['open', 'dev/ng0n1', '-s', '100'], 2, 'dev/ng0n1', 'not a zone start')
+    expect_err(root, ['reset', 'dev/ng0n1', '-s', '0x36000', '-c', '2', '-f'], 2, 'dev/ng0n1',
+               'zone count past the last zone')
+    expect_err(root, ['finish', 'dev/ng0n1', '-s', '0', '-c', '11', '-f'], 2, 'dev/ng0n1',
+               'zone count past the last zone')
+    expect_err(root, ['open', 'dev/ng0n1', '-s', '0x3c000'], 2, 'dev/ng0n1', 'past the end')
+    expect_err(root, ['report', 'dev/ng0n1', '-s', '0x3c000'], 2, 'dev/ng0n1', 'past the end')
+    for op in ('open', 'close', 'finish', 'reset', 'offline'):
+        expect_err(root, [op, 'dev/ng0n2', '-s', '0', '-f'], 3, 'dev/ng0n2',
+                   'not a zoned namespace')
+    expect_err(root, ['report', 'dev/ng0n2'], 3, 'dev/ng0n2', 'not a zoned namespace')
+    expect_err(root, ['report', 'dev/nvme0'], 3, 'dev/nvme0', 'controller node')
+    expect_err(root, ['reset', 'dev/nvme0', '-a', '-f'], 3, 'dev/nvme0', 'controller node')
+    expect_err(root, ['check', 'dev/ng0n1', '-n', '2'], 3, 'dev/ng0n1', 'is namespace 1, not 2')
+    expect_err(root, ['reset', 'dev/nvme4n1', '-s', '0', '-f'], 4, 'dev/nvme4n1', 'in use')
+    expect_err(root, ['reset', 'dev/ng4n1', '-a', '-f'], 4, 'dev/ng4n1', 'in use')
+    expect_err(root, ['reset', 'dev/nvme4n1', '-a', '--dry-run'], 4, 'dev/nvme4n1', 'in use')
+    expect_err(root, ['offline', 'dev/ng0n1', '-s', '0'], 4, 'dev/ng0n1', 'add --force')
+    expect_err(root, ['reset', 'dev/ng0n1', '-s', '12x', '-f'], 2, 'dev/ng0n1', 'unknown suffix')
+    expect_err(root, ['report', 'dev/ng0n1', '-S', 'opened'], 2, 'dev/ng0n1', 'unknown zone state')
+    r = Run(root, ['check', 'dev/ng0n1', '-n', '1'])
+    check(r.rc == 11, 'check -n matching the NSID is accepted')
+
+
+def report_maxrss(root, dev):
+    """Peak RSS (KiB) of `report -o json` and the zones it printed."""
+    env = dict(os.environ, LD_PRELOAD=EMU, ZNP_EMU_CONFIG=os.path.join(root, 'emu.conf'),
+               ZNP_SYSFS_ROOT=os.path.join(root, 'sys'), ZNP_DEV_ROOT=os.path.join(root, 'dev'))
+    out = os.path.join(root, 'big.json')
+    with open(out, 'w') as f:
+        p = subprocess.Popen([BIN, 'report', 'dev/' + dev, '-o', 'json'], cwd=root, env=env,
+                             stdout=f, stdin=subprocess.DEVNULL)
+        _, status, ru = os.wait4(p.pid, 0)
+    with open(out) as f:
+        j = json.load(f)
+    n = len(j['zone_list'])
+    last = j['zone_list'][-1]['slba'] if n else None
+    os.unlink(out)
+    return os.waitstatus_to_exitcode(status), ru.ru_maxrss, n, j['nr_zones'], last
+
+
+def test_streaming(root):
+    """A report streams: peak memory does not grow with the zone count."""
+    rc1, rss1, n1, nr1, last1 = report_maxrss(root, 'ng6n1')
+    rc2, rss2, n2, nr2, last2 = report_maxrss(root, 'ng7n1')
+    check(rc1 == rc2 == 0 and (n1, nr1, last1) == (2000, 2000, 1999 * 0x3000) and
+          (n2, nr2, last2) == (200000, 200000, 199999 * 0x3000),
+          'report -o json of 2000 and 200000 zones: every zone, in order')
+    check(rss2 - rss1 < 16 * 1024,
+          'report -o json: peak RSS %d KiB for 2000 zones, %d KiB for 200000' % (rss1, rss2))
+
+
+def main():
+    with tempfile.TemporaryDirectory() as root:
+        with open(os.path.join(root, 'emu.conf'), 'w') as f:
+            f.write(CONFIG)
+        subprocess.run([sys.executable, MKFAKE, root, os.path.join(root, 'emu.conf')],
+                       check=True)
+        test_list(root)
+        test_report(root)
+        test_check(root)
+        test_zone_ops(root)
+        test_bad(root)
+        test_streaming(root)
+    print('# %d passed, %d failed' % (passed, failed))
+    return 1 if failed or not passed else 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())

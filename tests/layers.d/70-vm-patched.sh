@@ -1,0 +1,46 @@
+#!/bin/bash
+# Layer 6b: the patched kernel in QEMU: npo2 NVMe ZNS namespaces as zoned
+# block devices (and the po2 ones unchanged), npo2 null_blk through module
+# parameters and configfs, the NVMe target exporting npo2 zoned devices,
+# zonefs, zone append, dm-zoned refusing npo2. Guest scripts live in
+# tests/vm/patched/; each run fails on any failed check or on BUG:/WARNING:/
+# Oops/panic in the console log (tests/vm/vm-run.sh).
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+
+bash scripts/kernel-build.sh || exit 1
+img=build/kernel/bzImage
+out=build/vm-patched
+mkdir -p "$out"
+gcc -static -O2 -Wall -Wextra -Werror -o "$out/zonectl" tests/vm/patched/helpers/zonectl.c || exit 1
+python3 tests/vm/patched/helpers/zonefs-sb.py "$out/zonefs-sb.img" || exit 1
+
+vm() {
+	local guest=$1
+	shift
+	tests/vm/vm-run.sh --kernel "$img" --guest "tests/vm/patched/$guest" --quiet \
+		--add "$out/zonectl" --add "$out/zonefs-sb.img:/vm/zonefs-sb.img" \
+		--log "build/vm-logs/patched-${guest%.sh}.log" "$@"
+}
+
+fail=0
+# NVMe host: the standard namespace layout (A 96M/96M npo2, B 128M/96M po2,
+# C 80M/64M npo2 with capacity < size, D conventional, E 48M/48M npo2 512 B)
+vm nvme.sh --preset standard --timeout 420 || fail=1
+# null_blk: one device from module parameters (1 GiB, 96 MiB zones), the
+# others through configfs; a small conventional namespace keeps /init simple
+vm nullblk.sh --ns ctrl=0,nsid=1,size=64M,lbas=4096 --timeout 420 \
+	--append "null_blk.nr_devices=1 null_blk.zoned=1 null_blk.zone_size=96 null_blk.gb=1 null_blk.memory_backed=1 null_blk.bs=4096" ||
+	fail=1
+# NVMe target (loop transport) exporting npo2 null_blk devices
+vm nvmet.sh --ns ctrl=0,nsid=1,size=64M,lbas=4096 --timeout 300 || fail=1
+
+tot_p=0 tot_f=0
+for l in build/vm-logs/patched-nvme.log build/vm-logs/patched-nullblk.log build/vm-logs/patched-nvmet.log; do
+	r=$(grep -a '^GUEST-RESULT: ' "$l" 2>/dev/null | tail -1)
+	p=$(echo "$r" | sed -nE 's/GUEST-RESULT: ([0-9]+) passed.*/\1/p')
+	f=$(echo "$r" | sed -nE 's/.* ([0-9]+) failed.*/\1/p')
+	tot_p=$((tot_p + ${p:-0})) tot_f=$((tot_f + ${f:-0}))
+done
+echo "70-vm-patched: $tot_p guest checks passed, $tot_f failed"
+exit $fail

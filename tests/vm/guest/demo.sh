@@ -1,0 +1,76 @@
+# `make demo`: a narrated walkthrough in the guest (tests/vm/demo.sh boots it).
+ZNP=nvme-zns-npo2
+
+say() { printf '\n==> %s\n' "$*"; }
+run() { printf '$ %s\n' "$*"; "$@"; }
+# runs 'PIPELINE': show and run a shell command line
+runs() { printf '$ %s\n' "$1"; eval "$1"; }
+
+A=$(vm_ng 0 1) B=$(vm_ng 0 2) C=$(vm_ng 0 3) D=$(vm_ng 0 4)
+zs=$(($(ns_conf 0 1 zsze) / 4096))
+
+if [ "$VM_KERNEL" = stock ]; then
+	say "Debian's stock $(uname -r) kernel, one emulated NVMe controller with four namespaces:"
+	echo "    nsid 1: ZNS, 96 MiB zones (not a power of two)"
+	echo "    nsid 2: ZNS, 128 MiB zones with 96 MiB capacity (power of two)"
+	echo "    nsid 3: ZNS, 80 MiB zones with 64 MiB capacity (not a power of two)"
+	echo "    nsid 4: conventional"
+	say "The kernel refuses zone sizes that are not a power of two and hides those block devices:"
+	runs "dmesg | grep 'invalid zone size'"
+	runs "ls /dev/nvme0n* /dev/ng0n*"
+	say "nvme-cli's list does not show them either:"
+	run nvme list
+else
+	say "Patched kernel $(uname -r): npo2 zoned block devices are back"
+	runs "ls /dev/nvme0n* /dev/ng0n*"
+fi
+
+if ! command -v $ZNP >/dev/null; then
+	say "build/nvme-zns-npo2 is not built yet: run 'make', then 'make demo'"
+	ok "demo ran (without the binary)"
+	exit 0
+fi
+
+say "$ZNP finds every ZNS namespace through its generic char device:"
+run $ZNP list
+say "Is each namespace usable, and how? (exit code = verdict)"
+for d in $A $B $C $D; do
+	run $ZNP check "$d"
+	echo "    (exit code $?)"
+done
+say "The first zones of nsid 1: every zone starts at a multiple of $zs LBAs (96 MiB)"
+run $ZNP report -c 4 "$A"
+say "Write 64 KiB into zone 1 (an NVMe Write through $A), then look at it:"
+run nvme-pattern write "$A" "$zs" 16 4096 1
+run $ZNP report -s "$zs" -c 1 "$A"
+say "Reset zone 1 (destructive: without --force on a non-terminal it refuses):"
+run $ZNP reset -s "$zs" "$A"
+echo "    (exit code $?)"
+run $ZNP reset --force -s "$zs" "$A"
+run $ZNP report -s "$zs" -c 1 "$A"
+
+if [ "$VM_KERNEL" = stock ]; then
+	if [ "${vm_demo_patched:-0}" = 1 ]; then
+		say "Next: the same drive on the patched kernel (build/kernel/bzImage)"
+	else
+		say "To see the npo2 block device and the po2 mapping, build the patched kernel: 'make kernel', then 'make demo' again"
+	fi
+else
+	blk=$(vm_blk 0 1)
+	say "The npo2 namespace is a zoned block device now:"
+	runs "cat /sys/block/${blk#/dev/}/queue/zoned /sys/block/${blk#/dev/}/queue/chunk_sectors"
+	run blkzone report -c 3 "$blk"
+	if $ZNP help 2>&1 | grep -qw map; then
+		say "Map it to a po2-zoned device for software that needs power-of-two zones:"
+		run $ZNP check "$blk"
+		run $ZNP map -f "$blk"
+		run $ZNP status
+		for m in /dev/mapper/*; do
+			[ -b "$m" ] || continue
+			run blkzone report -c 3 "$m"
+		done
+		run $ZNP unmap -f "$blk"
+	fi
+fi
+ok "demo ran"
+true
