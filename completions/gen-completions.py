@@ -5,8 +5,8 @@ table (`nvme-zns-npo2 __table`), so they cannot drift from the code.
 
     gen-completions.py bash|zsh TABLE.json OUTPUT
 
-Device arguments complete to NVMe generic namespace nodes (ngXnY) and zoned
-block devices, mapping arguments to zoned device-mapper devices (po2
+Options whose argument is a FILE complete file names. Device arguments
+complete to NVMe generic namespace nodes (ngXnY) and zoned block devices, mapping arguments to zoned device-mapper devices (po2
 mappings); ZNP_DEV_ROOT and ZNP_SYSFS_ROOT move /dev and /sys as they do for
 the tool itself.
 """
@@ -71,6 +71,8 @@ def gen_bash(opts, cmds):
         if o['kind'] == 'flag':
             continue
         vals = sh_words(o.get('values') or [])
+        if o.get('meta') == 'FILE':
+            vals = '@files'		# file names
         for s in spellings(o):
             w('\t[%s]="%s"' % (s, vals))
     w(')')
@@ -131,7 +133,11 @@ _nvme_zns_npo2_complete_at()
 	fi
 	if [[ -n $opt && -n ${_nvme_zns_npo2_values[$opt]+set} &&
 	      " ${_nvme_zns_npo2_opts[$cmd]} " == *" $opt "* ]]; then
-		COMPREPLY=($(compgen -W "${_nvme_zns_npo2_values[$opt]}" -- "$cur"))
+		if [[ ${_nvme_zns_npo2_values[$opt]} == @files ]]; then
+			COMPREPLY=($(compgen -f -- "$cur"))
+		else
+			COMPREPLY=($(compgen -W "${_nvme_zns_npo2_values[$opt]}" -- "$cur"))
+		fi
 		return 0
 	fi
 	if [[ $cur == -* ]]; then
@@ -240,6 +246,8 @@ _nvme-zns-npo2_mappings() {
                 forms = [s + ('=' if s.startswith('--') else '+') for s in sp]
                 vals = o.get('values')
                 action = '(%s)' % ' '.join(vals) if vals else ' '
+                if o.get('meta') == 'FILE':
+                    action = '_files'
                 tail = ':%s:%s' % (zq(o.get('meta') or 'value'), action)
             for f in forms:
                 w("\t\t\t'%s%s%s%s'" % (excl, f, hlp, tail))

@@ -132,7 +132,7 @@ make -s -C "$SRC" tinyconfig >/dev/null
 make -s -C "$SRC" olddefconfig >/dev/null
 # every =y of the fragment must survive (catches typos and missing deps);
 # options this tree does not define (a later part of the series) are skipped
-missing= absent=
+missing='' absent=''
 for l in $(grep -E '^CONFIG_[A-Z0-9_]+=y' "$FRAGMENT"); do
 	grep -qx "$l" "$SRC/.config" && continue
 	sym=${l%=y}

@@ -11,7 +11,7 @@
 # Result table: build/kernel-check/result.txt. Exit 0 if every patch applies,
 # builds and is checkpatch-clean (no errors, warnings or checks).
 set -uo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/.." || exit 1
 ROOT=$PWD
 BUILD=${BUILD:-build}
 JOBS=${JOBS:-$(nproc)}

@@ -54,6 +54,13 @@ int znp_check(const struct znp_ns_info *ns, const struct znp_geom *g,
 	return 0;
 }
 
+/**
+ * znp_verdict_name() - verdict as the JSON/CLI string
+ * @v: verdict
+ *
+ * Return: "mappable", "po2", "needs-kernel-patches", "capacity-lt-size",
+ * "capacity-varies", "not-zns" ("unknown" otherwise).
+ */
 const char *znp_verdict_name(enum znp_verdict v)
 {
 	switch (v) {
@@ -73,6 +80,12 @@ const char *znp_verdict_name(enum znp_verdict v)
 	return "unknown";
 }
 
+/**
+ * znp_verdict_text() - one-line explanation of a verdict
+ * @v: verdict
+ *
+ * Return: a static string without the device name.
+ */
 const char *znp_verdict_text(enum znp_verdict v)
 {
 	switch (v) {
@@ -92,6 +105,12 @@ const char *znp_verdict_text(enum znp_verdict v)
 	return "unknown verdict";
 }
 
+/**
+ * znp_reason_name() - name of one ZNP_R_* bit
+ * @reason_bit: exactly one bit
+ *
+ * Return: "not-zoned", "zone-size-po2", ..., or NULL for anything else.
+ */
 const char *znp_reason_name(uint32_t reason_bit)
 {
 	switch (reason_bit) {

@@ -309,6 +309,10 @@ out_free:
 	return ret;
 }
 
+/**
+ * znp_dev_close() - close and free a device (NULL is fine)
+ * @dev: device from znp_dev_open()
+ */
 void znp_dev_close(struct znp_dev *dev)
 {
 	if (!dev)
@@ -345,6 +349,12 @@ int znp_dev_probe(struct znp_dev *dev)
 	return znp_report_probe_cap(dev);
 }
 
+/**
+ * znp_dev_is_nvme() - is @dev driven by NVMe passthrough?
+ * @dev: device
+ *
+ * Return: true for ngXnY and nvmeXnY nodes.
+ */
 bool znp_dev_is_nvme(const struct znp_dev *dev)
 {
 	return dev && dev->kind != ZNP_DEV_ZONED_BLOCK;

@@ -2,9 +2,10 @@
 /*
  * NVMe namespace identity from sysfs.
  *
- * Kernel naming (drivers/nvme/host): without multipath the disk is
- * nvme<ctrl>n<head> and the generic node ng<ctrl>n<head>, both children of
- * the controller device. With multipath the per-path disks nvme<subsys>c
+ * Kernel naming (drivers/nvme/host): the generic node of a namespace is
+ * ng<ctrl>n<head>, a child of the controller device, and so is its disk:
+ * nvme<ctrl>n<head> with multipath off, nvme<subsys>n<head> with multipath
+ * on (Debian's default) for a namespace that is not shared. With multipath the per-path disks nvme<subsys>c
  * <ctrl>n<head> are hidden, the usable disk is the head nvme<subsys>n<head>
  * and the only generic node is the head's ng<subsys>n<head>, a child of
  * nvme-subsys<subsys>. Instance numbers pair nodes; the NSID always comes
@@ -170,7 +171,13 @@ static void ctrl_from_multipath(const struct znp_env *env, const char *blk,
 		snprintf(ns->ctrl, sizeof(ns->ctrl), "nvme%d", best);
 }
 
-/* Non-multipath disk nvme<a>n<b>, or the hidden path disk nvme<s>c<a>n<b>. */
+/*
+ * Disk of controller nvme<a> for head instance @b: nvme<a>n<b> (multipath
+ * off), nvme<s>n<b> (multipath on but namespace not shared: the name takes
+ * the subsystem instance), or the hidden path disk nvme<s>c<a>n<b> whose
+ * head nvme<s>n<b> is the usable disk. Head instances are unique within a
+ * subsystem, hence within a controller's directory.
+ */
 static void blk_of_ctrl(const struct znp_env *env, struct znp_ns_info *ns,
 			unsigned int a, unsigned int b)
 {
@@ -192,15 +199,19 @@ static void blk_of_ctrl(const struct znp_env *env, struct znp_ns_info *ns,
 	if (!d)
 		return;
 	while ((de = readdir(d))) {
-		if (parse_disk(de->d_name, &s, &c, &h, &path) && path && c == a && h == b) {
+		if (!parse_disk(de->d_name, &s, &c, &h, &path) || h != b || (path && c != a))
+			continue;
+		if (path) {
 			char sub[800];
 
 			snprintf(sub, sizeof(sub), "%s/%s", dir, de->d_name);
 			read_nsid(sub, ns);
 			snprintf(name, sizeof(name), "nvme%un%u", s, b);
 			set_blk(env, ns, name);
-			break;
+		} else {
+			set_blk(env, ns, de->d_name);
 		}
+		break;
 	}
 	closedir(d);
 }
@@ -253,15 +264,17 @@ int znp_nsinfo_from_blk(const struct znp_env *env, const char *blk, struct znp_n
 	parent[0] = '\0';
 	if (!znp_sysfs_path(env, path, sizeof(path), "block/%s/device", blk))
 		znp_link_basename(path, parent, sizeof(parent));
-	if (znp_name_is_ctrl(parent))
+	if (znp_name_is_ctrl(parent)) {
+		/* the generic node takes the controller instance */
 		znp_strlcpy(ns->ctrl, parent, sizeof(ns->ctrl));
-	else
+		snprintf(ng, sizeof(ng), "ng%dn%u", znp_ctrl_instance(parent), b);
+	} else {
+		/* multipath head: ng<subsys>n<head>, like the disk */
 		ctrl_from_multipath(env, blk, ns);
-	if (!ns->ctrl[0])
-		snprintf(ns->ctrl, sizeof(ns->ctrl), "nvme%u", a);
-
-	/* ng<a>n<b>: same instances for plain disks and multipath heads */
-	snprintf(ng, sizeof(ng), "ng%un%u", a, b);
+		if (!ns->ctrl[0])
+			snprintf(ns->ctrl, sizeof(ns->ctrl), "nvme%u", a);
+		snprintf(ng, sizeof(ng), "ng%un%u", a, b);
+	}
 	if (!znp_sysfs_path(env, path, sizeof(path), "class/nvme-generic/%s", ng) &&
 	    znp_path_exists(path))
 		znp_strlcpy(ns->ng_name, ng, sizeof(ns->ng_name));

@@ -26,6 +26,8 @@ struct znp_report_iter {
 	uint64_t nr_reported;		/* first header's count */
 	uint64_t delivered;		/* descriptors parsed so far */
 	uint64_t ncmds;
+	uint64_t cap;			/* capacity of the first full-size zone */
+	bool cap_seen, cap_varies;
 	bool started, eof;
 };
 
@@ -108,6 +110,19 @@ static int report_fetch(struct znp_report_iter *it)
 		return ret;
 
 	it->delivered += n;
+	for (size_t i = 0; i < n; i++) {
+		const struct znp_zone *z = &it->zones[i];
+
+		/* a small last zone has a smaller capacity by nature */
+		if (z->len != it->g.zone_size)
+			continue;
+		if (!it->cap_seen) {
+			it->cap = z->cap;
+			it->cap_seen = true;
+		} else if (z->cap != it->cap) {
+			it->cap_varies = true;
+		}
+	}
 	if (n)
 		it->next_slba = znp_next_zone_start(&it->g, it->zones[n - 1].start);
 	if (n < want || it->delivered >= it->nr_reported || it->next_slba >= it->g.nlbas)
@@ -194,16 +209,46 @@ int znp_report_next(struct znp_report_iter *it, struct znp_zone *z)
 	return 1;
 }
 
+/**
+ * znp_report_nr_zones() - zones the report covers
+ * @it: iterator
+ *
+ * Return: the first command's header count: zones matching the filter from
+ * the start zone on, as the device first reported.
+ */
 uint64_t znp_report_nr_zones(const struct znp_report_iter *it)
 {
 	return it ? it->nr_reported : 0;
 }
 
+/**
+ * znp_report_cmds() - commands issued so far
+ * @it: iterator
+ *
+ * Return: Zone Management Receive commands (or BLKREPORTZONE calls).
+ */
 uint64_t znp_report_cmds(const struct znp_report_iter *it)
 {
 	return it ? it->ncmds : 0;
 }
 
+/**
+ * znp_report_cap_varies() - did full-size zones report different capacities?
+ * @it: iterator
+ *
+ * Covers the zones fetched so far (the whole device once an unfiltered
+ * report from LBA 0 has ended).
+ * Return: true when two full-size zones differ in capacity.
+ */
+bool znp_report_cap_varies(const struct znp_report_iter *it)
+{
+	return it && it->cap_varies;
+}
+
+/**
+ * znp_report_end() - free an iterator (NULL is fine)
+ * @it: iterator
+ */
 void znp_report_end(struct znp_report_iter *it)
 {
 	if (!it)
@@ -217,7 +262,6 @@ int znp_report_probe_cap(struct znp_dev *dev)
 {
 	struct znp_geom *g = &dev->geom;
 	struct znp_report_iter *it;
-	size_t i;
 	int ret;
 
 	ret = znp_report_begin(dev, 0, ZNP_RF_ALL, &it);
@@ -228,12 +272,7 @@ int znp_report_probe_cap(struct znp_dev *dev)
 		goto out_end;
 	}
 	g->zone_cap = it->zones[0].cap;
-	g->zone_cap_varies = false;
-	for (i = 1; i < it->nz; i++) {
-		/* a small last zone has a smaller capacity by nature */
-		if (it->zones[i].len == g->zone_size && it->zones[i].cap != g->zone_cap)
-			g->zone_cap_varies = true;
-	}
+	g->zone_cap_varies = it->cap_varies;
 out_end:
 	znp_report_end(it);
 	return ret;

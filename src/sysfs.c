@@ -5,6 +5,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -104,16 +105,24 @@ int znp_attr_read_u64(const char *path, uint64_t *v)
 	return 0;
 }
 
+/*
+ * Resolve fully when possible (a link like "device -> .." still names its
+ * target); fall back to the link text for dangling links.
+ */
 int znp_link_basename(const char *path, char *buf, size_t len)
 {
-	char target[512];
+	char target[PATH_MAX];
 	const char *base;
 	ssize_t n;
 
-	n = readlink(path, target, sizeof(target) - 1);
-	if (n < 0)
-		return -errno;
-	target[n] = '\0';
+	if (!realpath(path, target)) {
+		n = readlink(path, target, sizeof(target) - 1);
+		if (n < 0)
+			return -errno;
+		target[n] = '\0';
+	} else {
+		n = (ssize_t)strlen(target);
+	}
 	while (n > 1 && target[n - 1] == '/')
 		target[--n] = '\0';
 	base = strrchr(target, '/');

@@ -24,7 +24,7 @@ int znp_dev_path(const struct znp_env *env, char *buf, size_t len, const char *n
 /* Read a sysfs attribute, trailing whitespace removed. Return: 0 or -errno. */
 int znp_attr_read(const char *path, char *buf, size_t len);
 int znp_attr_read_u64(const char *path, uint64_t *v);
-/* basename of the target of symlink @path. Return: 0 or -errno. */
+/* basename of what symlink @path resolves to (its text if dangling). Return: 0 or -errno. */
 int znp_link_basename(const char *path, char *buf, size_t len);
 bool znp_path_exists(const char *path);
 

@@ -87,19 +87,25 @@ static int zdesc_parse_one(const struct znp_geom *g, const unsigned char *d,
  * the caller does that, except that it may not exceed the zone count.
  * Return: 0, -EPROTO (malformed data, *nparsed counts the good
  * descriptors before the bad one) or -EINVAL (bad arguments, a geometry
- * that did not pass znp_geom_init()).
+ * that znp_geom_init() rejects; its derived fields are recomputed, not
+ * trusted).
  */
 int znp_zdesc_parse(const struct znp_geom *g, const void *buf, size_t len,
 		    uint64_t *nr_reported, struct znp_zone *zones, size_t max,
 		    size_t *nparsed)
 {
 	const unsigned char *p = buf;
+	struct znp_geom lg;
 	size_t stride, fit, n, i;
 	int ret;
 
-	if (!g || !buf || !nr_reported || !nparsed || (max && !zones) ||
-	    !g->zone_size || !g->nr_zones || g->zdes_bytes % 64)
+	if (!g || !buf || !nr_reported || !nparsed || (max && !zones) || g->zdes_bytes % 64)
 		return -EINVAL;
+	/* derive nr_zones and the po2 fields ourselves: @g may come from a fuzzer */
+	lg = *g;
+	if (znp_geom_init(&lg))
+		return -EINVAL;
+	g = &lg;
 	*nparsed = 0;
 	if (len < ZNP_ZREPORT_HDR_SIZE)
 		return -EPROTO;
@@ -122,6 +128,12 @@ int znp_zdesc_parse(const struct znp_geom *g, const void *buf, size_t len,
 	return 0;
 }
 
+/**
+ * znp_zone_cond_name() - nvme-cli name of a zone condition
+ * @cond: enum znp_zone_cond
+ *
+ * Return: "EMPTY", "IMP_OPENED", ..., or "Unknown State".
+ */
 const char *znp_zone_cond_name(uint8_t cond)
 {
 	switch (cond) {
@@ -145,6 +157,12 @@ const char *znp_zone_cond_name(uint8_t cond)
 	return "Unknown State";
 }
 
+/**
+ * znp_zone_type_name() - nvme-cli name of a zone type
+ * @type: enum znp_zone_type
+ *
+ * Return: "SEQWRITE_REQ", ..., or "Unknown".
+ */
 const char *znp_zone_type_name(uint8_t type)
 {
 	switch (type) {
@@ -158,6 +176,12 @@ const char *znp_zone_type_name(uint8_t type)
 	return "Unknown";
 }
 
+/**
+ * znp_zone_action_name() - CLI name of a zone action
+ * @a: action
+ *
+ * Return: "close", "finish", "open", "reset", "offline" or "unknown".
+ */
 const char *znp_zone_action_name(enum znp_zone_action a)
 {
 	switch (a) {

@@ -3,6 +3,7 @@
 #ifndef ZNP_ZONE_H
 #define ZNP_ZONE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -85,6 +86,12 @@ int znp_report_next(struct znp_report_iter *it, struct znp_zone *z);
 uint64_t znp_report_nr_zones(const struct znp_report_iter *it);
 /* Zone Management Receive commands (or BLKREPORTZONE calls) issued so far. */
 uint64_t znp_report_cmds(const struct znp_report_iter *it);
+/*
+ * Did full-size zones fetched so far report different capacities? After a
+ * complete unfiltered report from LBA 0 this covers the whole device
+ * (znp_dev_probe() only looks at the first chunk).
+ */
+bool znp_report_cap_varies(const struct znp_report_iter *it);
 void znp_report_end(struct znp_report_iter *it);
 
 /**

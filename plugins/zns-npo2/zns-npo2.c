@@ -28,14 +28,6 @@ struct glue_slot {
 	char *arg;
 };
 
-/* Test hooks, read as nvme-zns-npo2 reads them: empty means unset. */
-static const char *env_path(const char *name)
-{
-	const char *v = getenv(name);
-
-	return v && *v ? v : NULL;
-}
-
 /* argconfig owns -h; nvme-cli users also expect --help and -help. */
 static bool wants_help(int argc, char **argv)
 {
@@ -89,11 +81,7 @@ static int glue_run(int argc, char **argv, const char *name)
 	size_t n = 0, i, k = 0;
 	int code;
 
-	cli.prog = "nvme zns-npo2";
-	cli.env.sysfs_root = env_path("ZNP_SYSFS_ROOT");
-	cli.env.dev_root = env_path("ZNP_DEV_ROOT");
-	cli.out = stdout;
-	cli.err = stderr;
+	znp_cli_init(&cli, "nvme zns-npo2");
 	znp_opts_init(&o);
 	if (!c) {
 		znp_cli_err(&cli, name, "not in this build's command table");
@@ -122,7 +110,9 @@ static int glue_run(int argc, char **argv, const char *name)
 	}
 
 	if (wants_help(argc, argv)) {
-		znp_opt_set(&o, znp_opt_by_id(ZNP_O_HELP), NULL, NULL);
+		const char *why;
+
+		znp_opt_set(&o, znp_opt_by_id(ZNP_O_HELP), NULL, &why);
 	} else if (argconfig_parse(argc, argv, c->help, ac)) {
 		code = ZNP_EXIT_USAGE;
 		goto out;
@@ -137,11 +127,11 @@ static int glue_run(int argc, char **argv, const char *name)
 			if (d->id == ZNP_O_HELP || (!slots[i].flag && !slots[i].arg))
 				continue;
 			if (znp_opt_set(&o, d, slots[i].arg, &why)) {
-				/* the standalone parser's wording */
-				znp_cli_err(&cli, o.nargs ? o.args[0] : c->name,
-					    "invalid --%s '%s': %s", d->long_name,
-					    slots[i].arg, why);
-				code = ZNP_EXIT_USAGE;
+				char what[64];
+
+				snprintf(what, sizeof(what), "--%s", d->long_name);
+				code = znp_cli_opt_error(&cli, c, &o, what,
+							 slots[i].arg, why);
 				goto out;
 			}
 		}
@@ -169,3 +159,4 @@ GLUE_CMD(znp_nvme_close)
 GLUE_CMD(znp_nvme_finish)
 GLUE_CMD(znp_nvme_reset)
 GLUE_CMD(znp_nvme_offline)
+GLUE_CMD(znp_nvme_discard)

@@ -23,6 +23,7 @@ PLUGIN(NAME("zns-npo2", "Zoned namespaces with non-power-of-2 zone sizes", ZNP_V
 		ENTRY("finish", "finish zones (move the write pointer to the end; destructive)", znp_nvme_finish)
 		ENTRY("reset", "reset zones (discard their data; destructive)", znp_nvme_reset)
 		ENTRY("offline", "take zones offline (permanently; destructive)", znp_nvme_offline)
+		ENTRY("discard", "discard byte or LBA ranges, many commands in flight; whole zones of zoned devices are reset (destructive)", znp_nvme_discard)
 	)
 );
 

@@ -59,7 +59,6 @@ int znp_cli_parse_argv(const struct znp_cli *cli, const struct znp_cmd_desc *c,
 	struct option lo[2 * ZNP_O_NR + 1];
 	struct parse_err e = { 0 };
 	char so[3 * ZNP_O_NR + 2];
-	const char *subject;
 	int opt;
 
 	build_tables(c, lo, so, sizeof(so));
@@ -107,11 +106,5 @@ int znp_cli_parse_argv(const struct znp_cli *cli, const struct znp_cmd_desc *c,
 		o->nargs = ZNP_MAX_ARGS;
 	if (!e.what)
 		return 0;
-	/* Name the device when there is one: the error is about using it. */
-	subject = o->nargs && c->max_args ? o->args[0] : c->name;
-	if (e.arg)
-		znp_cli_err(cli, subject, "invalid %s '%s': %s", e.what, e.arg, e.why);
-	else
-		znp_cli_err(cli, subject, "%s: %s", e.what, e.why);
-	return ZNP_EXIT_USAGE;
+	return znp_cli_opt_error(cli, c, o, e.what, e.arg, e.why);
 }

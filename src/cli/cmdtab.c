@@ -2,6 +2,7 @@
 /* The command/option table and the front-end independent dispatch. */
 #include <errno.h>
 #include <stdarg.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cmdtab.h"
@@ -41,6 +42,18 @@ const struct znp_opt_desc znp_opt_descs[ZNP_O_NR] = {
 		"commands in flight", NULL, ZNP_OK_U32, OPT(queue_depth) },
 	[ZNP_O_NAME] = { ZNP_O_NAME, "name", 0, NULL, "NAME",
 		"name of the po2 mapping", NULL, ZNP_OK_STRING, OPT(name) },
+	[ZNP_O_OFFSET] = { ZNP_O_OFFSET, "offset", 0, NULL, "OFFSET",
+		"start of the range in bytes (LBAs with --lba); default 0", NULL, ZNP_OK_U64,
+		OPT(offset) },
+	[ZNP_O_LENGTH] = { ZNP_O_LENGTH, "length", 'l', NULL, "LENGTH",
+		"length of the range (default: to the end of the device)", NULL, ZNP_OK_U64,
+		OPT(length) },
+	[ZNP_O_RANGES] = { ZNP_O_RANGES, "ranges", 'r', NULL, "FILE",
+		"ranges \"OFFSET LENGTH\", one per line, from FILE ('-': stdin)", NULL,
+		ZNP_OK_STRING, OPT(ranges) },
+	[ZNP_O_LBA] = { ZNP_O_LBA, "lba", 'L', NULL, NULL,
+		"offsets and lengths are in logical blocks, not bytes", NULL, ZNP_OK_FLAG,
+		OPT(lba) },
 };
 
 #define COMMON ZNP_O_OUTPUT_FORMAT, ZNP_O_VERBOSE, ZNP_O_HELP
@@ -52,13 +65,13 @@ static const enum znp_opt_id report_opts[] = {
 static const enum znp_opt_id check_opts[] = { COMMON, ZNP_O_HUMAN, ZNP_O_NSID, ZNP_O_NR };
 static const enum znp_opt_id zone_opts[] = {
 	COMMON, ZNP_O_NSID, ZNP_O_START_LBA, ZNP_O_COUNT, ZNP_O_ALL, ZNP_O_FORCE,
-	ZNP_O_DRY_RUN, ZNP_O_NR
+	ZNP_O_DRY_RUN, ZNP_O_QUEUE_DEPTH, ZNP_O_NR
 };
 static const enum znp_opt_id help_opts[] = { ZNP_O_HELP, ZNP_O_NR };
 static const enum znp_opt_id version_opts[] = { ZNP_O_OUTPUT_FORMAT, ZNP_O_HELP, ZNP_O_NR };
 #ifdef ZNP_HAVE_CMD_DISCARD
 static const enum znp_opt_id discard_opts[] = {
-	COMMON, ZNP_O_NSID, ZNP_O_START_LBA, ZNP_O_COUNT, ZNP_O_ALL, ZNP_O_FORCE,
+	COMMON, ZNP_O_OFFSET, ZNP_O_LENGTH, ZNP_O_RANGES, ZNP_O_LBA, ZNP_O_FORCE,
 	ZNP_O_DRY_RUN, ZNP_O_QUEUE_DEPTH, ZNP_O_NR
 };
 #endif
@@ -87,7 +100,7 @@ const struct znp_cmd_desc znp_cmds[] = {
 	{ "offline", "take zones offline (permanently; destructive)",
 	  "<device>", 1, 1, znp_cmd_offline, zone_opts, false },
 #ifdef ZNP_HAVE_CMD_DISCARD
-	{ "discard", "reset zones asynchronously with many commands in flight (destructive)",
+	{ "discard", "discard byte or LBA ranges, many commands in flight; whole zones of zoned devices are reset (destructive)",
 	  "<device>", 1, 1, znp_cmd_discard, discard_opts, false },
 #endif
 #ifdef ZNP_HAVE_CMD_MAP
@@ -196,6 +209,40 @@ void znp_cli_err(const struct znp_cli *cli, const char *subject, const char *fmt
 	vfprintf(cli->err, fmt, ap);
 	va_end(ap);
 	fputc('\n', cli->err);
+}
+
+static const char *env_path(const char *name)
+{
+	const char *v = getenv(name);
+
+	return v && *v ? v : NULL;
+}
+
+void znp_cli_init(struct znp_cli *cli, const char *prog)
+{
+	*cli = (struct znp_cli){
+		.prog = prog,
+		.env = {
+			.sysfs_root = env_path("ZNP_SYSFS_ROOT"),
+			.dev_root = env_path("ZNP_DEV_ROOT"),
+		},
+		.out = stdout,
+		.err = stderr,
+	};
+}
+
+int znp_cli_opt_error(const struct znp_cli *cli, const struct znp_cmd_desc *c,
+		      const struct znp_opts *o, const char *what, const char *arg,
+		      const char *why)
+{
+	/* Name the device when there is one: the error is about using it. */
+	const char *subject = o->nargs && c->max_args ? o->args[0] : c->name;
+
+	if (arg)
+		znp_cli_err(cli, subject, "invalid %s '%s': %s", what, arg, why);
+	else
+		znp_cli_err(cli, subject, "%s: %s", what, why);
+	return ZNP_EXIT_USAGE;
 }
 
 int znp_cli_run(const struct znp_cli *cli, const struct znp_cmd_desc *c,

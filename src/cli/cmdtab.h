@@ -89,6 +89,27 @@ int znp_opt_set(struct znp_opts *o, const struct znp_opt_desc *d,
 		const char *arg, const char **why);
 
 /**
+ * znp_cli_init() - front-end context shared by the standalone binary and the
+ * nvme-cli plugin: @prog for messages, stdout/stderr, and the test hooks
+ * ZNP_SYSFS_ROOT (instead of /sys) and ZNP_DEV_ROOT (instead of /dev) read
+ * from the environment (empty values are ignored).
+ */
+void znp_cli_init(struct znp_cli *cli, const char *prog);
+
+/**
+ * znp_cli_opt_error() - print the one-line error for a bad option
+ * @o: options with the positional arguments already filled in, so the
+ *     message names the device when there is one
+ * @what: the option as the user wrote it ("--start-lba", "-s")
+ * @arg: its argument, or NULL for "<what>: <why>" (unknown option, ...)
+ * @why: the problem
+ * Return: ZNP_EXIT_USAGE.
+ */
+int znp_cli_opt_error(const struct znp_cli *cli, const struct znp_cmd_desc *c,
+		      const struct znp_opts *o, const char *what, const char *arg,
+		      const char *why);
+
+/**
  * znp_cli_run() - validate positional arguments and run a command
  * @o: fully parsed options (args[] filled)
  *

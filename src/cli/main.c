@@ -8,34 +8,19 @@
  * replaces /dev for device discovery, so tests can point the tool at a fake
  * sysfs tree and emulated device nodes.
  */
-#include <stdlib.h>
 #include <string.h>
 
 #include "cmdtab.h"
 #include "exit.h"
 
-static const char *env_path(const char *name)
-{
-	const char *v = getenv(name);
-
-	return v && *v ? v : NULL;
-}
-
 int main(int argc, char **argv)
 {
-	struct znp_cli cli = {
-		.prog = "nvme-zns-npo2",
-		.env = {
-			.sysfs_root = env_path("ZNP_SYSFS_ROOT"),
-			.dev_root = env_path("ZNP_DEV_ROOT"),
-		},
-		.out = stdout,
-		.err = stderr,
-	};
+	struct znp_cli cli;
 	const struct znp_cmd_desc *c;
 	struct znp_opts o;
 	int ret;
 
+	znp_cli_init(&cli, "nvme-zns-npo2");
 	if (argc < 2) {
 		znp_cli_help_all(&cli, stderr);
 		return ZNP_EXIT_USAGE;

@@ -32,6 +32,10 @@ enum znp_opt_id {
 	ZNP_O_DRY_RUN,
 	ZNP_O_QUEUE_DEPTH,
 	ZNP_O_NAME,
+	ZNP_O_OFFSET,
+	ZNP_O_LENGTH,
+	ZNP_O_RANGES,
+	ZNP_O_LBA,
 	ZNP_O_NR
 };
 
@@ -51,6 +55,10 @@ struct znp_opts {
 	bool dry_run;
 	uint32_t queue_depth;
 	const char *name;		/* mapping name (map/unmap/status) */
+	uint64_t offset;		/* discard: bytes, or LBAs with lba */
+	uint64_t length;
+	const char *ranges;		/* discard: range list file, "-" stdin */
+	bool lba;			/* discard: offsets/lengths in LBAs */
 
 	uint32_t given;			/* 1u << enum znp_opt_id, set by znp_opt_set() */
 	const char *args[ZNP_MAX_ARGS];	/* positional arguments, args[0] = device */

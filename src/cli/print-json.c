@@ -192,7 +192,7 @@ static void json_check(struct znp_print *p, const struct znp_check_view *v)
 	j_put(p, "verdict", str(znp_verdict_name(v->res.verdict)));
 	j_put(p, "explanation", str(znp_verdict_text(v->res.verdict)));
 	j_put(p, "reasons", reasons);
-	j_put(p, "exit_code", json_object_new_int(v->exit_code));
+	j_put(p, "exit_code", json_object_new_int64(v->exit_code));
 	j_put(p, "zoned", json_object_new_boolean(v->is_zoned));
 	if (v->geom) {
 		put_geom(p, v->geom);
@@ -245,6 +245,58 @@ static void json_zone_op_end(struct znp_print *p, uint64_t done, int ret)
 	j_end(p);
 }
 
+static void json_discard_begin(struct znp_print *p, const struct znp_discard_view *v)
+{
+	p->discard = v;
+	j_begin(p);
+	j_put(p, "device", str(v->device));
+	j_put(p, "target", str(v->target));
+	j_put(p, "engine", str(v->engine));
+	j_put(p, "unit", str(v->unit));
+	j_put(p, "dry_run", json_object_new_boolean(v->dry_run));
+	j_put(p, "queue_depth", u64(v->queue_depth));
+	j_put(p, "ranges", u64(v->ranges));
+	j_put(p, "commands", u64(v->commands));
+	j_put(p, "bytes", u64(v->bytes));
+	if (v->dry_run)
+		j_array_begin(p, "plan");
+}
+
+static void json_discard_cmd(struct znp_print *p, uint64_t start, uint64_t len)
+{
+	struct json_object *o = json_object_new_object();
+
+	add(o, "start", u64(start));
+	add(o, "length", u64(len));
+	j_array_elem(p, o);
+	p->nr_items++;
+}
+
+static void json_discard_end(struct znp_print *p, const struct znp_discard_summary *s)
+{
+	struct json_object *o;
+
+	if (p->discard->dry_run)
+		j_array_end(p);
+	if (s) {
+		o = json_object_new_object();
+		add(o, "engine", str(s->engine));
+		add(o, "fallbacks", u64(s->fallbacks));
+		add(o, "fallback_reason", s->fallback_reason ? str(s->fallback_reason) : NULL);
+		add(o, "commands", u64(s->commands));
+		add(o, "submitted", u64(s->submitted));
+		add(o, "completed", u64(s->completed));
+		add(o, "failed", u64(s->failed));
+		add(o, "bytes", u64(s->bytes));
+		add(o, "seconds", json_object_new_double(s->seconds));
+		add(o, "iops", json_object_new_double(s->iops));
+		add(o, "interrupted", json_object_new_boolean(s->interrupted));
+		add(o, "error", s->ret ? str(znp_strerror(s->ret)) : NULL);
+		j_put(p, "result", o);
+	}
+	j_end(p);
+}
+
 static void json_version(struct znp_print *p, const char *prog, const char *version)
 {
 	j_begin(p);
@@ -265,6 +317,9 @@ const struct znp_print_ops znp_print_json_ops = {
 	.zone_op_begin = json_zone_op_begin,
 	.zone_op_cmd = json_zone_op_cmd,
 	.zone_op_end = json_zone_op_end,
+	.discard_begin = json_discard_begin,
+	.discard_cmd = json_discard_cmd,
+	.discard_end = json_discard_end,
 	.version = json_version,
 };
 
@@ -318,8 +373,8 @@ void znp_print_table_json(FILE *out, const char *prog)
 		add(o, "name", str(c->name));
 		add(o, "help", str(c->help));
 		add(o, "args", str(c->args));
-		add(o, "min_args", json_object_new_int(c->min_args));
-		add(o, "max_args", json_object_new_int(c->max_args));
+		add(o, "min_args", json_object_new_int64(c->min_args));
+		add(o, "max_args", json_object_new_int64(c->max_args));
 		add(o, "hidden", json_object_new_boolean(c->hidden));
 		add(o, "options", names);
 		json_object_array_add(cmds, o);

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* Text printer. LBAs in hex like nvme-cli; -H: decimal LBAs, sizes with units. */
 #include <inttypes.h>
+#include <string.h>
 
 #include "print.h"
 
@@ -205,6 +206,51 @@ static void text_zone_op_end(struct znp_print *p, uint64_t done, int ret)
 			done, done == 1 ? "" : "s", v->first_zone, v->start_lba, v->device);
 }
 
+static void text_discard_begin(struct znp_print *p, const struct znp_discard_view *v)
+{
+	char sz[32];
+
+	p->discard = v;
+	if (!v->dry_run)
+		return;
+	znp_human_size(sz, sizeof(sz), v->bytes);
+	fprintf(p->out, "plan: %s target %s, %" PRIu64 " range%s, %s, %" PRIu64
+		" command%s with %s at queue depth %u\n", v->device, v->target, v->ranges,
+		v->ranges == 1 ? "" : "s", sz, v->commands, v->commands == 1 ? "" : "s",
+		v->engine, v->queue_depth);
+}
+
+static void text_discard_cmd(struct znp_print *p, uint64_t start, uint64_t len)
+{
+	const char *unit = p->discard->unit;
+
+	fprintf(p->out, "would send: %s start %" PRIu64 " length %" PRIu64 " %s\n",
+		!strcmp(p->discard->target, "zoned") ? "zone reset" : "discard",
+		start, len, !strcmp(unit, "lba") ? "LBAs" : "bytes");
+	p->nr_items++;
+}
+
+static void text_discard_end(struct znp_print *p, const struct znp_discard_summary *s)
+{
+	const struct znp_discard_view *v = p->discard;
+	char sz[32];
+
+	if (!s) {
+		fprintf(p->out, "dry run: %" PRIu64 " command%s not sent to %s\n",
+			p->nr_items, p->nr_items == 1 ? "" : "s", v->device);
+		return;
+	}
+	if (s->ret && !s->interrupted)
+		return;		/* the error line on stderr says it all */
+	znp_human_size(sz, sizeof(sz), s->bytes);
+	fprintf(p->out, "%s %s of %s: %" PRIu64 " of %" PRIu64 " commands in %.3f s"
+		" (%.0f IOPS) with %s%s%s\n",
+		!strcmp(v->target, "zoned") ? "reset" : "discarded", sz, v->device,
+		s->completed, s->commands, s->seconds, s->iops, s->engine,
+		s->fallbacks ? ", io_uring unsupported: fell back" : "",
+		s->interrupted ? ", interrupted" : "");
+}
+
 static void text_version(struct znp_print *p, const char *prog, const char *version)
 {
 	fprintf(p->out, "%s version %s\n", prog, version);
@@ -222,5 +268,8 @@ const struct znp_print_ops znp_print_text_ops = {
 	.zone_op_begin = text_zone_op_begin,
 	.zone_op_cmd = text_zone_op_cmd,
 	.zone_op_end = text_zone_op_end,
+	.discard_begin = text_discard_begin,
+	.discard_cmd = text_discard_cmd,
+	.discard_end = text_discard_end,
 	.version = text_version,
 };

@@ -30,6 +30,7 @@ struct znp_print {
 	uint64_t nr_items;
 	uint32_t lba_size;
 	const struct znp_zone_op_view *op;
+	const struct znp_discard_view *discard;
 };
 
 /* One NVMe namespace in `list`. */
@@ -68,6 +69,33 @@ struct znp_zone_op_view {
 	uint64_t nr_zones;		/* 0 with @all */
 };
 
+/* discard: what is about to be done (or, with dry_run, would be). */
+struct znp_discard_view {
+	const char *device;
+	const char *target;		/* "block", "nvme-conventional", "zoned" */
+	const char *engine;		/* planned engine, znp_aio_engine_name() */
+	const char *unit;		/* "bytes" or "lba": unit of discard_cmd() */
+	bool dry_run;
+	unsigned int queue_depth;
+	uint64_t ranges;		/* validated user ranges */
+	uint64_t commands;		/* commands planned */
+	uint64_t bytes;			/* bytes planned */
+};
+
+/* discard: what was done. */
+struct znp_discard_summary {
+	const char *engine;		/* engine that did the work */
+	unsigned int fallbacks;		/* io_uring -> synchronous switches */
+	const char *fallback_reason;	/* NULL if none */
+	uint64_t commands;		/* planned */
+	uint64_t submitted, completed, failed;
+	uint64_t bytes;			/* done */
+	double seconds;
+	double iops;			/* completed / seconds */
+	bool interrupted;
+	int ret;			/* 0 or the library error */
+};
+
 struct znp_print_ops {
 	const char *name;
 	void (*list_begin)(struct znp_print *p);
@@ -85,6 +113,11 @@ struct znp_print_ops {
 	/* @done: zones completed; @ret: 0 or the failing library return.
 	 * @v passed to zone_op_begin must stay valid until here. */
 	void (*zone_op_end)(struct znp_print *p, uint64_t done, int ret);
+	void (*discard_begin)(struct znp_print *p, const struct znp_discard_view *v);
+	/* dry run: one call per command, in v->unit */
+	void (*discard_cmd)(struct znp_print *p, uint64_t start, uint64_t len);
+	/* @s is NULL after a dry run */
+	void (*discard_end)(struct znp_print *p, const struct znp_discard_summary *s);
 	void (*version)(struct znp_print *p, const char *prog, const char *version);
 };
 

@@ -87,7 +87,7 @@ class Run:
             os.unlink(trace)
         env = dict(os.environ, LD_PRELOAD=EMU, ZNP_EMU_CONFIG=os.path.join(root, 'emu.conf'),
                    ZNP_EMU_TRACE=trace, ZNP_SYSFS_ROOT=os.path.join(root, 'sys'),
-                   ZNP_DEV_ROOT=os.path.join(root, 'dev'), LC_ALL='C')
+                   ZNP_DEV_ROOT=os.path.join(root, 'dev'), LC_ALL='C', ASAN_OPTIONS=asan_env())
         if tty_answer is None:
             p = subprocess.run([BIN] + args, cwd=root, env=env, capture_output=True,
                                text=True, stdin=subprocess.DEVNULL, timeout=60)
@@ -319,6 +319,13 @@ def test_zone_ops(root):
     check(all(c == 1 for c, _ in state_file(root).values()),
           'reset --all: every zone empty in the emulator')
 
+    # one synchronous command per zone (-q 1) and a batch (-q 3): the same commands
+    for op, act, q in (('open', 3, '1'), ('close', 1, '3')):
+        r = expect(root, [op, 'dev/ng3n1', '-s', '0', '-c', '4', '-q', q], 0)
+        check(sorted(zms(c) for c in r.sends()) == [(i * zs, act, False) for i in range(4)],
+              '%s -c 4 -q %s: one command per zone' % (op, q))
+    check(all(c != 3 for c, _ in state_file(root).values()), 'close: no zone left open')
+
     # destructive without --force: asks on the terminal
     r = Run(root, ['reset', 'dev/ng3n1', '-s', hex(zs), '-c', '2'], tty_answer='n')
     check(r.rc == 4 and not r.sends() and 'reset 2 zones from zone 1 (slba 0x30000) of dev/ng3n1?'
@@ -363,6 +370,10 @@ def test_bad(root):
     expect_err(root, ['offline', 'dev/ng0n1', '-s', '0'], 4, 'dev/ng0n1', 'add --force')
     expect_err(root, ['reset', 'dev/ng0n1', '-s', '12x', '-f'], 2, 'dev/ng0n1', 'unknown suffix')
     expect_err(root, ['report', 'dev/ng0n1', '-S', 'opened'], 2, 'dev/ng0n1', 'unknown zone state')
+    expect_err(root, ['open', 'dev/ng3n1', '-s', '0', '-q', '0'], 2, 'dev/ng3n1',
+               '--queue-depth must be 1 to')
+    expect_err(root, ['open', 'dev/ng3n1', '-s', '0', '-q', '5000'], 2, 'dev/ng3n1',
+               '--queue-depth must be 1 to')
     r = Run(root, ['check', 'dev/ng0n1', '-n', '1'])
     check(r.rc == 11, 'check -n matching the NSID is accepted')
 
@@ -370,7 +381,9 @@ def test_bad(root):
 def report_maxrss(root, dev):
     """Peak RSS (KiB) of `report -o json` and the zones it printed."""
     env = dict(os.environ, LD_PRELOAD=EMU, ZNP_EMU_CONFIG=os.path.join(root, 'emu.conf'),
-               ZNP_SYSFS_ROOT=os.path.join(root, 'sys'), ZNP_DEV_ROOT=os.path.join(root, 'dev'))
+               ZNP_SYSFS_ROOT=os.path.join(root, 'sys'), ZNP_DEV_ROOT=os.path.join(root, 'dev'),
+               # ASan's quarantine would hold every freed zone object: measure the tool
+               ASAN_OPTIONS=asan_env('quarantine_size_mb=0'))
     out = os.path.join(root, 'big.json')
     with open(out, 'w') as f:
         p = subprocess.Popen([BIN, 'report', 'dev/' + dev, '-o', 'json'], cwd=root, env=env,
@@ -395,6 +408,40 @@ def test_streaming(root):
           'report -o json: peak RSS %d KiB for 2000 zones, %d KiB for 200000' % (rss1, rss2))
 
 
+# A report that fails in its second transfer (8 KiB MDTS: 127 descriptors each).
+FAULT_CONFIG = """\
+path=dev/ng8n1 kind=ng ctrl=nvme8 nsid=1 lba=512 zsze=0x3000 zcap=0x3000 zones=200 disk=none mdts=8k fail_io=0x7a:3:0x4002
+"""
+
+
+def test_report_fault(root):
+    """A device error mid-report: valid JSON up to there, one error line, exit 1."""
+    r = Run(root, ['report', 'dev/ng8n1', '-o', 'json'])
+    line = r.err.rstrip('\n')
+    check(r.rc == 1 and '\n' not in line and
+          line.startswith('%s: dev/ng8n1: zone report failed: NVMe status 0x4002' % PROG),
+          'report failing mid-way -> exit 1, one line: %r' % line)
+    j = r.json()
+    if j:
+        zl = j['zone_list']
+        check(0 < len(zl) < 200 and j['nr_zones'] == len(zl) and
+              all(z['slba'] == i * 0x3000 for i, z in enumerate(zl)),
+              'report failing mid-way: the JSON closes, nr_zones counts the %d zones printed'
+              % len(zl))
+    r = Run(root, ['report', 'dev/ng8n1'])
+    rows = r.out.splitlines()[1:]
+    check(r.rc == 1 and 0 < len(rows) < 200 and r.err.count('\n') == 1,
+          'report text failing mid-way -> exit 1 after %d rows' % len(rows))
+
+
+def asan_env(extra=''):
+    """ASAN_OPTIONS for a sanitizer build (ignored otherwise): the emulator is
+    preloaded before the ASan runtime; extra options appended."""
+    opts = [o for o in (os.environ.get('ASAN_OPTIONS', ''), 'verify_asan_link_order=0', extra)
+            if o]
+    return ':'.join(opts)
+
+
 def main():
     with tempfile.TemporaryDirectory() as root:
         with open(os.path.join(root, 'emu.conf'), 'w') as f:
@@ -407,6 +454,12 @@ def main():
         test_zone_ops(root)
         test_bad(root)
         test_streaming(root)
+    with tempfile.TemporaryDirectory() as root:
+        with open(os.path.join(root, 'emu.conf'), 'w') as f:
+            f.write(FAULT_CONFIG)
+        subprocess.run([sys.executable, MKFAKE, root, os.path.join(root, 'emu.conf')],
+                       check=True)
+        test_report_fault(root)
     print('# %d passed, %d failed' % (passed, failed))
     return 1 if failed or not passed else 0
 

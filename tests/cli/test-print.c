@@ -184,6 +184,28 @@ static void c_zone_error(struct znp_print *p)
 	p->ops->zone_op_end(p, 1, -EIO);
 }
 
+static void c_discard_dry_run(struct znp_print *p)
+{
+	struct znp_discard_view v = { "/dev/loop7", "block", "io_uring-discard", "bytes", true,
+				      64, 1, 2, 3ull << 32 };
+
+	p->ops->discard_begin(p, &v);
+	p->ops->discard_cmd(p, 0, 1ull << 32);
+	p->ops->discard_cmd(p, 1ull << 32, 2ull << 32);
+	p->ops->discard_end(p, NULL);
+}
+
+static void c_discard_done(struct znp_print *p)
+{
+	struct znp_discard_view v = { "/dev/ng0n1", "zoned", "io_uring-nvme-passthru", "lba",
+				      false, 8, 1, 4, 4ull * 24576 * 4096 };
+	struct znp_discard_summary s = { "nvme-ioctl", 1, "Operation not supported", 4, 4, 4, 0,
+					 4ull * 24576 * 4096, 0.5, 8.0, false, 0 };
+
+	p->ops->discard_begin(p, &v);
+	p->ops->discard_end(p, &s);
+}
+
 static void c_version(struct znp_print *p)
 {
 	p->ops->version(p, "nvme-zns-npo2", "1.2.3");
@@ -211,6 +233,8 @@ static const struct tcase cases[] = {
 	{ "zone-all-dry-run", c_zone_all_dry_run, 0 },
 	{ "zone-done", c_zone_done, 0 },
 	{ "zone-error", c_zone_error, 0 },
+	{ "discard-dry-run", c_discard_dry_run, 0 },
+	{ "discard-done", c_discard_done, 0 },
 	{ "version", c_version, 0 },
 };
 
@@ -339,6 +363,18 @@ static void check_json(const struct tcase *t, struct json_object *o)
 		CHECK(get_u64(o, "nr_namespaces") == 3);
 		CHECK(!strcmp(get_str(json_object_array_get_idx(a, 1), "model"),
 			      ns_visible.model));
+	} else if (!strcmp(t->name, "discard-dry-run")) {
+		struct json_object *plan;
+
+		CHECK(json_object_object_get_ex(o, "plan", &plan) &&
+		      json_object_array_length(plan) == 2);
+		CHECK(get_u64(json_object_array_get_idx(plan, 1), "length") == 2ull << 32);
+		CHECK(get_u64(o, "bytes") == 3ull << 32);
+	} else if (!strcmp(t->name, "discard-done")) {
+		struct json_object *r;
+
+		CHECK(json_object_object_get_ex(o, "result", &r));
+		CHECK(get_u64(r, "bytes") == 4ull * 24576 * 4096 && get_u64(r, "completed") == 4);
 	} else if (!strncmp(t->name, "check-", 6)) {
 		struct json_object *r;
 

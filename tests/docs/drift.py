@@ -4,7 +4,7 @@
 disagree. The completions are generated from the table and checked by
 driving real shells (completion-bash.sh, completion-zsh.zsh).
 
-    drift.py TABLE.json SOURCE_ROOT
+    drift.py TABLE.json|NVME_ZNS_NPO2 SOURCE_ROOT
 
 Checked, for every visible command of the table:
   - Documentation/nvme-zns-npo2-<cmd>.adoc exists, is listed in
@@ -22,6 +22,7 @@ lacks. Prints one line per problem; exits 1 if there is any.
 import json
 import os
 import re
+import subprocess
 import sys
 
 problems = []
@@ -128,10 +129,18 @@ def check_page(root, c, opts):
             bad('%s: SYNOPSIS lacks --%s' % (path, o))
 
 
+def load_table(arg):
+    """The table from a JSON file, or dumped by the nvme-zns-npo2 binary."""
+    if arg.endswith('.json'):
+        with open(arg) as f:
+            return json.load(f)
+    return json.loads(subprocess.run([arg, '__table'], check=True, capture_output=True,
+                                     text=True).stdout)
+
+
 def main():
     table_path, root = sys.argv[1], sys.argv[2]
-    with open(table_path) as f:
-        table = json.load(f)
+    table = load_table(table_path)
     opts = {o['long']: o for o in table['options']}
     cmds = [c for c in table['commands'] if not c['hidden']]
     names = [c['name'] for c in cmds]

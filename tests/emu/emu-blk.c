@@ -47,10 +47,6 @@ static int blk_report(struct emu_dev *d, struct blk_zone_report *rep, struct znp
 {
 	uint64_t spl = d->lba_size / 512, zs = zone_sectors(d), idx, n = 0;
 
-	c->blk_sector = rep->sector;
-	c->blk_nr = rep->nr_zones;
-	if (!rep->nr_zones)
-		return -EINVAL;
 	for (idx = rep->sector / zs; idx < d->nzones && n < rep->nr_zones; idx++, n++) {
 		struct blk_zone *z = &rep->zones[n];
 		uint64_t wp;
@@ -79,17 +75,10 @@ static int blk_mgmt(struct emu_dev *d, int op, const struct blk_zone_range *zr,
 		[ZNPEMU_BLK_RESET] = 4, [ZNPEMU_BLK_OPEN] = 3,
 		[ZNPEMU_BLK_CLOSE] = 1, [ZNPEMU_BLK_FINISH] = 2,
 	};
-	uint64_t zs = zone_sectors(d), cap = d->nlbas * (d->lba_size / 512);
-	uint64_t end = zr->sector + zr->nr_sectors;
+	uint64_t zs = zone_sectors(d), end = zr->sector + zr->nr_sectors;
 	uint16_t st;
 
-	c->blk_sector = zr->sector;
-	c->blk_nr = zr->nr_sectors;
-	if (end <= zr->sector || end > cap)
-		return -EINVAL;
-	if (zr->sector % zs || (zr->nr_sectors % zs && end != cap))
-		return -EINVAL;
-	if (op == ZNPEMU_BLK_RESET && zr->sector == 0 && end == cap) {
+	if (op == ZNPEMU_BLK_RESET && zr->sector == 0 && end == d->nlbas * (d->lba_size / 512)) {
 		st = emu_zone_action_all(d, 4);
 		return st ? -st_to_errno(st) : 0;
 	}
@@ -101,15 +90,38 @@ static int blk_mgmt(struct emu_dev *d, int op, const struct blk_zone_range *zr,
 	return 0;
 }
 
-static int blk_discard(struct emu_dev *d, const uint64_t *range, struct znpemu_cmd *c)
+static int blk_args(struct emu_dev *d, int op, const void *arg, struct znpemu_cmd *c)
 {
-	uint64_t size = d->nlbas * d->lba_size;
+	uint64_t zs = zone_sectors(d), cap = d->nlbas * (d->lba_size / 512);
 
-	c->blk_sector = range[0] / 512;
-	c->blk_nr = range[1] / 512;
-	if (range[0] % 512 || range[1] % 512 || range[0] > size || range[1] > size - range[0])
-		return -EINVAL;
-	return 0;
+	if (op == ZNPEMU_BLK_REPORT) {
+		const struct blk_zone_report *rep = arg;
+
+		c->blk_sector = rep->sector;
+		c->blk_nr = rep->nr_zones;
+		return rep->nr_zones ? 0 : -EINVAL;
+	}
+	if (op == ZNPEMU_BLK_DISCARD) {
+		const uint64_t *range = arg;
+
+		c->blk_sector = range[0] / 512;
+		c->blk_nr = range[1] / 512;
+		if (range[0] % 512 || range[1] % 512 || range[0] / 512 > cap ||
+		    range[1] / 512 > cap - range[0] / 512)
+			return -EINVAL;
+		return 0;
+	} else {
+		const struct blk_zone_range *zr = arg;
+		uint64_t end = zr->sector + zr->nr_sectors;
+
+		c->blk_sector = zr->sector;
+		c->blk_nr = zr->nr_sectors;
+		if (end <= zr->sector || end > cap)
+			return -EINVAL;
+		if (zr->sector % zs || (zr->nr_sectors % zs && end != cap))
+			return -EINVAL;
+		return 0;
+	}
 }
 
 static int blk_cmd(struct emu_dev *d, int fd_flags, int op, void *arg)
@@ -125,6 +137,10 @@ static int blk_cmd(struct emu_dev *d, int fd_flags, int op, void *arg)
 		return fail(EFAULT);
 	if (op != ZNPEMU_BLK_REPORT && (fd_flags & O_ACCMODE) == O_RDONLY)
 		return fail(EBADF);
+	/* the block layer's argument checks, before anything reaches the device */
+	ret = blk_args(d, op, arg, &c);
+	if (ret)
+		return fail(-ret);
 	f = emu_cmd_begin(d, ZNPEMU_CLS_BLK, op);
 	if (f && f->kind == EMU_FAULT_ERRNO)
 		ret = -(int)f->value;
@@ -133,7 +149,7 @@ static int blk_cmd(struct emu_dev *d, int fd_flags, int op, void *arg)
 	else if (op == ZNPEMU_BLK_REPORT)
 		ret = blk_report(d, arg, &c);
 	else if (op == ZNPEMU_BLK_DISCARD)
-		ret = blk_discard(d, arg, &c);
+		ret = 0;	/* accepted; data is not kept */
 	else
 		ret = blk_mgmt(d, op, arg, &c);
 	c.status = ret;

@@ -167,8 +167,13 @@ static uint16_t admin_identify(struct emu_req *r)
 
 	if (cns == 0 || cns == 3 || cns == 5) {
 		ns = emu_dev_by_nsid(r->d, r->c->nsid);
-		if (!ns)
-			return r->c->nsid && r->c->nsid != 0xffffffff ? 0 : EMU_SC_INVALID_NS;
+		if (!ns && (!r->c->nsid || r->c->nsid == 0xffffffff))
+			return EMU_SC_INVALID_NS;
+		if (!ns) {
+			/* an inactive NSID: zero-filled data */
+			memcpy(r->buf, out, r->len < sizeof(out) ? r->len : sizeof(out));
+			return 0;
+		}
 	}
 	switch (cns) {
 	case 0x00:

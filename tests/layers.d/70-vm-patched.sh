@@ -6,7 +6,7 @@
 # tests/vm/patched/; each run fails on any failed check or on BUG:/WARNING:/
 # Oops/panic in the console log (tests/vm/vm-run.sh).
 set -uo pipefail
-cd "$(dirname "$0")/../.."
+cd "$(dirname "$0")/../.." || exit 1
 
 bash scripts/kernel-build.sh || exit 1
 img=build/kernel/bzImage

@@ -55,6 +55,19 @@ static void build(void)
 	ft_write("sys/devices/nvme4/nvme2c4n1/hidden", "1");
 	ft_link("sys/class/nvme/nvme4", "../../devices/nvme4");
 	ft_write("sys/devices/nvme4/serial", "MP0004");
+
+	/*
+	 * multipath=Y, namespace not shared: controller nvme7 in subsystem 6,
+	 * generic node ng7n2 (controller instance), disk nvme6n2 (subsystem
+	 * instance), NSID 5.
+	 */
+	ft_link("sys/class/nvme/nvme7", "../../devices/nvme7");
+	ft_dir("sys/devices/nvme7/ng7n2");
+	ft_link("sys/devices/nvme7/ng7n2/device", "..");
+	ft_link("sys/class/nvme-generic/ng7n2", "../../devices/nvme7/ng7n2");
+	ft_write("sys/devices/nvme7/nvme6n2/nsid", "5");
+	ft_link("sys/devices/nvme7/nvme6n2/device", "..");
+	ft_link("sys/block/nvme6n2", "../devices/nvme7/nvme6n2");
 }
 
 static void test_names(void)
@@ -138,6 +151,24 @@ static void test_multipath(const struct znp_env *env)
 	CHECK_INT(ns.nsid, 9);
 }
 
+static void test_subsys_instance(const struct znp_env *env)
+{
+	struct znp_ns_info ns;
+
+	memset(&ns, 0, sizeof(ns));
+	CHECK_INT(znp_nsinfo_from_ng(env, "ng7n2", &ns), 0);
+	CHECK_STR(ns.ctrl, "nvme7");
+	CHECK_STR(ns.blk_name, "nvme6n2");
+	CHECK(ns.blk_visible, "nvme6n2 visible");
+	CHECK_INT(ns.nsid, 5);
+
+	memset(&ns, 0, sizeof(ns));
+	CHECK_INT(znp_nsinfo_from_blk(env, "nvme6n2", &ns), 0);
+	CHECK_STR(ns.ctrl, "nvme7");
+	CHECK_STR(ns.ng_name, "ng7n2");
+	CHECK_INT(ns.nsid, 5);
+}
+
 static void test_set_nsid(void)
 {
 	struct znp_ns_info ns = { .nsid = 3, .blk_visible = true };
@@ -169,6 +200,7 @@ int main(void)
 	test_names();
 	test_pairing(&env);
 	test_multipath(&env);
+	test_subsys_instance(&env);
 	test_set_nsid();
 	ft_cleanup();
 	return t_done("test-nsinfo");

@@ -25,6 +25,7 @@ static struct {
 	int64_t hdr_delta;	/* added to the partial=0 header */
 	long skip_zone;		/* zone left out of the report, -1: none */
 	long bad_wp_zone;	/* zone with wp past its capacity, -1: none */
+	long small_cap_zone;	/* zone with capacity cap - 1, -1: none */
 	int fail_call;		/* call number that returns an NVMe status, 0: none */
 	/* management */
 	unsigned int mgmt_calls;
@@ -81,7 +82,7 @@ static int fk_report(struct znp_dev *dev, uint64_t slba, enum znp_state_filter f
 		d = b + 64 + n * 64;
 		d[0] = ZNP_ZT_SEQ_REQ;
 		d[1] = (unsigned char)(fk.cond[z] << 4);
-		put_le64(d + 8, fk.cap);
+		put_le64(d + 8, (long)z == fk.small_cap_zone ? fk.cap - 1 : fk.cap);
 		put_le64(d + 16, start);
 		put_le64(d + 24, start + ((long)z == fk.bad_wp_zone ? fk.cap + 1 :
 					  fk.cond[z] == ZNP_ZC_EMPTY ? 0 : 1));
@@ -118,7 +119,7 @@ static void setup(struct znp_dev *dev, uint64_t nzones, uint64_t zs, uint64_t ca
 
 	memset(dev, 0, sizeof(*dev));
 	memset(&fk, 0, sizeof(fk));
-	fk.skip_zone = fk.bad_wp_zone = -1;
+	fk.skip_zone = fk.bad_wp_zone = fk.small_cap_zone = -1;
 	fk.later_partial_ok = true;
 	fk.cap = cap;
 	fk.mdts = mdts;
@@ -246,8 +247,33 @@ static void test_probe_cap(void)
 	CHECK_INT(znp_report_probe_cap(&dev), 0);
 	CHECK_U64(dev.geom.zone_cap, 16384);
 	CHECK(!dev.geom.zone_cap_varies, "caps do not vary");
+	fk.small_cap_zone = 2;
+	CHECK_INT(znp_report_probe_cap(&dev), 0);
+	CHECK(dev.geom.zone_cap_varies, "capacity of zone 2 differs");
 	fk.bad_wp_zone = 4;	/* an empty zone */
 	CHECK_INT(znp_report_probe_cap(&dev), -EPROTO);
+}
+
+/* A differing capacity past the first chunk: only a full report sees it. */
+static void test_cap_varies_full(void)
+{
+	struct znp_report_iter *it;
+	struct znp_dev dev;
+	struct znp_zone z;
+	int ret;
+
+	setup(&dev, 1000, 20480, 16384, 4096);	/* 63 zones per command */
+	fk.small_cap_zone = 900;
+	CHECK_INT(znp_report_probe_cap(&dev), 0);
+	CHECK(!dev.geom.zone_cap_varies, "probe looks at the first chunk only");
+	CHECK_INT(znp_report_begin(&dev, 0, ZNP_RF_ALL, &it), 0);
+	CHECK(!znp_report_cap_varies(it), "not seen yet");
+	while ((ret = znp_report_next(it, &z)) == 1)
+		;
+	CHECK_INT(ret, 0);
+	CHECK(znp_report_cap_varies(it), "zone 900 differs");
+	znp_report_end(it);
+	CHECK(!znp_report_cap_varies(NULL), "NULL iterator");
 }
 
 static void test_mgmt(void)
@@ -320,6 +346,7 @@ int main(void)
 	test_filters();
 	test_malformed();
 	test_probe_cap();
+	test_cap_varies_full();
 	test_mgmt();
 	return t_done("test-report");
 }

@@ -182,6 +182,15 @@ static void test_bad_args(void)
 	bad.zone_size = 0;
 	CHECK_INT(znp_zdesc_parse(&bad, buf, 64, &nr, z, 1, &n), -EINVAL);
 	bad = g;
+	bad.zone_size = g.nlbas + 1;
+	CHECK_INT(znp_zdesc_parse(&bad, buf, 64, &nr, z, 1, &n), -EINVAL);
+	/* derived fields are recomputed, not trusted (no shift by 200) */
+	bad = g;
+	bad.zone_size_is_po2 = true;
+	bad.zone_shift = 200;
+	bad.nr_zones = 0;
+	CHECK_INT(znp_zdesc_parse(&bad, buf, 64, &nr, z, 1, &n), 0);
+	bad = g;
 	bad.zdes_bytes = 10;
 	CHECK_INT(znp_zdesc_parse(&bad, buf, 64, &nr, z, 1, &n), -EINVAL);
 }

@@ -208,7 +208,7 @@ build_modules() {
 
 {
 	flock 9
-	base_key=$( (tool_paths | xargs readlink -f | xargs stat -c "%n %s %Y"; sha1sum <"$0") | sha1sum | cut -c1-16)
+	base_key=$( (tool_paths | xargs readlink -f | xargs stat -c "%n %s %Y"; declare -f build_base copy_elf tool_paths mkcpio; echo "$TOOLS") | sha1sum | cut -c1-16)
 	if [ "$(cat "$CACHE/base.key" 2>/dev/null)" != "$base_key" ] || [ ! -s "$CACHE/base.cpio" ]; then
 		echo "vm-run: building base initramfs" >&2
 		build_base
@@ -317,7 +317,7 @@ for ((j = 0; j < ${#qargs[@]}; j += 2)); do
 done
 
 echo "$nsconf" >"$stage/vm/ns.conf"
-gtimeout=$((timeout > 60 ? timeout - 30 : timeout * 3 / 4))
+gtimeout=$((timeout > 60 ? timeout - 30 : timeout / 2))
 cat >"$stage/vm/env" <<EOF
 VM_GUEST='$gname'
 VM_GUEST_TIMEOUT=$gtimeout

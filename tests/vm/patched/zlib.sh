@@ -46,7 +46,7 @@ check_geometry() {
 	rep=$(blkzone report "$dev" | sed -n \
 		's/.*start: *\(0x[0-9a-f]*\), len \(0x[0-9a-f]*\), cap \(0x[0-9a-f]*\), wptr \(0x[0-9a-f]*\).*zcond: *\([0-9]*\).*/\1 \2 \3 \4 \5/p')
 	expect_eq "$name: blkzone report lists every zone" "$(echo "$rep" | grep -c .)" "$nz"
-	bad= i=0
+	bad='' i=0
 	echo "$rep" >/tmp/rep.txt
 	while read -r s l c w cond; do
 		zl=$zs lcap=$cap

@@ -55,6 +55,11 @@ same_after() {
 	"$NVME" zns-npo2 "$@" >/tmp/p.out 2>/tmp/p.err
 	rb=$?
 	sed -i 's/^nvme zns-npo2: /nvme-zns-npo2: /' /tmp/p.err
+	if [ -n "${MASK_TIMING:-}" ]; then
+		sed -i -e 's/in [0-9.]* s ([0-9]* IOPS)/in T s (N IOPS)/' \
+			-e 's/"seconds": [0-9.e+-]*/"seconds": T/' -e 's/"iops": [0-9.e+-]*/"iops": N/' \
+			/tmp/s.out /tmp/p.out
+	fi
 	if [ "$ra" = "$rb" ] && cmp -s /tmp/s.out /tmp/p.out && cmp -s /tmp/s.err /tmp/p.err; then
 		ok "$desc (exit $ra)"
 	else
@@ -130,8 +135,16 @@ cmd_cases() {
 		same "offline --dry-run" offline "$A" -s $ZA --dry-run
 		;;
 	discard)
-		same_after "$F1" "discard zone 1" discard "$A" -s $ZA --force
-		same "discard --dry-run -o json" discard "$A" -s 0 -c 3 --dry-run -o json
+		# timings (seconds, IOPS) are the only fields allowed to differ
+		MASK_TIMING=1
+		same_after "$F1" "discard zone 1" \
+			discard "$A" --lba --offset $ZA --length $ZA --force
+		same_after "$F1" "discard zone 1 -o json" \
+			discard "$A" --lba --offset $ZA --length $ZA --force -o json -q 4
+		MASK_TIMING=
+		same "discard --dry-run -o json" discard "$A" --lba --offset 0 --length $((3 * ZA)) \
+			--dry-run -o json
+		same "discard part of a zone" discard "$A" --lba --offset $ZA --length 8 --force
 		;;
 	map)
 		same "map hidden namespace" map "$A" --dry-run
@@ -172,8 +185,9 @@ done
 # Some state checks against the configured geometry, through the plugin.
 sh -c "$F1" >/dev/null 2>&1
 out=$($NVME zns-npo2 report "$A" -s $ZA -c 1 -o json | grep '"slba"')
-expect_match "finished zone 1 is FULL with wp at its end" \
-	"\"slba\": $ZA, \"wp\": $((2 * ZA)), \"cap\": $ZA, \"state\": \"FULL\"" "$out"
+# (the write pointer of a full zone is not valid; QEMU reports all ones)
+expect_match "finished zone 1 is FULL" \
+	"\"slba\": $ZA, \"wp\": [0-9]+, \"cap\": $ZA, \"state\": \"FULL\"" "$out"
 sh -c "$R1" >/dev/null 2>&1
 
 # Exit statuses survive nvme's main(), which maps every error to 1.

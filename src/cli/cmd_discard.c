@@ -1,0 +1,368 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * discard: byte or LBA ranges, many commands in flight (io_uring), with the
+ * safety rules of blkdiscard (O_EXCL, no mounted or held device, --force or
+ * a confirmation on the terminal), a dry run, progress on a terminal and an
+ * exact account of what was done when interrupted.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cmd.h"
+#include "discard.h"
+#include "sigint.h"
+#include "zone-batch.h"
+
+struct progress_ctx {
+	FILE *tty;
+	bool shown;
+};
+
+static void on_progress(const struct znp_aio_progress *p, void *arg)
+{
+	struct progress_ctx *c = arg;
+	double rate = p->seconds > 0 ? (double)p->cmds_done / p->seconds : 0;
+	double eta = rate > 0 ? (double)(p->cmds_total - p->cmds_done) / rate : 0;
+	char done[32], total[32];
+
+	znp_human_size(done, sizeof(done), p->bytes_done);
+	znp_human_size(total, sizeof(total), p->bytes_total);
+	fprintf(c->tty, "\r%" PRIu64 "/%" PRIu64 " commands, %s/%s, %.0f IOPS, ETA %.1f s\033[K",
+		p->cmds_done, p->cmds_total, done, total, rate, eta);
+	fflush(c->tty);
+	c->shown = true;
+}
+
+/* Ask on the terminal. Return: 1 yes, 0 no, -1 no terminal to ask on. */
+static int confirm(const struct znp_discard_view *v, bool stdin_is_data)
+{
+	char answer[16] = "";
+	char size[32];
+	FILE *tty;
+
+	if (stdin_is_data || !isatty(STDIN_FILENO))
+		return -1;
+	tty = fopen("/dev/tty", "r+");
+	if (!tty)
+		return -1;
+	znp_human_size(size, sizeof(size), v->bytes);
+	fprintf(tty, "%s %s (%" PRIu64 " range%s) of %s? Data will be lost. [y/N] ",
+		!strcmp(v->target, "zoned") ? "Reset" : "Discard", size, v->ranges,
+		v->ranges == 1 ? "" : "s", v->device);
+	fflush(tty);
+	if (!fgets(answer, sizeof(answer), tty))
+		answer[0] = '\0';
+	fclose(tty);
+	answer[strcspn(answer, "\n")] = '\0';
+	return !strcasecmp(answer, "y") || !strcasecmp(answer, "yes");
+}
+
+static int check_opts(const struct znp_cli *cli, const struct znp_opts *o)
+{
+	const char *path = o->args[0];
+
+	if (o->ranges && (znp_opt_given(o, ZNP_O_OFFSET) || znp_opt_given(o, ZNP_O_LENGTH))) {
+		znp_cli_err(cli, path, "--ranges cannot be combined with --offset or --length");
+		return ZNP_EXIT_USAGE;
+	}
+	if (znp_opt_given(o, ZNP_O_QUEUE_DEPTH) &&
+	    (!o->queue_depth || o->queue_depth > ZNP_AIO_MAX_QD)) {
+		znp_cli_err(cli, path, "--queue-depth must be 1 to %d", ZNP_AIO_MAX_QD);
+		return ZNP_EXIT_USAGE;
+	}
+	return 0;
+}
+
+static int read_ranges(const struct znp_cli *cli, const struct znp_opts *o,
+		       struct znp_range_list *l)
+{
+	bool is_stdin = !strcmp(o->ranges, "-");
+	FILE *f = is_stdin ? stdin : fopen(o->ranges, "re");
+	size_t line = 0;
+	int ret;
+
+	if (!f) {
+		znp_cli_err(cli, o->ranges, "cannot open the range list: %s", strerror(errno));
+		return ZNP_EXIT_USAGE;
+	}
+	ret = znp_range_list_read(f, l, &line);
+	if (!is_stdin)
+		fclose(f);
+	if (ret == -EINVAL) {
+		znp_cli_err(cli, o->ranges, "line %zu: expected \"OFFSET LENGTH\"", line);
+		return ZNP_EXIT_USAGE;
+	}
+	if (ret) {
+		znp_cli_err(cli, o->ranges, "cannot read the range list: %s", znp_strerror(ret));
+		return ZNP_EXIT_FAILED;
+	}
+	if (!l->nr) {
+		znp_cli_err(cli, o->ranges, "no ranges");
+		return ZNP_EXIT_USAGE;
+	}
+	return 0;
+}
+
+/* Ranges in bytes: from the list, from --offset/--length, or the device. */
+static int build_ranges(const struct znp_cli *cli, const struct znp_opts *o,
+			const struct znp_discard_target *t, struct znp_range_list *l)
+{
+	uint64_t unit = o->lba ? t->lba_size : 1, off, len;
+	size_t i;
+
+	if (!o->ranges) {
+		off = znp_opt_given(o, ZNP_O_OFFSET) ? o->offset : 0;
+		if (znp_opt_given(o, ZNP_O_LENGTH))
+			len = o->length;
+		else if (off * unit < t->size && off <= UINT64_MAX / unit)
+			len = (t->size - off * unit) / unit;
+		else
+			len = 1;	/* let validation say "past the end" */
+		if (znp_range_list_add(l, off, len))
+			return ZNP_EXIT_FAILED;
+	}
+	for (i = 0; i < l->nr; i++) {
+		if (l->r[i].start > UINT64_MAX / unit || l->r[i].len > UINT64_MAX / unit) {
+			znp_cli_err(cli, o->args[0], "range %zu: past the end of the device", i);
+			return ZNP_EXIT_USAGE;
+		}
+		l->r[i].start *= unit;
+		l->r[i].len *= unit;
+	}
+	return 0;
+}
+
+static int open_target(const struct znp_cli *cli, const struct znp_opts *o,
+		       struct znp_discard_target **t)
+{
+	unsigned int flags = ZNP_DISCARD_OPEN_EXCL;
+	const char *why = NULL;
+	int ret;
+
+	if (o->dry_run)
+		flags |= ZNP_DISCARD_OPEN_RDONLY;
+	ret = znp_discard_open(&cli->env, o->args[0], flags, t, &why);
+	if (!ret)
+		return 0;
+	znp_cli_err(cli, o->args[0], "%s", why && *why ? why : znp_strerror(ret));
+	if (ret == -EROFS)
+		return ZNP_EXIT_UNSUITABLE;
+	return znp_exit_from_ret(ret);
+}
+
+static const char *planned_engine(const struct znp_discard_target *t, bool sync)
+{
+	if (t->type == ZNP_DT_BLOCK)
+		return znp_aio_engine_name(sync ? ZNP_ENG_BLKDISCARD : ZNP_ENG_URING_DISCARD);
+	if (t->type == ZNP_DT_ZONED && t->dev->kind != ZNP_DEV_NVME_CHAR)
+		return znp_aio_engine_name(ZNP_ENG_BLKZONE_IOCTL);
+	return znp_aio_engine_name(sync ? ZNP_ENG_NVME_IOCTL : ZNP_ENG_URING_NVME);
+}
+
+static int run(const struct znp_opts *o, struct znp_discard_target *t,
+	       struct znp_aio_job *job, struct znp_aio_result *res, bool sync)
+{
+	struct progress_ctx pc = { .tty = stderr };
+	struct znp_batch_opts bo;
+	int ret;
+
+	job->qd = o->queue_depth;
+	job->force_sync = sync;
+	job->stop = &znp_cli_interrupted;
+	if (isatty(STDERR_FILENO)) {
+		job->progress = on_progress;
+		job->progress_arg = &pc;
+	}
+	ret = znp_cli_sigint_begin();
+	if (ret)
+		return ret;
+	if (t->type == ZNP_DT_ZONED) {
+		bo = (struct znp_batch_opts){
+			.qd = job->qd, .force_sync = sync, .stop = job->stop,
+			.progress = job->progress, .progress_arg = job->progress_arg,
+		};
+		ret = znp_zone_batch_ranges(t->dev, ZNP_ZA_RESET, job->ranges,
+					    job->nr, &bo, res);
+	} else {
+		ret = znp_aio_run(job, res);
+	}
+	znp_cli_sigint_end();
+	if (pc.shown)
+		fputc('\n', stderr);
+	return ret;
+}
+
+static void report_failure(const struct znp_cli *cli, const char *path,
+			   const struct znp_aio_job *job,
+			   const struct znp_aio_result *res, int ret, uint64_t cmds,
+			   bool zoned)
+{
+	const struct znp_aio_range *r;
+
+	if (ret == -EINTR) {
+		znp_cli_err(cli, path, "interrupted: %" PRIu64 " of %" PRIu64
+			    " commands done (the first %" PRIu64 " in list order), %"
+			    PRIu64 " bytes; the others were not sent",
+			    res->completed, cmds, res->submitted, res->bytes);
+		return;
+	}
+	if (!res->failed || zoned || res->first_err_idx >= job->nr) {
+		znp_cli_err(cli, path, "%s failed after %" PRIu64 " of %" PRIu64
+			    " commands: %s", zoned ? "zone reset" : "discard",
+			    res->completed, cmds, znp_strerror(ret));
+		return;
+	}
+	r = &job->ranges[res->first_err_idx];
+	znp_cli_err(cli, path, "command %zu (start %" PRIu64 ", length %" PRIu64
+		    " %s) failed: %s; %" PRIu64 " of %" PRIu64 " commands done",
+		    res->first_err_idx, r->start, r->len,
+		    job->kind == ZNP_AIO_BLK_DISCARD ? "bytes" : "LBAs",
+		    znp_strerror(ret), res->completed, cmds);
+}
+
+/* Commands the plan will send: zoned targets send one per zone. */
+static uint64_t nr_commands(const struct znp_discard_target *t,
+			    const struct znp_aio_job *job)
+{
+	const struct znp_geom *g;
+	uint64_t n = 0;
+	size_t i;
+
+	if (t->type != ZNP_DT_ZONED)
+		return job->nr;
+	g = &t->dev->geom;
+	for (i = 0; i < job->nr; i++)
+		n += znp_zone_no(g, job->ranges[i].start + job->ranges[i].len - 1) -
+		     znp_zone_no(g, job->ranges[i].start) + 1;
+	return n;
+}
+
+static void print_plan(struct znp_print *p, const struct znp_discard_target *t,
+		       const struct znp_aio_job *job)
+{
+	const struct znp_geom *g;
+	uint64_t slba;
+	size_t i;
+
+	for (i = 0; i < job->nr; i++) {
+		if (t->type != ZNP_DT_ZONED) {
+			p->ops->discard_cmd(p, job->ranges[i].start, job->ranges[i].len);
+			continue;
+		}
+		g = &t->dev->geom;
+		for (slba = job->ranges[i].start;
+		     slba < job->ranges[i].start + job->ranges[i].len;
+		     slba += znp_zone_len(g, znp_zone_no(g, slba)))
+			p->ops->discard_cmd(p, slba, znp_zone_len(g, znp_zone_no(g, slba)));
+	}
+}
+
+static int exit_code(int ret)
+{
+	if (ret > 0)
+		return ZNP_EXIT_FAILED;		/* NVMe status */
+	return znp_exit_from_ret(ret);
+}
+
+int znp_cmd_discard(const struct znp_cli *cli, const struct znp_opts *o,
+		    struct znp_print *p)
+{
+	const char *path = o->args[0], *why = NULL, *env = getenv("ZNP_FORCE_SYNC");
+	bool sync = env && *env && strcmp(env, "0");
+	struct znp_range_list l = { 0 };
+	struct znp_discard_target *t = NULL;
+	struct znp_discard_summary s;
+	struct znp_aio_result res;
+	struct znp_discard_view v;
+	struct znp_aio_job job = { 0 };
+	uint64_t bytes = 0;
+	size_t bad = 0, i;
+	int ret, yes;
+
+	ret = check_opts(cli, o);
+	if (!ret && o->ranges)
+		ret = read_ranges(cli, o, &l);
+	if (ret)
+		goto out;
+	ret = open_target(cli, o, &t);
+	if (ret)
+		goto out;
+	ret = build_ranges(cli, o, t, &l);
+	if (ret)
+		goto out;
+	ret = znp_discard_validate(t, l.r, l.nr, &bad, &why);
+	if (ret == -EINVAL) {
+		znp_cli_err(cli, path, "range %zu (offset %" PRIu64 ", length %" PRIu64
+			    " bytes): %s", bad, l.r[bad].start, l.r[bad].len, why);
+		ret = ZNP_EXIT_USAGE;
+		goto out;
+	}
+	if (!ret)
+		ret = znp_discard_plan(t, l.r, l.nr, &job);
+	if (ret) {
+		ret = znp_cli_fail(cli, path, "cannot plan the discard", ret);
+		goto out;
+	}
+	for (i = 0; i < l.nr; i++)
+		bytes += l.r[i].len;
+	v = (struct znp_discard_view){
+		.device = path,
+		.target = znp_discard_type_name(t->type),
+		.engine = planned_engine(t, sync),
+		.unit = t->type == ZNP_DT_BLOCK ? "bytes" : "lba",
+		.dry_run = o->dry_run,
+		.queue_depth = o->queue_depth ? o->queue_depth : ZNP_AIO_DEFAULT_QD,
+		.ranges = l.nr,
+		.commands = nr_commands(t, &job),
+		.bytes = bytes,
+	};
+	if (!o->force && !o->dry_run) {
+		yes = confirm(&v, o->ranges && !strcmp(o->ranges, "-"));
+		if (yes < 0)
+			znp_cli_err(cli, path, "discard destroys data: add --force (or confirm on a terminal)");
+		else if (!yes)
+			znp_cli_err(cli, path, "discard not confirmed; nothing sent");
+		if (yes != 1) {
+			ret = ZNP_EXIT_REFUSED;
+			goto out;
+		}
+	}
+	p->ops->discard_begin(p, &v);
+	if (o->dry_run) {
+		print_plan(p, t, &job);
+		p->ops->discard_end(p, NULL);
+		ret = 0;
+		goto out;
+	}
+	ret = run(o, t, &job, &res, sync);
+	s = (struct znp_discard_summary){
+		.engine = znp_aio_engine_name(res.engine),
+		.fallbacks = res.fallbacks,
+		.fallback_reason = res.fallbacks ? znp_strerror(res.fallback_reason) : NULL,
+		.commands = v.commands,
+		.submitted = res.submitted,
+		.completed = res.completed,
+		.failed = res.failed,
+		.bytes = res.bytes,
+		.seconds = res.seconds,
+		.iops = res.seconds > 0 ? (double)res.completed / res.seconds : 0,
+		.interrupted = res.interrupted,
+		.ret = ret,
+	};
+	p->ops->discard_end(p, &s);
+	if (ret) {
+		report_failure(cli, path, &job, &res, ret, v.commands,
+			       t->type == ZNP_DT_ZONED);
+		ret = exit_code(ret);
+	}
+out:
+	znp_discard_plan_free(&job);
+	znp_discard_close(t);
+	znp_range_list_free(&l);
+	return ret;
+}

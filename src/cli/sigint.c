@@ -1,0 +1,33 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* Ctrl-C / SIGTERM for long-running commands: the handler only sets a flag. */
+#include <errno.h>
+#include <string.h>
+
+#include "sigint.h"
+
+volatile sig_atomic_t znp_cli_interrupted;
+static struct sigaction old_int, old_term;
+
+static void on_signal(int sig)
+{
+	znp_cli_interrupted = sig;
+}
+
+int znp_cli_sigint_begin(void)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;	/* no SA_RESTART: waits return EINTR */
+	sigemptyset(&sa.sa_mask);
+	znp_cli_interrupted = 0;
+	if (sigaction(SIGINT, &sa, &old_int) || sigaction(SIGTERM, &sa, &old_term))
+		return -errno;
+	return 0;
+}
+
+void znp_cli_sigint_end(void)
+{
+	sigaction(SIGINT, &old_int, NULL);
+	sigaction(SIGTERM, &old_term, NULL);
+}
