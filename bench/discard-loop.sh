@@ -13,14 +13,14 @@
 # Each round runs every method once, in an order rotated per round; the table
 # gives the median IOPS and the median of the per-round ratios.
 # Targets: ours >= 3.5x sync and fio (goal 4x), ours >= 60% of punch.
-# Env: N (200000), ROUNDS (5), QD (64), SIZE (2G), BD_N (1000), WBT (0: wbt_lat_usec of the
+# Env: N (200000), ROUNDS (5), QD (64), SIZE (2G), BD_N (300), WBT (0: wbt_lat_usec of the
 # loop device; the kernel default is 2000), ZNP_BIN.
 # Output: the table on stdout, build/bench/discard-loop.{md,json}.
 # Exit: 0 (targets met or not: see the verdict line); 1 setup/run failure.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
-N=${N:-200000} ROUNDS=${ROUNDS:-5} QD=${QD:-64} SIZE=${SIZE:-2G} BD_N=${BD_N:-1000}
+N=${N:-200000} ROUNDS=${ROUNDS:-5} QD=${QD:-64} SIZE=${SIZE:-2G} BD_N=${BD_N:-300}
 BIN=${ZNP_BIN:-$ROOT/build/nvme-zns-npo2}
 [ -x "$BIN" ] || BIN=$ROOT/build/src/cli/nvme-zns-npo2
 OUT=$ROOT/build/bench

@@ -17,7 +17,7 @@ mkdev() { # NAME ZONE_MB: non-memory-backed zoned null_blk, prints nullbN
 	echo 1 >"$d/zoned"; echo "$2" >"$d/zone_size"; echo $SIZE_MB >"$d/size"
 	echo 4096 >"$d/blocksize"
 	echo 1 >"$d/power" || return 1
-	echo "nullb$(cat "$d/index")"
+	if [ -b "/dev/$1" ]; then echo "$1"; else echo "nullb$(cat "$d/index")"; fi
 }
 
 runfio() { # DEV RW QD: prints IOPS

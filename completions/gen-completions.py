@@ -3,7 +3,10 @@
 """Generate the bash and zsh completions of nvme-zns-npo2 from its command
 table (`nvme-zns-npo2 __table`), so they cannot drift from the code.
 
-    gen-completions.py bash|zsh TABLE.json OUTPUT
+    gen-completions.py bash|zsh TABLE.json DMTEXT_H OUTPUT
+
+DMTEXT_H is the header defining ZNP_DM_UUID_PREFIX, the device-mapper UUID
+prefix of the mappings this tool makes.
 
 Options whose argument is a FILE complete file names. Device arguments
 complete to NVMe generic namespace nodes (ngXnY) and zoned block devices, mapping arguments to zoned device-mapper devices (po2
@@ -58,6 +61,7 @@ def gen_bash(opts, cmds):
     w('# do not edit.')
     w('')
     w('_nvme_zns_npo2_cmds="%s"' % sh_words(c['name'] for c in cmds))
+    w('_nvme_zns_npo2_uuid_prefix="%s"' % UUID_PREFIX)
     w('declare -gA _nvme_zns_npo2_opts=(')
     for c in cmds:
         words = []
@@ -95,14 +99,14 @@ _nvme_zns_npo2_devices()
 	done
 }
 
-# Names of zoned device-mapper devices: the po2 mappings.
+# Names of the device-mapper devices made by `map` (UUID prefix).
 _nvme_zns_npo2_mappings()
 {
-	local sys=${ZNP_SYSFS_ROOT:-/sys} d z n
+	local sys=${ZNP_SYSFS_ROOT:-/sys} d u n
 	for d in "$sys"/block/dm-*; do
-		[[ -r $d/queue/zoned && -r $d/dm/name ]] || continue
-		read -r z <"$d/queue/zoned"
-		[[ $z == none ]] && continue
+		[[ -r $d/dm/uuid && -r $d/dm/name ]] || continue
+		read -r u <"$d/dm/uuid"
+		[[ $u == "$_nvme_zns_npo2_uuid_prefix"* ]] || continue
 		read -r n <"$d/dm/name"
 		printf '%s\n' "$n"
 	done
@@ -205,16 +209,15 @@ _nvme-zns-npo2_devices() {
 }
 
 _nvme-zns-npo2_mappings() {
-	local sys=${ZNP_SYSFS_ROOT:-/sys} d z
+	local sys=${ZNP_SYSFS_ROOT:-/sys} d
 	local -a maps
 	for d in $sys/block/dm-*(N); do
-		[[ -r $d/queue/zoned && -r $d/dm/name ]] || continue
-		z=$(<$d/queue/zoned)
-		[[ $z == none ]] || maps+=("$(<$d/dm/name)")
+		[[ -r $d/dm/uuid && -r $d/dm/name ]] || continue
+		[[ $(<$d/dm/uuid) == %s* ]] && maps+=("$(<$d/dm/name)")
 	done
 	_wanted mappings expl 'mapping' compadd -a maps
 }
-''')
+''' % UUID_PREFIX)
     w('_nvme-zns-npo2_commands() {')
     w('\tlocal -a cmds')
     w('\tcmds=(')
@@ -278,12 +281,25 @@ _nvme-zns-npo2_mappings() {
     return '\n'.join(out) + '\n'
 
 
+UUID_PREFIX = None
+
+
+def uuid_prefix(header):
+    with open(header) as f:
+        m = re.search(r'^#define\s+ZNP_DM_UUID_PREFIX\s+"([^"]+)"', f.read(), re.M)
+    if not m or not re.match(r'^[A-Za-z0-9_.:-]+$', m.group(1)):
+        sys.exit('gen-completions: no usable ZNP_DM_UUID_PREFIX in %s' % header)
+    return m.group(1)
+
+
 def main():
-    if len(sys.argv) != 4 or sys.argv[1] not in ('bash', 'zsh'):
-        sys.exit('usage: gen-completions.py bash|zsh TABLE.json OUTPUT')
+    global UUID_PREFIX
+    if len(sys.argv) != 5 or sys.argv[1] not in ('bash', 'zsh'):
+        sys.exit('usage: gen-completions.py bash|zsh TABLE.json DMTEXT_H OUTPUT')
+    UUID_PREFIX = uuid_prefix(sys.argv[3])
     opts, cmds = load(sys.argv[2])
     text = gen_bash(opts, cmds) if sys.argv[1] == 'bash' else gen_zsh(opts, cmds)
-    with open(sys.argv[3], 'w') as f:
+    with open(sys.argv[4], 'w') as f:
         f.write(text)
 
 

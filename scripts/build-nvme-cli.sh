@@ -122,4 +122,4 @@ nice -n 10 ninja -C "$bdir" nvme >"$dest/ninja.log" 2>&1 || {
 	exit 1
 }
 install -m 0755 "$bdir/nvme" "$dest/nvme"
-echo "build-nvme-cli: $dest/nvme ($("$dest/nvme" version))"
+echo "build-nvme-cli: $dest/nvme ($("$dest/nvme" version | head -n1))"

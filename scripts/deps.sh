@@ -14,7 +14,7 @@ PKGS=(
 	libnvme-dev libjson-c-dev liburing-dev libdevmapper-dev zlib1g-dev
 	libdbus-1-dev
 	# docs, completions, tests
-	asciidoctor bash zsh python3 valgrind time dpkg-dev
+	asciidoctor bash bash-completion zsh python3 valgrind time dpkg-dev
 	libfuzzer-14-dev libclang-rt-14-dev
 	# devices and reference tools
 	nvme-cli util-linux fio f2fs-tools dmsetup

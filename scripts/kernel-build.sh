@@ -146,7 +146,7 @@ done
 [ -z "$absent" ] || say "options not defined by this tree, ignored:$absent"
 
 # ---- build -----------------------------------------------------------------
-total=$(cat "$OUT/objcount" 2>/dev/null || echo 1700)
+total=$(cat "$OUT/objcount" 2>/dev/null || echo 1300)
 say "building bzImage with ccache, $JOBS jobs (log: $LOG); a cold build takes ~15 min on 2 cores"
 start=$SECONDS
 set +e

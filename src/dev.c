@@ -337,6 +337,19 @@ void znp_dev_close(struct znp_dev *dev)
  */
 int znp_dev_probe(struct znp_dev *dev)
 {
+	return znp_dev_probe_flags(dev, 0);
+}
+
+/**
+ * znp_dev_probe_flags() - znp_dev_probe() with ZNP_PROBE_* flags
+ * @dev: device
+ * @flags: ZNP_PROBE_DEFER_CAP leaves @dev->geom.zone_cap at 0; the first
+ *         zone report fills it in (a full report then needs no extra command)
+ *
+ * Return: as znp_dev_probe().
+ */
+int znp_dev_probe_flags(struct znp_dev *dev, unsigned int flags)
+{
 	int ret;
 
 	if (!dev || !dev->be)
@@ -344,7 +357,7 @@ int znp_dev_probe(struct znp_dev *dev)
 	memset(&dev->geom, 0, sizeof(dev->geom));
 	dev->is_zoned = false;
 	ret = dev->be->probe(dev);
-	if (ret)
+	if (ret || (flags & ZNP_PROBE_DEFER_CAP))
 		return ret;
 	return znp_report_probe_cap(dev);
 }

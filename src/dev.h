@@ -93,6 +93,9 @@ void znp_dev_close(struct znp_dev *dev);
  */
 int znp_dev_probe(struct znp_dev *dev);
 
+#define ZNP_PROBE_DEFER_CAP	(1u << 0)	/* zone_cap from the first report */
+int znp_dev_probe_flags(struct znp_dev *dev, unsigned int flags);
+
 /* Is @dev an NVMe device (char or block node)? */
 bool znp_dev_is_nvme(const struct znp_dev *dev);
 

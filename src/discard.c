@@ -268,41 +268,8 @@ void znp_range_list_free(struct znp_range_list *l)
 	memset(l, 0, sizeof(*l));
 }
 
-int znp_parse_size(const char *s, uint64_t *v)
-{
-	static const char units[] = "KMGTPE";
-	unsigned long long n;
-	const char *u;
-	char *end;
-	int shift;
-
-	if (!s || !isdigit((unsigned char)*s))
-		return -EINVAL;
-	errno = 0;
-	n = strtoull(s, &end, 0);
-	if (errno)
-		return -EINVAL;
-	if (*end) {
-		u = strchr(units, toupper((unsigned char)*end));
-		if (!u)
-			return -EINVAL;
-		end++;
-		if (*end == 'i' && end[1] == 'B')
-			end += 2;
-		else if (*end == 'B')
-			end++;
-		if (*end)
-			return -EINVAL;
-		shift = 10 * (int)(u - units + 1);
-		if (n > (UINT64_MAX >> shift))
-			return -EINVAL;
-		n <<= shift;
-	}
-	*v = n;
-	return 0;
-}
-
-int znp_range_list_read(FILE *f, struct znp_range_list *l, size_t *line)
+int znp_range_list_read(FILE *f, znp_num_parse_fn parse, struct znp_range_list *l,
+			size_t *line, const char **why)
 {
 	char buf[512], a[128], b[128], extra[2];
 	uint64_t off, len;
@@ -310,10 +277,13 @@ int znp_range_list_read(FILE *f, struct znp_range_list *l, size_t *line)
 	int ret;
 
 	*line = 0;
+	*why = "";
 	while (fgets(buf, sizeof(buf), f)) {
 		(*line)++;
-		if (!strchr(buf, '\n') && !feof(f))
-			return -EINVAL;		/* line too long */
+		if (!strchr(buf, '\n') && !feof(f)) {
+			*why = "line too long";
+			return -EINVAL;
+		}
 		p = strchr(buf, '#');
 		if (p)
 			*p = '\0';
@@ -323,9 +293,15 @@ int znp_range_list_read(FILE *f, struct znp_range_list *l, size_t *line)
 		ret = sscanf(buf, "%127s %127s %1s", a, b, extra);
 		if (ret == EOF || ret == 0)
 			continue;
-		if (ret != 2 || znp_parse_size(a, &off) || znp_parse_size(b, &len))
+		if (ret != 2) {
+			*why = "expected \"OFFSET LENGTH\"";
 			return -EINVAL;
-		ret = znp_range_list_add(l, off, len);
+		}
+		ret = parse(a, &off, why);
+		if (!ret)
+			ret = parse(b, &len, why);
+		if (!ret)
+			ret = znp_range_list_add(l, off, len);
 		if (ret)
 			return ret;
 	}

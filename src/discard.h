@@ -69,23 +69,21 @@ struct znp_range_list {
 int znp_range_list_add(struct znp_range_list *l, uint64_t start, uint64_t len);
 void znp_range_list_free(struct znp_range_list *l);
 
-/**
- * znp_parse_size() - parse "4096", "0x1000", "4K", "1M", "2G", "1T" (binary
- * multiples, optional "iB"/"B")
- * Return: 0 or -EINVAL (junk, overflow).
- */
-int znp_parse_size(const char *s, uint64_t *v);
+/* A number parser: 0 or -EINVAL/-ERANGE with *why set (the CLI's znp_parse_u64). */
+typedef int (*znp_num_parse_fn)(const char *s, uint64_t *v, const char **why);
 
 /**
  * znp_range_list_read() - read ranges, one per line: "OFFSET LENGTH"
- * (separated by blanks or a comma; sizes as znp_parse_size()), blank
- * lines and '#' comments ignored
+ * (separated by blanks or a comma), blank lines and '#' comments ignored
  * @f: the stream
+ * @parse: parses each number (so that files and options share one grammar)
  * @l: ranges are appended (raw numbers: the caller scales LBA units)
- * @line: out, the offending line number on -EINVAL
- * Return: 0, -EINVAL (syntax), -ENOMEM, -EIO (read error).
+ * @line: out, the offending line number on error
+ * @why: out, on -EINVAL/-ERANGE: what is wrong with the line
+ * Return: 0, -EINVAL / -ERANGE (syntax), -ENOMEM, -EIO (read error).
  */
-int znp_range_list_read(FILE *f, struct znp_range_list *l, size_t *line);
+int znp_range_list_read(FILE *f, znp_num_parse_fn parse, struct znp_range_list *l,
+			size_t *line, const char **why);
 
 /**
  * znp_discard_validate() - check byte ranges against the target; sends

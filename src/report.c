@@ -156,6 +156,18 @@ int znp_report_begin(struct znp_dev *dev, uint64_t slba,
 	if (slba >= dev->geom.nlbas)
 		return -EINVAL;
 
+	/*
+	 * Capacity deferred by ZNP_PROBE_DEFER_CAP: a report that starts at
+	 * zone 0 without a filter learns it from its own first chunk (no extra
+	 * command); any other report probes it first.
+	 */
+	if (!dev->geom.zone_cap &&
+	    (filter != ZNP_RF_ALL || znp_zone_no(&dev->geom, slba) != 0)) {
+		ret = znp_report_probe_cap(dev);
+		if (ret)
+			return ret;
+	}
+
 	it = calloc(1, sizeof(*it));
 	if (!it)
 		return -ENOMEM;
@@ -178,6 +190,11 @@ int znp_report_begin(struct znp_dev *dev, uint64_t slba,
 	ret = report_fetch(it);
 	if (ret)
 		goto out_free;
+	if (!dev->geom.zone_cap && it->cap_seen) {
+		/* deferred capacity probe: an unfiltered report from zone 0 */
+		dev->geom.zone_cap = it->cap;
+		dev->geom.zone_cap_varies = it->cap_varies;
+	}
 	*out = it;
 	return 0;
 

@@ -19,7 +19,7 @@ int znp_cli_open_dev(const struct znp_cli *cli, const struct znp_opts *o,
 	struct znp_dev *dev;
 	int ret;
 
-	ret = znp_dev_open(&cli->env, path, flags, &dev, &why);
+	ret = znp_dev_open(&cli->env, path, flags & ~ZNP_CLI_DEFER_CAP, &dev, &why);
 	if (ret) {
 		znp_cli_err(cli, path, "%s", why ? why : znp_strerror(ret));
 		return znp_exit_from_ret(ret);
@@ -37,7 +37,7 @@ int znp_cli_open_dev(const struct znp_cli *cli, const struct znp_opts *o,
 			goto out_close;
 		}
 	}
-	ret = znp_dev_probe(dev);
+	ret = znp_dev_probe_flags(dev, (flags & ZNP_CLI_DEFER_CAP) ? ZNP_PROBE_DEFER_CAP : 0);
 	if (!ret && !dev->is_zoned)
 		ret = -EMEDIUMTYPE;
 	if (ret == -EMEDIUMTYPE && !need_zoned) {

@@ -83,6 +83,7 @@ static int read_ranges(const struct znp_cli *cli, const struct znp_opts *o,
 {
 	bool is_stdin = !strcmp(o->ranges, "-");
 	FILE *f = is_stdin ? stdin : fopen(o->ranges, "re");
+	const char *why = "";
 	size_t line = 0;
 	int ret;
 
@@ -90,11 +91,11 @@ static int read_ranges(const struct znp_cli *cli, const struct znp_opts *o,
 		znp_cli_err(cli, o->ranges, "cannot open the range list: %s", strerror(errno));
 		return ZNP_EXIT_USAGE;
 	}
-	ret = znp_range_list_read(f, l, &line);
+	ret = znp_range_list_read(f, znp_parse_u64, l, &line, &why);
 	if (!is_stdin)
 		fclose(f);
-	if (ret == -EINVAL) {
-		znp_cli_err(cli, o->ranges, "line %zu: expected \"OFFSET LENGTH\"", line);
+	if (ret == -EINVAL || ret == -ERANGE) {
+		znp_cli_err(cli, o->ranges, "line %zu: %s", line, why);
 		return ZNP_EXIT_USAGE;
 	}
 	if (ret) {
@@ -164,17 +165,18 @@ static const char *planned_engine(const struct znp_discard_target *t, bool sync)
 	return znp_aio_engine_name(sync ? ZNP_ENG_NVME_IOCTL : ZNP_ENG_URING_NVME);
 }
 
-static int run(const struct znp_opts *o, struct znp_discard_target *t,
-	       struct znp_aio_job *job, struct znp_aio_result *res, bool sync)
+static int run(const struct znp_cli *cli, const struct znp_opts *o,
+	       struct znp_discard_target *t, struct znp_aio_job *job,
+	       struct znp_aio_result *res, bool sync)
 {
-	struct progress_ctx pc = { .tty = stderr };
+	struct progress_ctx pc = { .tty = cli->err };
 	struct znp_batch_opts bo;
 	int ret;
 
 	job->qd = o->queue_depth;
 	job->force_sync = sync;
 	job->stop = &znp_cli_interrupted;
-	if (isatty(STDERR_FILENO)) {
+	if (isatty(fileno(cli->err))) {	/* progress only for a person */
 		job->progress = on_progress;
 		job->progress_arg = &pc;
 	}
@@ -193,7 +195,7 @@ static int run(const struct znp_opts *o, struct znp_discard_target *t,
 	}
 	znp_cli_sigint_end();
 	if (pc.shown)
-		fputc('\n', stderr);
+		fputc('\n', cli->err);
 	return ret;
 }
 
@@ -339,7 +341,7 @@ int znp_cmd_discard(const struct znp_cli *cli, const struct znp_opts *o,
 		ret = 0;
 		goto out;
 	}
-	ret = run(o, t, &job, &res, sync);
+	ret = run(cli, o, t, &job, &res, sync);
 	s = (struct znp_discard_summary){
 		.engine = znp_aio_engine_name(res.engine),
 		.fallbacks = res.fallbacks,

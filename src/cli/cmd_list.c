@@ -1,21 +1,28 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* list: every ZNS namespace, including those with a hidden block device. */
 #include "cmd.h"
+#include "dm.h"
 
 struct list_ctx {
+	const struct znp_cli *cli;
 	struct znp_print *p;
 };
 
 static int list_one(const struct znp_scan_entry *e, void *arg)
 {
 	struct list_ctx *ctx = arg;
+	struct znp_holder h;
 	struct znp_list_row r = {
 		.ns = &e->ns,
 		.geom = !e->probe_ret && e->is_zoned ? &e->geom : NULL,
 		.is_zoned = e->is_zoned,
 		.probe_ret = e->probe_ret,
-		.mapped_as = NULL,	/* filled in once mappings exist */
+		.mapped_as = NULL,
 	};
+
+	/* our po2 mapping on top of the block device (sysfs holders) */
+	if (e->ns.blk_name[0] && znp_blk_po2_holder(&ctx->cli->env, e->ns.blk_name, &h))
+		r.mapped_as = h.dm_name;
 
 	/* A namespace that could not be probed is listed when sysfs says ZNS. */
 	if (!e->is_zoned && !(e->probe_ret && e->ns.csi == ZNP_CSI_ZNS))
@@ -27,7 +34,7 @@ static int list_one(const struct znp_scan_entry *e, void *arg)
 int znp_cmd_list(const struct znp_cli *cli, const struct znp_opts *o,
 		 struct znp_print *p)
 {
-	struct list_ctx ctx = { .p = p };
+	struct list_ctx ctx = { .cli = cli, .p = p };
 	int ret;
 
 	p->ops->list_begin(p);

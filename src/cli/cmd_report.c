@@ -22,7 +22,7 @@ int znp_cmd_report(const struct znp_cli *cli, const struct znp_opts *o,
 		}
 		left = o->count;
 	}
-	ret = znp_cli_open_dev(cli, o, 0, true, &dev);
+	ret = znp_cli_open_dev(cli, o, ZNP_CLI_DEFER_CAP, true, &dev);
 	if (ret)
 		return ret;
 	if (o->start_lba >= dev->geom.nlbas) {

@@ -54,6 +54,15 @@ const struct znp_opt_desc znp_opt_descs[ZNP_O_NR] = {
 	[ZNP_O_LBA] = { ZNP_O_LBA, "lba", 'L', NULL, NULL,
 		"offsets and lengths are in logical blocks, not bytes", NULL, ZNP_OK_FLAG,
 		OPT(lba) },
+	[ZNP_O_PERSIST] = { ZNP_O_PERSIST, "persist", 'p', NULL, NULL,
+		"record the mapping so that it is restored at boot", NULL, ZNP_OK_FLAG,
+		OPT(persist) },
+	[ZNP_O_RESTORE] = { ZNP_O_RESTORE, "restore", 0, NULL, NULL,
+		"map every namespace recorded with --persist that is present", NULL,
+		ZNP_OK_FLAG, OPT(restore) },
+	[ZNP_O_CONFIG] = { ZNP_O_CONFIG, "config", 0, NULL, "FILE",
+		"mapping file (default /etc/zns-npo2/mappings.conf)", NULL, ZNP_OK_STRING,
+		OPT(config) },
 };
 
 #define COMMON ZNP_O_OUTPUT_FORMAT, ZNP_O_VERBOSE, ZNP_O_HELP
@@ -77,9 +86,12 @@ static const enum znp_opt_id discard_opts[] = {
 #endif
 #ifdef ZNP_HAVE_CMD_MAP
 static const enum znp_opt_id map_opts[] = {
-	COMMON, ZNP_O_NAME, ZNP_O_FORCE, ZNP_O_DRY_RUN, ZNP_O_NR
+	COMMON, ZNP_O_NAME, ZNP_O_PERSIST, ZNP_O_RESTORE, ZNP_O_CONFIG, ZNP_O_DRY_RUN, ZNP_O_NR
 };
-static const enum znp_opt_id status_opts[] = { COMMON, ZNP_O_HUMAN, ZNP_O_NR };
+static const enum znp_opt_id unmap_opts[] = {
+	COMMON, ZNP_O_FORCE, ZNP_O_CONFIG, ZNP_O_DRY_RUN, ZNP_O_NR
+};
+static const enum znp_opt_id status_opts[] = { COMMON, ZNP_O_CONFIG, ZNP_O_NR };
 #endif
 
 const struct znp_cmd_desc znp_cmds[] = {
@@ -104,12 +116,12 @@ const struct znp_cmd_desc znp_cmds[] = {
 	  "<device>", 1, 1, znp_cmd_discard, discard_opts, false },
 #endif
 #ifdef ZNP_HAVE_CMD_MAP
-	{ "map", "map a npo2 zoned block device to power-of-2 zones (dm-po2zone)",
-	  "<device>", 1, 1, znp_cmd_map, map_opts, false },
+	{ "map", "map a npo2 zoned namespace to power-of-2 zones (dm-po2zone)",
+	  "[<device>]", 0, 1, znp_cmd_map, map_opts, false },
 	{ "unmap", "remove a power-of-2 mapping",
-	  "<device|name>", 1, 1, znp_cmd_unmap, map_opts, false },
-	{ "status", "show power-of-2 mappings",
-	  "[<device|name>]", 0, 1, znp_cmd_status, status_opts, false },
+	  "<mapping|device>", 1, 1, znp_cmd_unmap, unmap_opts, false },
+	{ "status", "show the power-of-2 mappings made by this tool",
+	  "[<mapping|device>]", 0, 1, znp_cmd_status, status_opts, false },
 #endif
 	{ "help", "show help for a command", "[<command>]", 0, 1, znp_cmd_help,
 	  help_opts, false },

@@ -36,6 +36,9 @@ enum znp_opt_id {
 	ZNP_O_LENGTH,
 	ZNP_O_RANGES,
 	ZNP_O_LBA,
+	ZNP_O_PERSIST,
+	ZNP_O_RESTORE,
+	ZNP_O_CONFIG,
 	ZNP_O_NR
 };
 
@@ -59,6 +62,9 @@ struct znp_opts {
 	uint64_t length;
 	const char *ranges;		/* discard: range list file, "-" stdin */
 	bool lba;			/* discard: offsets/lengths in LBAs */
+	bool persist;			/* map: record in the mapping file */
+	bool restore;			/* map: restore every recorded mapping */
+	const char *config;		/* map/unmap/status: mapping file */
 
 	uint32_t given;			/* 1u << enum znp_opt_id, set by znp_opt_set() */
 	const char *args[ZNP_MAX_ARGS];	/* positional arguments, args[0] = device */

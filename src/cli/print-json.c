@@ -150,21 +150,51 @@ static void json_report_begin(struct znp_print *p, const struct znp_report_hdr *
 }
 
 /* Same keys and strings as nvme-cli 2.3's `zns report-zones -o json`. */
+static char *put_u64(char *q, uint64_t v)
+{
+	char tmp[20];
+	int n = 0;
+
+	do {
+		tmp[n++] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	while (n)
+		*q++ = tmp[--n];
+	return q;
+}
+
+/*
+ * The hot path of large reports: one row per zone formatted directly (keys
+ * and condition/type names are constant ASCII, numbers are decimal), which
+ * is what json-c would print, without an object per zone.
+ */
 static void json_report_zone(struct znp_print *p, const struct znp_zone *z,
 			     uint64_t zone_no)
 {
-	struct json_object *o = json_object_new_object();
+	char row[400], *q = row;
 
-	add(o, "slba", u64(z->start));
-	add(o, "wp", u64(z->wp));
-	add(o, "cap", u64(z->cap));
-	add(o, "state", str(znp_zone_cond_name(z->cond)));
-	add(o, "type", str(znp_zone_type_name(z->type)));
-	add(o, "attrs", u64(z->attrs));
-	add(o, "attrs_info", u64(z->attrs_info));
-	add(o, "zone", u64(zone_no));
-	add(o, "len", u64(z->len));
-	j_array_elem(p, o);
+	q = stpcpy(q, p->first_elem ? "\n    { \"slba\": " : ",\n    { \"slba\": ");
+	p->first_elem = false;
+	q = put_u64(q, z->start);
+	q = stpcpy(q, ", \"wp\": ");
+	q = put_u64(q, z->wp);
+	q = stpcpy(q, ", \"cap\": ");
+	q = put_u64(q, z->cap);
+	q = stpcpy(q, ", \"state\": \"");
+	q = stpcpy(q, znp_zone_cond_name(z->cond));
+	q = stpcpy(q, "\", \"type\": \"");
+	q = stpcpy(q, znp_zone_type_name(z->type));
+	q = stpcpy(q, "\", \"attrs\": ");
+	q = put_u64(q, z->attrs);
+	q = stpcpy(q, ", \"attrs_info\": ");
+	q = put_u64(q, z->attrs_info);
+	q = stpcpy(q, ", \"zone\": ");
+	q = put_u64(q, zone_no);
+	q = stpcpy(q, ", \"len\": ");
+	q = put_u64(q, z->len);
+	q = stpcpy(q, " }");
+	fwrite(row, 1, (size_t)(q - row), p->out);
 	p->nr_items++;
 }
 
@@ -305,6 +335,128 @@ static void json_version(struct znp_print *p, const char *prog, const char *vers
 	j_end(p);
 }
 
+/* ---- map, unmap, status (cmd_map.c) ------------------------------------- */
+
+static struct json_object *str_or_null(const char *s)
+{
+	return s ? str(s) : NULL;
+}
+
+static void json_map(struct znp_print *p, const struct znp_map_view *v)
+{
+	const struct znp_geom *g = v->geom;
+	char path[ZNP_DM_NAME_MAX + 16];
+
+	snprintf(path, sizeof(path), "/dev/mapper/%s", v->name);
+	j_begin(p);
+	j_put(p, "device", str(v->device));
+	j_put(p, "backing", str(v->backing));
+	if (v->ns) {
+		j_put(p, "nsid", u64(v->ns->nsid));
+		j_put(p, "serial", str(v->ns->serial));
+	}
+	j_put(p, "identity", str_or_null(v->ident));
+	j_put(p, "name", str(v->name));
+	j_put(p, "dm_path", json_object_new_string(path));
+	j_put(p, "uuid", str(v->uuid));
+	j_put(p, "target", str(v->target));
+	j_put(p, "table", str(v->table));
+	j_put(p, "dry_run", json_object_new_boolean(v->dry_run));
+	j_put(p, "dm", str_or_null(v->dm_kname));
+	j_put(p, "leftover_removed", str_or_null(v->leftover));
+	j_put(p, "lba_size", u64(g->lba_size));
+	j_put(p, "dev_zone_size", u64(g->zone_size));
+	j_put(p, "zone_size", u64(znp_po2_zone_size(g)));
+	j_put(p, "zone_cap", u64(g->zone_cap));
+	j_put(p, "nr_zones", u64(g->nr_zones));
+	j_put(p, "nlbas", u64(znp_po2_dev_lbas(g)));
+	j_put(p, "size_sectors", u64(v->table_len));
+	j_put(p, "persisted", json_object_new_boolean(v->persisted));
+	j_put(p, "config", str_or_null(v->persisted ? v->config : NULL));
+	j_end(p);
+}
+
+static void json_unmap(struct znp_print *p, const struct znp_unmap_view *v)
+{
+	j_begin(p);
+	j_put(p, "name", str(v->name));
+	j_put(p, "backing", str_or_null(v->backing));
+	j_put(p, "dry_run", json_object_new_boolean(v->dry_run));
+	j_put(p, "deferred", json_object_new_boolean(v->deferred));
+	j_put(p, "forgotten", json_object_new_boolean(v->forgotten));
+	j_end(p);
+}
+
+static void json_status_begin(struct znp_print *p)
+{
+	j_begin(p);
+	j_array_begin(p, "mappings");
+}
+
+static void json_status_row(struct znp_print *p, const struct znp_status_row *r)
+{
+	const struct znp_dm_info *d = r->dm;
+	struct json_object *o = json_object_new_object();
+	char kname[32];
+
+	snprintf(kname, sizeof(kname), "dm-%u", d->minor);
+	add(o, "name", str(d->name));
+	add(o, "dm", str(kname));
+	add(o, "uuid", str(d->uuid));
+	add(o, "identity", str_or_null(r->ident));
+	add(o, "backing", str_or_null(r->backing));
+	add(o, "ctrl", r->ns ? str(r->ns->ctrl) : NULL);
+	add(o, "nsid", r->ns ? u64(r->ns->nsid) : NULL);
+	add(o, "target", d->nr_targets ? str(d->table.target) : NULL);
+	if (d->has_status) {
+		add(o, "zone_sectors", u64(d->status.zone_sectors));
+		add(o, "po2_zone_sectors", u64(d->status.po2_zone_sectors));
+		add(o, "nr_zones", u64(d->status.nr_zones));
+	}
+	add(o, "size_sectors", d->nr_targets ? u64(d->table.len) : NULL);
+	add(o, "open_count", json_object_new_int64(d->open_count));
+	add(o, "suspended", json_object_new_boolean(d->suspended));
+	add(o, "creating", json_object_new_boolean(znp_dm_name_is_creating(d->name)));
+	add(o, "persisted", json_object_new_boolean(r->persisted));
+	j_array_elem(p, o);
+	p->nr_items++;
+}
+
+static void json_status_end(struct znp_print *p)
+{
+	j_array_end(p);
+	j_put(p, "nr_mappings", u64(p->nr_items));
+	j_end(p);
+}
+
+static void json_restore_begin(struct znp_print *p, const char *config)
+{
+	j_begin(p);
+	j_put(p, "config", str(config));
+	j_array_begin(p, "entries");
+}
+
+static void json_restore_entry(struct znp_print *p, const struct znp_restore_entry *e)
+{
+	struct json_object *o = json_object_new_object();
+
+	add(o, "line", u64(e->line));
+	add(o, "name", str_or_null(e->name));
+	add(o, "identity", str_or_null(e->ident));
+	add(o, "result", str(e->result));
+	add(o, "device", str_or_null(e->device));
+	add(o, "error", str_or_null(e->error));
+	j_array_elem(p, o);
+	p->nr_items++;
+}
+
+static void json_restore_end(struct znp_print *p)
+{
+	j_array_end(p);
+	j_put(p, "nr_entries", u64(p->nr_items));
+	j_end(p);
+}
+
 const struct znp_print_ops znp_print_json_ops = {
 	.name = "json",
 	.list_begin = json_list_begin,
@@ -321,6 +473,14 @@ const struct znp_print_ops znp_print_json_ops = {
 	.discard_cmd = json_discard_cmd,
 	.discard_end = json_discard_end,
 	.version = json_version,
+	.map = json_map,
+	.unmap = json_unmap,
+	.status_begin = json_status_begin,
+	.status_row = json_status_row,
+	.status_end = json_status_end,
+	.restore_begin = json_restore_begin,
+	.restore_entry = json_restore_entry,
+	.restore_end = json_restore_end,
 };
 
 static struct json_object *opt_json(const struct znp_opt_desc *d)

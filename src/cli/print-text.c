@@ -256,6 +256,130 @@ static void text_version(struct znp_print *p, const char *prog, const char *vers
 	fprintf(p->out, "%s version %s\n", prog, version);
 }
 
+/* ---- map, unmap, status (cmd_map.c) ------------------------------------- */
+
+static void text_map_geom(struct znp_print *p, const struct znp_map_view *v, const char *pfx)
+{
+	const struct znp_geom *g = v->geom;
+	uint64_t po2 = znp_po2_zone_size(g);
+	char a[32], b[32], c[32];
+
+	znp_human_size(a, sizeof(a), po2 * g->lba_size);
+	znp_human_size(b, sizeof(b), g->zone_size * g->lba_size);
+	fprintf(p->out, "%szone size:    0x%" PRIx64 " LBAs (%s), a power of 2 (device zone: 0x%"
+		PRIx64 " LBAs, %s)\n", pfx, po2, a, g->zone_size, b);
+	znp_human_size(c, sizeof(c), g->zone_cap * g->lba_size);
+	fprintf(p->out, "%szone cap:     0x%" PRIx64 " LBAs (%s)\n", pfx, g->zone_cap, c);
+	fprintf(p->out, "%szones:        %" PRIu64 "\n", pfx, g->nr_zones);
+	znp_human_size(a, sizeof(a), v->table_len * 512);
+	fprintf(p->out, "%ssize:         0x%" PRIx64 " LBAs (%s)\n", pfx, znp_po2_dev_lbas(g), a);
+	fprintf(p->out, "%sLBA size:     %" PRIu32 "\n", pfx, g->lba_size);
+}
+
+static void text_map(struct znp_print *p, const struct znp_map_view *v)
+{
+	const char *pfx = v->dry_run ? "# " : "";
+
+	if (v->dry_run)
+		fprintf(p->out, "dmsetup create %s --uuid %s --table '%s'\n", v->name, v->uuid,
+			v->table);
+	else
+		fprintf(p->out, "mapped %s as /dev/mapper/%s (%s)\n", v->device, v->name,
+			v->dm_kname ? v->dm_kname : "?");
+	fprintf(p->out, "%sbacking:      %s", pfx, v->backing);
+	if (v->ns)
+		fprintf(p->out, " (nsid %" PRIu32 ", serial %s)", v->ns->nsid, v->ns->serial);
+	fprintf(p->out, "\n%sidentity:     %s\n", pfx, v->ident ? v->ident : "-");
+	text_map_geom(p, v, pfx);
+	fprintf(p->out, "%stable:        %s\n", pfx, v->table);
+	if (v->persisted)
+		fprintf(p->out, "%spersisted in: %s\n", pfx, v->config);
+	if (v->dry_run)
+		fprintf(p->out, "dry run: /dev/mapper/%s not created%s\n", v->name,
+			v->persisted ? ", nothing recorded" : "");
+}
+
+static void text_unmap(struct znp_print *p, const struct znp_unmap_view *v)
+{
+	if (v->dry_run) {
+		fprintf(p->out, "dmsetup remove %s\n", v->name);
+		fprintf(p->out, "dry run: %s not removed\n", v->name);
+		return;
+	}
+	fprintf(p->out, "%s %s%s%s%s\n", v->deferred ? "deferred removal of" : "unmapped",
+		v->name, v->backing ? " from " : "", v->backing ? v->backing : "",
+		v->deferred ? " (removed at its last close)" : "");
+	if (v->forgotten)
+		fprintf(p->out, "forgotten in %s\n", v->config);
+}
+
+#define STATUS_FMT "%-24s %-6s %-10s %5s %-10s %-10s %6s %5s %-8s %s\n"
+
+static void text_status_begin(struct znp_print *p)
+{
+	fprintf(p->out, STATUS_FMT, "NAME", "DM", "BACKING", "NSID", "ZONE", "PO2-ZONE",
+		"ZONES", "OPEN", "PERSIST", "STATE");
+}
+
+static void text_status_row(struct znp_print *p, const struct znp_status_row *r)
+{
+	const struct znp_dm_info *d = r->dm;
+	char kname[32], nsid[16] = "-", zs[32] = "?", pz[32] = "?", nz[24] = "?", open[16];
+	const char *state;
+
+	snprintf(kname, sizeof(kname), "dm-%" PRIu32, d->minor);
+	if (r->ns)
+		snprintf(nsid, sizeof(nsid), "%" PRIu32, r->ns->nsid);
+	if (d->has_status) {
+		znp_human_size(zs, sizeof(zs), d->status.zone_sectors * 512);
+		znp_human_size(pz, sizeof(pz), d->status.po2_zone_sectors * 512);
+		snprintf(nz, sizeof(nz), "%" PRIu64, d->status.nr_zones);
+	}
+	snprintf(open, sizeof(open), "%" PRId32, d->open_count);
+	if (znp_dm_name_is_creating(d->name))
+		state = "creating";
+	else if (!d->live_table)
+		state = "no-table";
+	else
+		state = d->suspended ? "suspended" : "active";
+	fprintf(p->out, STATUS_FMT, d->name, kname, r->backing ? r->backing : "-", nsid,
+		zs, pz, nz, open, r->persisted ? "yes" : "no", state);
+	if (p->flags & ZNP_PF_VERBOSE)
+		fprintf(p->out, "  uuid %s, table %" PRIu64 " %" PRIu64 " %s %s\n", d->uuid,
+			d->table.start, d->table.len, d->table.target, d->table.dev);
+	p->nr_items++;
+}
+
+static void text_status_end(struct znp_print *p)
+{
+	if (p->flags & ZNP_PF_VERBOSE)
+		fprintf(p->out, "%" PRIu64 " mapping%s\n", p->nr_items, p->nr_items == 1 ? "" : "s");
+}
+
+static void text_restore_begin(struct znp_print *p, const char *config)
+{
+	if (p->flags & ZNP_PF_VERBOSE)
+		fprintf(p->out, "restoring mappings recorded in %s\n", config);
+}
+
+static void text_restore_entry(struct znp_print *p, const struct znp_restore_entry *e)
+{
+	fprintf(p->out, "%s: %s", e->name ? e->name : "-", e->result);
+	if (e->device)
+		fprintf(p->out, " (%s)", e->device);
+	if (e->error)
+		fprintf(p->out, ": %s", e->error);
+	fputc('\n', p->out);
+	p->nr_items++;
+}
+
+static void text_restore_end(struct znp_print *p)
+{
+	if (p->flags & ZNP_PF_VERBOSE)
+		fprintf(p->out, "%" PRIu64 " recorded mapping%s\n", p->nr_items,
+			p->nr_items == 1 ? "" : "s");
+}
+
 const struct znp_print_ops znp_print_text_ops = {
 	.name = "normal",
 	.list_begin = text_list_begin,
@@ -272,4 +396,12 @@ const struct znp_print_ops znp_print_text_ops = {
 	.discard_cmd = text_discard_cmd,
 	.discard_end = text_discard_end,
 	.version = text_version,
+	.map = text_map,
+	.unmap = text_unmap,
+	.status_begin = text_status_begin,
+	.status_row = text_status_row,
+	.status_end = text_status_end,
+	.restore_begin = text_restore_begin,
+	.restore_entry = text_restore_entry,
+	.restore_end = text_restore_end,
 };

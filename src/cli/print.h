@@ -13,6 +13,7 @@
 #include <stdio.h>
 
 #include "znp.h"
+#include "dm.h"
 #include "opts.h"
 
 #define ZNP_PF_HUMAN	(1u << 0)	/* -H: sizes in bytes with units */
@@ -96,6 +97,51 @@ struct znp_discard_summary {
 	int ret;			/* 0 or the library error */
 };
 
+/* `map` result (also printed for --dry-run). */
+struct znp_map_view {
+	const char *device;		/* as given */
+	const char *backing;		/* block device under the mapping */
+	const struct znp_ns_info *ns;	/* NULL: not NVMe */
+	const struct znp_geom *geom;
+	const char *name;
+	const char *uuid;
+	const char *ident;		/* stable identity, NULL when none */
+	const char *target;
+	const char *table;		/* dmsetup table text */
+	uint64_t table_len;		/* sectors */
+	const char *leftover;		/* half-created device removed first */
+	const char *dm_kname;		/* "dm-3", NULL for a dry run */
+	const char *config;
+	bool dry_run;
+	bool persisted;
+};
+
+struct znp_unmap_view {
+	const char *name;
+	const char *backing;
+	const char *config;
+	bool dry_run;
+	bool deferred;			/* removed at its last close */
+	bool forgotten;			/* dropped from the config file */
+};
+
+struct znp_status_row {
+	const struct znp_dm_info *dm;
+	const struct znp_ns_info *ns;	/* NULL: backing is not NVMe / unknown */
+	const char *backing;
+	const char *ident;
+	bool persisted;
+};
+
+struct znp_restore_entry {
+	unsigned int line;
+	const char *name;
+	const char *ident;
+	const char *result;		/* mapped, already-mapped, missing, failed, invalid */
+	const char *device;
+	const char *error;
+};
+
 struct znp_print_ops {
 	const char *name;
 	void (*list_begin)(struct znp_print *p);
@@ -119,6 +165,14 @@ struct znp_print_ops {
 	/* @s is NULL after a dry run */
 	void (*discard_end)(struct znp_print *p, const struct znp_discard_summary *s);
 	void (*version)(struct znp_print *p, const char *prog, const char *version);
+	void (*map)(struct znp_print *p, const struct znp_map_view *v);
+	void (*unmap)(struct znp_print *p, const struct znp_unmap_view *v);
+	void (*status_begin)(struct znp_print *p);
+	void (*status_row)(struct znp_print *p, const struct znp_status_row *r);
+	void (*status_end)(struct znp_print *p);
+	void (*restore_begin)(struct znp_print *p, const char *config);
+	void (*restore_entry)(struct znp_print *p, const struct znp_restore_entry *e);
+	void (*restore_end)(struct znp_print *p);
 };
 
 extern const struct znp_print_ops znp_print_text_ops;

@@ -410,7 +410,7 @@ def test_streaming(root):
 
 # A report that fails in its second transfer (8 KiB MDTS: 127 descriptors each).
 FAULT_CONFIG = """\
-path=dev/ng8n1 kind=ng ctrl=nvme8 nsid=1 lba=512 zsze=0x3000 zcap=0x3000 zones=200 disk=none mdts=8k fail_io=0x7a:3:0x4002
+path=dev/ng8n1 kind=ng ctrl=nvme8 nsid=1 lba=512 zsze=0x3000 zcap=0x3000 zones=200 disk=none mdts=8k fail_io=0x7a:2:0x4002
 """
 
 

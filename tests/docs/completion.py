@@ -44,18 +44,23 @@ def fake_tree(tmp):
     os.makedirs(dev)
     for n in ('ng0n1', 'ng0n2', 'ng1n1', 'nvme0', 'nvme0n2', 'sda'):
         open(os.path.join(dev, n), 'w').close()
+    # dm-0 is a mapping made by `map`; dm-2 a zoned dm device made by something else
     for name, zoned, dm in (('nvme0n2', 'host-managed', None), ('sda', 'none', None),
-                            ('nvme0n1', 'none', None), ('dm-0', 'host-managed', 'po2map'),
-                            ('dm-1', 'none', 'linear0')):
+                            ('nvme0n1', 'none', None),
+                            ('dm-0', 'host-managed', ('po2map', 'ZNPO2-nguid:0011-n1')),
+                            ('dm-1', 'none', ('linear0', 'LVM-abc')),
+                            ('dm-2', 'host-managed', ('zoned0', 'dmz-1234'))):
         q = os.path.join(sys_, 'block', name, 'queue')
         os.makedirs(q)
         with open(os.path.join(q, 'zoned'), 'w') as f:
             f.write(zoned + '\n')
         if dm:
             os.makedirs(os.path.join(sys_, 'block', name, 'dm'))
-            with open(os.path.join(sys_, 'block', name, 'dm', 'name'), 'w') as f:
-                f.write(dm + '\n')
-    devices = [os.path.join(dev, n) for n in ('ng0n1', 'ng0n2', 'ng1n1', 'nvme0n2', 'dm-0')]
+            for attr, val in zip(('name', 'uuid'), dm):
+                with open(os.path.join(sys_, 'block', name, 'dm', attr), 'w') as f:
+                    f.write(val + '\n')
+    devices = [os.path.join(dev, n)
+               for n in ('ng0n1', 'ng0n2', 'ng1n1', 'nvme0n2', 'dm-0', 'dm-2')]
     return dev, sys_, devices, ['po2map']
 
 
@@ -169,6 +174,12 @@ zstyle ':completion:*' list-prompt ''
 zstyle ':completion:*' select-prompt ''
 zstyle ':completion:*' menu no
 export ZNP_DEV_ROOT=%(dev)s ZNP_SYSFS_ROOT=%(sys)s
+_znp_tab() {
+	zle expand-or-complete
+	print -r -- '<<TABDONE>>' >/dev/tty
+}
+zle -N _znp_tab
+bindkey '^I' _znp_tab
 compadd () {
 	if [[ ${@[1,(i)(-|--)]} == *-(O|A|D)\ * ]]; then
 		builtin compadd "$@"
@@ -219,6 +230,7 @@ def run_zsh(table, compdir, nvme_compdir=None):
         'zpty -r -m z out "*<<READY>>*" || exit 3',
         # a first completion loads the functions; its output is not used
         'zpty -n -w z %s' % shq('nvme-zns-npo2 li\t'),
+        'zpty -r -m z out "*<<TABDONE>>*" || exit 3',
         'zpty -n -w z $\'\\x15\'',
         'zpty -w z %s' % shq("print '<<WARM''UP>>'"),
         'zpty -r -m z out "*<<WARMUP>>*" || exit 3',
@@ -226,13 +238,14 @@ def run_zsh(table, compdir, nvme_compdir=None):
     for i, (desc, line, want) in enumerate(lines):
         driver += [
             'zpty -n -w z %s' % shq(line + '\t'),
-            # let the completion run before more keys arrive: zle treats
-            # pending input (typeahead) as a reason to cut completion short
-            'sleep 0.05',
+            # TAB is bound to a widget that completes, then prints a marker:
+            # wait for it so that no key arrives while completion runs
+            'out1=""; zpty -r -m z out1 "*<<TABDONE>>*" || exit 4',
             # then clear the line and mark the end
             'zpty -n -w z $\'\\x15\'',
             'zpty -w z %s' % shq("print '<<EN''D %d>>'" % i),
             'out=""; zpty -r -m z out "*<<END %d>>*" || exit 4' % i,
+            'out="$out1$out"',
             'print -r -- "### %d"; print -r -- "$out"' % i,
         ]
     driver.append('zpty -d z')

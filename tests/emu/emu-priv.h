@@ -141,6 +141,12 @@ int emu_nvme_ioctl(struct emu_dev *d, unsigned long req, void *arg);
 int emu_blk_ioctl(struct emu_dev *d, int fd_flags, unsigned long req, void *arg, bool *handled);
 
 /* emu.c */
+void emu_init_once(void);
+void emu_lock(void);
+void emu_unlock(void);
+
+/* emu-record.c */
+extern int emu_trace_fd;
 /* Account a command; returns the fault to inject or NULL. */
 const struct emu_fault *emu_cmd_begin(struct emu_dev *d, int cls, int opc);
 void emu_cmd_record(struct emu_dev *d, const struct znpemu_cmd *c);

@@ -188,6 +188,11 @@ static void case_encode(void)
 	CHECK_U64(c[4].data_len, 64 + 4 * 64);
 	CHECK_U64(c[4].cdw12, (64 + 4 * 64) / 4 - 1);
 	CHECK_U64(c[4].cdw13, 0);
+	for (int i = 0; i < 5; i++) {
+		CHECK_U64(c[i].cdw2 | c[i].cdw3 | c[i].cdw14 | c[i].cdw15, 0);
+		CHECK_U64(c[i].metadata_len, 0);
+		CHECK_U64(c[i].flags, 0);
+	}
 
 	/* report from inside zone 2 (LBA above 2^32), state filter closed */
 	ret = znp_report_begin(dev, 0x180000000ull + 5, ZNP_RF_CLOSED, &it);
@@ -486,7 +491,7 @@ static void case_malformed(int want_probe, uint64_t bad_zone)
 		znp_report_end(it);
 	}
 	CHECK_INT(ret, -EPROTO);
-	CHECK(got <= bad_zone, "%" PRIu64 " zones before the bad one", got);
+	CHECK(got <= bad_zone, "%" PRIu64 " zones before the bad one", got);	znp_dev_close(dev);
 }
 
 static void case_bad_wp(void) { case_malformed(0, 5000); }

@@ -8,7 +8,7 @@ cd "$(dirname "$0")/../.."
 log=build/vm-logs/stock-$(date +%Y%m%d-%H%M%S).log
 start=$SECONDS
 bash tests/vm/vm-run.sh --kernel stock --preset standard --guest tests/vm/guest/stock.sh \
-	--timeout 280 --log "$log" --quiet
+	--timeout 400 --log "$log" --quiet
 vm=$?
 grep -aE '^(ok|not ok|#)' "$log" | grep -av '^### ' || true
 echo "--- host-side checks"

@@ -29,5 +29,7 @@ run() {
 run "dm-po2zone on npo2 null_blk" --guest tests/vm/patched-dm/nullb.sh \
 	--ns ctrl=0,nsid=1,size=64M,lbas=4096 --timeout 240
 run "dm-po2zone on QEMU ZNS namespaces, f2fs" --guest tests/vm/patched-dm/qemu.sh \
-	--preset standard --timeout 420
+	--preset standard --ns ctrl=0,nsid=5,size=2040M,lbas=4096,zoned=1,zsze=24M,zcap=24M \
+	--ns ctrl=0,nsid=6,size=2048M,lbas=4096,zoned=1,zsze=32M,zcap=24M \
+	--timeout 420
 exit $rc

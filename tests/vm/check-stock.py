@@ -165,25 +165,55 @@ def main():
             ok(got == [(z1, z1 + w, state)],
                "report %s --state: only zone 1, %s, wp %d" % (n, state, z1 + w), got)
 
+    # zones in mixed states (written, open, closed, full): ours == nvme-cli
+    for n in "ABCE":
+        mine, theirs = (load_json(secs, "%s-%s-mixed" % (k, n)) for k in ("report", "nvmecli"))
+        if mine is None or theirs is None:
+            continue
+        a = [(z[Z_START], z[Z_WP], z[Z_CAP], z[Z_STATE], z[Z_TYPE]) for z in our_zones(mine)]
+        b = [(z["slba"], z["wp"], z["cap"], z["state"], z["type"]) for z in theirs["zone_list"]]
+        states = sorted(set(z[3] for z in b))
+        ok(a == b and len(states) >= 2,
+           "report %s -o json == nvme-cli zone by zone with zones %s" % (n, "/".join(states)),
+           next(((x, y) for x, y in zip(a, b) if x != y), (len(a), len(b), states)))
+        # --state (and --start-lba) filters against nvme-cli's unfiltered report
+        for sec, state, start in (("empty", "EMPTY", 0), ("full", "FULL", 0),
+                                  ("closed-s2", "CLOSED", 2 * cfg(n)["zsze"])):
+            d = load_json(secs, "report-%s-mixed-%s" % (n, sec))
+            if d is None:
+                continue
+            want = [z[0] for z in b if z[3] == state and z[0] >= start]
+            got = [z[Z_START] for z in our_zones(d)]
+            ok(got == want and (want or n == "B"),
+               "report %s --state %s%s: the %d zones nvme-cli shows %s" %
+               (n, state.lower(), " --start-lba zone 2" if start else "", len(want), state), got)
+
     # --- blkzone on the po2 block device B ------------------------------------
-    if "blkzone-B" in secs and "report-B" in secs:
+    cond = {"EMPTY": 1, "IMP_OPENED": 2, "EXP_OPENED": 3, "CLOSED": 4,
+            "READONLY": 13, "FULL": 14, "OFFLINE": 15}
+    for suffix in ("", "-mixed"):
+        if "blkzone-B" + suffix not in secs:
+            ok(False, "section blkzone-B%s present in the log" % suffix)
+            continue
         g = cfg("B")
         spl = g["lbas"] // 512
         bz = []
-        for line in secs["blkzone-B"].splitlines():
+        for line in secs["blkzone-B" + suffix].splitlines():
             m = re.search(r"start: (0x[0-9a-f]+), len (0x[0-9a-f]+), cap (0x[0-9a-f]+), "
                           r"wptr (0x[0-9a-f]+) .*zcond:\s*(\d+)", line)
             if m:
-                s, ln, cap, wp, cond = (int(x, 0) for x in m.groups())
-                bz.append((s // spl, ln // spl, cap // spl, (s + wp) // spl, cond))
-        doc = load_json(secs, "report-B")
-        if doc is not None:
-            cond = {"EMPTY": 1, "IMP_OPENED": 2, "EXP_OPENED": 3, "CLOSED": 4,
-                    "READONLY": 13, "FULL": 14, "OFFLINE": 15}
-            mine = [(z[Z_START], g["zsze"], z[Z_CAP], z[Z_WP], cond.get(z[Z_STATE]))
-                    for z in our_zones(doc)]
-            ok(len(bz) == g["nzones"] and mine == bz,
-               "report B -o json == blkzone report, zone by zone", (mine[:2], bz[:2]))
+                s, ln, cap, wp, c = (int(x, 0) for x in m.groups())
+                bz.append((s // spl, ln // spl, cap // spl, (s + wp) // spl, c))
+        doc = load_json(secs, "report-B" + suffix)
+        if doc is None:
+            continue
+        # blkzone shows the kernel's view: a full zone's wp is its end
+        mine = [(z[Z_START], g["zsze"], z[Z_CAP],
+                 z[Z_START] + g["zsze"] if z[Z_STATE] == "FULL" else z[Z_WP],
+                 cond.get(z[Z_STATE])) for z in our_zones(doc)]
+        ok(len(bz) == g["nzones"] and mine == bz,
+           "report B%s -o json == blkzone report, zone by zone" % suffix,
+           next(((x, y) for x, y in zip(mine, bz) if x != y), (len(mine), len(bz))))
 
     # --- list -------------------------------------------------------------------
     doc = load_json(secs, "list-json")

@@ -8,7 +8,9 @@ VM_DIR=$(cd "$(dirname "$0")" && pwd)
 ROOT=$(cd "$VM_DIR/../.." && pwd)
 BUILD=${BUILD:-$ROOT/build}
 CACHE=$BUILD/vm
-STOCK_KVER=${STOCK_KVER:-6.12.117+deb12-amd64}
+# the kernel `make deps` installs (scripts/deps.sh pins its version)
+kver=$(sed -n 's/^KVER=\([0-9.]*\)$/\1/p' "$ROOT/scripts/deps.sh" 2>/dev/null)
+STOCK_KVER=${STOCK_KVER:-${kver:-6.12.117}+deb12-amd64}
 # Stock kernel modules loaded in the guest (with their modules.dep closure),
 # NAME or NAME:param=value[:param=value].
 STOCK_MODULES=${STOCK_MODULES:-"configfs nvme null_blk:nr_devices=0 dm-mod"}
@@ -230,8 +232,14 @@ cp "$VM_DIR/init" "$stage/init"
 chmod 755 "$stage/init"
 cp "$VM_DIR/guest/lib.sh" "$stage/vm/lib.sh"
 # the guest script's directory (sibling helpers, expected data)
+# (files over 1 MiB are left out: results, images)
 for f in "$(dirname "$guest")"/*; do
-	[ -f "$f" ] && cp "$f" "$stage/vm/guest/"
+	[ -f "$f" ] || continue
+	if [ "$(stat -c %s "$f")" -gt 1048576 ]; then
+		echo "vm-run: not packing $f (over 1 MiB)" >&2
+		continue
+	fi
+	cp "$f" "$stage/vm/guest/"
 done
 # our binaries and helpers
 gcc_static() { gcc -static -O2 -Wall -o "$2" "$1"; }
@@ -296,7 +304,8 @@ for spec in "${nsspecs[@]}"; do
 		ctrls[$ctrl]=1
 		qargs+=(-device "nvme,id=nvme$ctrl,serial=znsnpo2-c$ctrl")
 	fi
-	qargs+=(-drive "file=$img,if=none,id=d$i,format=raw,cache=unsafe")
+	# discard=unmap: DSM deallocate really deallocates (reads back zeros, as on drives with DLFEAT)
+	qargs+=(-drive "file=$img,if=none,id=d$i,format=raw,cache=unsafe,discard=unmap")
 	dev="nvme-ns,drive=d$i,bus=nvme$ctrl,nsid=$nsid,logical_block_size=$lbas,physical_block_size=$lbas"
 	if [ "$zoned" = 1 ]; then
 		dev+=",zoned=true,zoned.zone_size=$zsze,zoned.zone_capacity=$zcap"

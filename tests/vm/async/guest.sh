@@ -1,7 +1,8 @@
 # Guest side of the async VM tests (busybox sh; lib.sh is sourced by /init).
 # Namespaces (tests/vm/async/run.sh): ctrl0 nsid1 zoned 1000 zones of 768 KiB
 # (npo2, 4 KiB LBAs, block device hidden on the stock kernel), ctrl0 nsid2
-# conventional 64 MiB, ctrl1 nsid1 zoned 48 MiB zones on 512-byte LBAs.
+# conventional 64 MiB, ctrl1 nsid1 zoned 48 MiB zones on 512-byte LBAs, ctrl1
+# nsid2 zoned po2 64 MiB zones (a visible zoned block device).
 # Zone states are checked with nvme-cli's report (not ours), data with
 # nvme-pattern / nvme read; expected values come from /vm/ns.conf.
 
@@ -83,6 +84,23 @@ expect_rc "512-byte LBAs: discard --lba zone 3" 0 $BIN discard "$E" --lba --offs
 expect_zone "512-byte LBAs: zone 3 EMPTY" "$E" "$EZL" 3 EMPTY 0
 expect_zone "512-byte LBAs: zone 4 untouched" "$E" "$EZL" 4 IMP_OPENED 128
 
+# --- po2 zoned namespace: a visible zoned block device (range ioctl) ---------
+P=$(vm_ng 1 2)
+PB=$(vm_blk 1 2) || not_ok "po2 zoned namespace has a block device"
+PL=$(ns_conf 1 2 lbas)
+PZB=$(ns_conf 1 2 zsze)
+PZL=$((PZB / PL))
+for z in 1 2 3; do
+	nvme-pattern write "$P" $((z * PZL)) 32 "$PL" 4 >/dev/null || not_ok "write zone $z of $P"
+done
+expect_rc "zoned block device: discard zones 1..2" 0 $BIN discard "$PB" --offset "$PZB" --length $((2 * PZB)) --force -o json
+json_has "zoned block device: engine blkzone-ioctl" /tmp/vm-cmd.out '"engine": "blkzone-ioctl"'
+json_has "zoned block device: 2 zones" /tmp/vm-cmd.out '"completed": 2,'
+expect_zone "zoned block device: zone 1 EMPTY" "$P" "$PZL" 1 EMPTY 0
+expect_zone "zoned block device: zone 2 EMPTY" "$P" "$PZL" 2 EMPTY 0
+expect_zone "zoned block device: zone 3 untouched" "$P" "$PZL" 3 IMP_OPENED 32
+expect_rc "zoned block device: part of a zone refused" 2 $BIN discard "$PB" --offset "$((3 * PZB))" --length 4096 --force
+
 # --- batched zone management through the zone commands -----------------------
 if $BIN finish --help 2>&1 | grep -q -- --queue-depth; then
 	expect_rc "finish zones 10..29 at queue depth 8" 0 $BIN finish "$Z" -s $((10 * ZL)) -c 20 -q 8 --force
@@ -108,6 +126,7 @@ json_has "DSM: io_uring NVMe passthrough, 3 commands" /tmp/d2.json '"completed":
 json_has "DSM: engine" /tmp/d2.json '"engine": "io_uring-nvme-passthru"'
 zero_lbas() {	# DESC DEV SLBA NLB
 	dd if=/dev/zero of=/tmp/zeros bs="$CL" count="$4" 2>/dev/null
+	rm -f /tmp/rd	# nvme read does not truncate its output file
 	if nvme read "$2" -s "$3" -c $(($4 - 1)) -z $(($4 * CL)) -d /tmp/rd >/dev/null 2>&1 &&
 		cmp -s /tmp/rd /tmp/zeros; then ok "$1"; else not_ok "$1" "LBAs $3+$4 not zero"; fi
 }
@@ -122,5 +141,11 @@ expect_rc "DSM with ZNP_FORCE_SYNC=1" 0 env ZNP_FORCE_SYNC=1 $BIN discard "$C" -
 json_has "DSM forced sync: engine nvme-ioctl" /tmp/vm-cmd.out '"engine": "nvme-ioctl"'
 zero_lbas "DSM sync: LBAs 2000..2007 read zero" "$C" 2000 8
 expect_ok "DSM sync: LBAs 2008..4095 intact" nvme-pattern verify "$C" 2008 2088 "$CL" 2
+CB=$(vm_blk 0 2) || not_ok "conventional namespace has a block device"
+expect_rc "conventional block device: io_uring block discard of LBAs 3000..3015" 0 \
+	$BIN discard "$CB" --offset $((3000 * CL)) --length $((16 * CL)) --force -o json
+json_has "block device: engine io_uring-discard" /tmp/vm-cmd.out '"engine": "io_uring-discard"'
+zero_lbas "block discard: LBAs 3000..3015 read zero (through the ng node)" "$C" 3000 16
+expect_ok "block discard: LBAs 3016..4095 intact" nvme-pattern verify "$C" 3016 1080 "$CL" 2
 expect_rc "DSM: range past the end refused" 2 $BIN discard "$C" --lba --offset $(($(ns_conf 0 2 size) / CL)) --length 1 --force
 true

@@ -22,4 +22,5 @@ exec bash tests/vm/vm-run.sh --kernel "$kernel" --guest "$guest" \
 	--ns ctrl=0,nsid=1,size=750M,lbas=4096,zoned=1,zsze=768K,zcap=768K \
 	--ns ctrl=0,nsid=2,size=64M,lbas=4096 \
 	--ns ctrl=1,nsid=1,size=480M,lbas=512,zoned=1,zsze=48M,zcap=48M \
+	--ns ctrl=1,nsid=2,size=512M,lbas=4096,zoned=1,zsze=64M,zcap=64M \
 	--add "$BUILD/vm-async/zsend" ${args[@]+"${args[@]}"}

@@ -12,7 +12,8 @@
 VM_LIB_LOADED=1
 VM_T=0
 
-vm_log() { echo "# $*"; }
+# vm_log TEXT: a comment line, stamped with the guest uptime
+vm_log() { echo "# [$(cut -d" " -f1 /proc/uptime)s] $*"; }
 
 ok() {
 	VM_T=$((VM_T + 1))

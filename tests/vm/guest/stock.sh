@@ -151,6 +151,12 @@ zone_ops() {
 		"$(count_state "$dev" EXP_OPENED)/$(count_state "$dev" IMP_OPENED)" 0/0
 	expect_zone "$n: zone 3 closed by --all" "$dev" $z3 CLOSED $z3
 	expect_zone "$n: zone 1 still closed, wp kept" "$dev" $z1 CLOSED $((z1 + w))
+	# zones in several states now: compared zone by zone on the host
+	section "report-$n-mixed" $ZNP report -o json "$dev"
+	section "nvmecli-$n-mixed" nvme zns report-zones "$dev" -o json
+	section "report-$n-mixed-empty" $ZNP report -o json -S empty "$dev"
+	section "report-$n-mixed-full" $ZNP report -o json -S full "$dev"
+	section "report-$n-mixed-closed-s2" $ZNP report -o json -S closed -s $z2 "$dev"
 
 	# refusals: nothing may change
 	expect_rc "$n: reset without --force on a non-TTY refuses (4)" 4 $ZNP reset -s $z1 "$dev"
@@ -185,6 +191,22 @@ zone_ops() {
 	expect_eq "$n: every zone empty after reset --all" "$(count_state "$dev" EMPTY)" "$NZONES"
 	expect_zone "$n: zone 2 wp back at its start" "$dev" $z2 EMPTY $z2
 }
+# B (po2, block device visible): data in zones 1 and 2, then our report
+# against nvme-cli's and blkzone's on the same device
+geo 0 2
+expect_ok "B: write into zone 1" nvme-pattern write "$B" "$ZSZE" 40 4096 5
+expect_ok "B: write into zone 2" nvme-pattern write "$B" $((2 * ZSZE)) 8 4096 6
+expect_ok "B: finish zone 2 (nvme-cli)" nvme zns finish-zone "$B" -s $((2 * ZSZE))
+expect_eq "B: zone 2 full" "$(zinfo "$B" $((2 * ZSZE)) | cut -d' ' -f1)" FULL
+section report-B-mixed $ZNP report -o json "$B"
+section nvmecli-B-mixed nvme zns report-zones "$B" -o json
+section blkzone-B-mixed blkzone report "$BBLK"
+section report-B-mixed-empty $ZNP report -o json -S empty "$B"
+section report-B-mixed-full $ZNP report -o json -S full "$B"
+section report-B-mixed-closed-s2 $ZNP report -o json -S closed -s $((2 * ZSZE)) "$B"
+expect_ok "B: reset zones 1-2" $ZNP reset -f -s "$ZSZE" -c 2 "$B"
+expect_eq "B: every zone empty again" "$(count_state "$B" EMPTY)" "$NZONES"
+
 zone_ops A 0 1
 zone_ops E 1 1
 zone_ops C 0 3

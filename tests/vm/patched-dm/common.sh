@@ -50,7 +50,13 @@ zone_field() {
 	read -r s l c w z <<EOF
 $(zone_list "$1" "$2" 1)
 EOF
-	eval "echo \$$3"
+	case $3 in
+	start) echo "$s" ;;
+	len) echo "$l" ;;
+	cap) echo "$c" ;;
+	wpoff) echo "$w" ;;
+	cond) echo "$z" ;;
+	esac
 }
 
 # rd DEV SECTOR BYTES OUT: direct read
@@ -225,8 +231,9 @@ dm_suite() {
 		wr "$map" $((2 * p - 8)) /tmp/x4k
 	expect_eq "$name: zone 1 write pointer unchanged" \
 		"$(zone_field "$map" "$p" wpoff)" $MIB_S
-	rd "$dev" $((2 * z - MIB_S)) $MIB /tmp/rd.d
-	is_zero "$name: device zone 1 end untouched" /tmp/rd.d
+	expect_eq "$name: device zone 1 write pointer unchanged" \
+		"$(zone_field "$dev" "$z" wpoff)" $MIB_S
+	expect_eq "$name: device zone 2 still empty" "$(zone_field "$dev" $((2 * z)) cond)" 1
 	expect_rc "$name: zone reset in the padding is refused" 1 \
 		blkzone reset -o "$z" -c 1 "$map"
 
@@ -295,4 +302,89 @@ dm_generic_bad_tables() {
 		"Invalid argument count"
 	bad_table "$1 no such device" "0 $((n * p)) po2zone /dev/nonexistent" \
 		"Device lookup failed"
+}
+
+# append_suite NAME MAPPING DEV ZONE_SECTORS: export the mapping (a po2zone
+# mapping of DEV, all zones empty) through the NVMe loop target and send
+# NVMe Zone Append commands to it: nvmet turns them into REQ_OP_ZONE_APPEND
+# BIOs on the mapping, so the LBA each command reports is the sector that
+# the target translated back from the device.
+append_suite() {
+	local name=$1 map=$2 dev=$3 z=$4 p cfs=/sys/kernel/config/nvmet
+	local nqn=po2zone-append before ns lbs zslba k want got c
+	p=$(po2_roundup "$z")
+	if ! mkdir "$cfs/subsystems/$nqn" 2>/dev/null; then
+		not_ok "$name: create an nvmet subsystem"
+		return 0
+	fi
+	echo 1 >"$cfs/subsystems/$nqn/attr_allow_any_host"
+	mkdir "$cfs/subsystems/$nqn/namespaces/1"
+	printf %s "$map" >"$cfs/subsystems/$nqn/namespaces/1/device_path"
+	expect_ok "$name: nvmet exports the mapping as a ZNS namespace" \
+		sh -c "echo 1 >$cfs/subsystems/$nqn/namespaces/1/enable"
+	mkdir "$cfs/ports/1"
+	echo loop >"$cfs/ports/1/addr_trtype"
+	ln -s "$cfs/subsystems/$nqn" "$cfs/ports/1/subsystems/$nqn"
+	before=$(ls /sys/block)
+	expect_ok "$name: connect over the NVMe loop transport" \
+		sh -c "echo transport=loop,nqn=$nqn >/dev/nvme-fabrics"
+	ns=
+	for k in 1 2 3 4 5 6 7 8 9 10; do
+		for c in $(ls /sys/block); do
+			case "$c" in nvme*n*) ;; *) continue ;; esac
+			echo "$before" | grep -qx "$c" && continue
+			[ "$(cat /sys/block/"$c"/hidden 2>/dev/null)" = 1 ] && continue
+			ns=$c
+		done
+		[ -n "$ns" ] && break
+		sleep 0.5
+	done
+	if [ -z "$ns" ]; then
+		not_ok "$name: loop namespace appeared"
+	else
+		ok "$name: loop namespace /dev/$ns appeared"
+		lbs=$(sysblk "$ns" queue/logical_block_size)
+		expect_eq "$name: loop namespace zone size is the po2 size" \
+			"$(sysblk "$ns" queue/chunk_sectors)" "$p"
+		dd if=/dev/urandom of=/tmp/ap bs=65536 count=1 2>/dev/null
+		# zone 3: two appends to an empty zone
+		zslba=$((3 * p * 512 / lbs))
+		want=$zslba
+		for k in 1 2; do
+			dd if=/tmp/ap of=/tmp/ap$k bs=4096 count=1 skip=$k 2>/dev/null
+			got=$(nvme zns zone-append "/dev/$ns" -s "$zslba" -z 4096 -d /tmp/ap$k 2>&1 |
+				sed -n 's/.*appended data to LBA \([0-9a-fA-F]*\).*/\1/p')
+			expect_eq "$name: zone append $k to zone 3 returns LBA $want" \
+				"$((0x${got:-0}))" "$want"
+			want=$((want + 4096 / lbs))
+		done
+		cat /tmp/ap1 /tmp/ap2 >/tmp/ap12
+		rd "$dev" $((3 * z)) 8192 /tmp/rd.d
+		same "$name: appended data at device zone 3 start" /tmp/ap12 /tmp/rd.d
+		rd "$map" $((3 * p)) 8192 /tmp/rd.m
+		same "$name: appended data at mapping zone 3 start" /tmp/ap12 /tmp/rd.m
+		# zone 5: append after 64 KiB written through the mapping
+		wr "$map" $((5 * p)) /tmp/ap
+		zslba=$((5 * p * 512 / lbs))
+		got=$(nvme zns zone-append "/dev/$ns" -s "$zslba" -z 4096 -d /tmp/ap1 2>&1 |
+			sed -n 's/.*appended data to LBA \([0-9a-fA-F]*\).*/\1/p')
+		want=$((zslba + 65536 / lbs))
+		expect_eq "$name: zone append after 64 KiB in zone 5 returns LBA $want" \
+			"$((0x${got:-0}))" "$want"
+		rd "$dev" $((5 * z + 128)) 4096 /tmp/rd.d
+		same "$name: appended data follows the 64 KiB in device zone 5" /tmp/ap1 /tmp/rd.d
+		expect_eq "$name: device zone 5 write pointer" \
+			"$(zone_field "$dev" $((5 * z)) wpoff)" 136
+		for c in /sys/class/nvme/nvme*; do
+			[ "$(cat "$c/subsysnqn" 2>/dev/null)" = "$nqn" ] &&
+				echo 1 >"$c/delete_controller"
+		done
+	fi
+	rm -f "$cfs/ports/1/subsystems/$nqn"
+	rmdir "$cfs/ports/1"
+	echo 0 >"$cfs/subsystems/$nqn/namespaces/1/enable"
+	rmdir "$cfs/subsystems/$nqn/namespaces/1"
+	rmdir "$cfs/subsystems/$nqn"
+	blkzone reset "$map"
+	return 0
 }

@@ -19,34 +19,40 @@ nullb_make() {
 		[ -n "${4:-}" ] && echo "$4" >"$d/zone_capacity"
 	fi
 	echo 1 >"$d/power" || return 1
-	echo "/dev/nullb$(cat "$d/index")"
+	# the disk takes the configfs name (older kernels: nullb<index>)
+	if [ -b "/dev/$1" ]; then
+		echo "/dev/$1"
+	else
+		echo "/dev/nullb$(cat "$d/index")"
+	fi
 }
 
 # 32 zones of 3 MiB (6144 sectors, padded to 8192)
 ZMB=3
 NZ=32
-nb=$(nullb_make npo2 $((ZMB * NZ)) $ZMB)
+nb=$(nullb_make nbnpo2 $((ZMB * NZ)) $ZMB)
 if [ -b "$nb" ]; then
 	ok "npo2 null_blk $nb created (zone $ZMB MiB)"
 	expect_eq "null_blk zone size" "$(sysblk "$nb" queue/chunk_sectors)" $((ZMB * MIB_S))
-	dm_suite nbpo2 "$nb" $((ZMB * MIB_S)) $NZ 8
-	expect_ok "remove the null_blk mapping" dmsetup remove nbpo2
+	dm_suite dmnb "$nb" $((ZMB * MIB_S)) $NZ 8
+	append_suite dmnb "$(dm_dev dmnb)" "$nb" $((ZMB * MIB_S))
+	expect_ok "remove the null_blk mapping" dmsetup remove dmnb
 	dm_generic_bad_tables "null_blk" "$nb" $((ZMB * MIB_S)) $NZ
 else
 	not_ok "npo2 null_blk created" "$(dmesg | tail -3)"
 fi
 
-po2nb=$(nullb_make po2 64 4)
+po2nb=$(nullb_make nbpo2 64 4)
 len=$((16 * 8192))
 bad_table "po2 null_blk" "0 $len po2zone $po2nb" \
 	"Device zone size is already a power of 2"
-plain=$(nullb_make plain 64 0)
+plain=$(nullb_make nbplain 64 0)
 bad_table "regular null_blk" "0 131072 po2zone $plain" \
 	"Device is not a zoned block device"
-capnb=$(nullb_make cap 48 3 2)
+capnb=$(nullb_make nbcap 48 3 2)
 bad_table "null_blk with capacity < zone size" "0 $((16 * 8192)) po2zone $capnb" \
 	"Zone capacity differs from zone size"
-lastnb=$(nullb_make last 50 3)
+lastnb=$(nullb_make nblast 50 3)
 bad_table "null_blk with a smaller last zone" "0 $((17 * 8192)) po2zone $lastnb" \
 	"Device capacity is not a multiple of the zone size"
 

@@ -21,7 +21,8 @@ echo 0 >"$d/zone_nr_conv"
 echo 0 >"$d/memory_backed"
 echo 2 >"$d/queue_mode"
 echo 1 >"$d/power"
-nb=/dev/nullb$(cat "$d/index")
+nb=/dev/perf
+[ -b "$nb" ] || nb=/dev/nullb$(cat "$d/index")
 expect_ok "perf null_blk $nb" test -b "$nb"
 expect_ok "dm-linear over $nb" dmsetup create perflin --table "0 $((NZ * Z)) linear $nb 0"
 expect_ok "dm-po2zone over $nb" dmsetup create perfpo2 --table "0 $((NZ * P)) po2zone $nb"

@@ -24,7 +24,7 @@ nullb_suite() {
 # --- module parameters: 1 GiB with 96 MiB zones: 10 zones + a 64 MiB one ----
 expect_match "module parameters: null_blk took zone_size=96" '^96$' \
 	"$(cat /sys/module/null_blk/parameters/zone_size 2>/dev/null)"
-nullb_suite "modparam npo2" /dev/nullb0 96 96 1024 2 9
+nullb_suite "modparam npo2" /dev/nullb0 96 96 1024 2 8
 
 # --- configfs ------------------------------------------------------------------
 cfs="zoned=1 memory_backed=1 blocksize=4096"
@@ -39,7 +39,7 @@ fi
 d=$(mk_nullb c7 $cfs zone_size=7 size=100) ||
 	not_ok "configfs: npo2 7M zones power on" "$(dmesg | tail -3)"
 if [ -n "$d" ]; then
-	nullb_suite "configfs odd npo2" "/dev/$d" 7 7 100 3 12
+	nullb_suite "configfs odd npo2" "/dev/$d" 7 7 100 3 11
 	# fill the 2 MiB last zone completely with data, read it back
 	expect_ok "configfs odd npo2: write the whole 2 MiB last zone" \
 		zonectl write "/dev/$d" $((98 * MB)) $((2 << 20)) 7
@@ -47,7 +47,7 @@ if [ -n "$d" ]; then
 		$((98 * MB)) $C_FULL $((100 * MB))
 	expect_ok "configfs odd npo2: last zone reads back" \
 		zonectl verify "/dev/$d" $((98 * MB)) $((2 << 20)) 7
-	expect_err "configfs odd npo2: write past the device end refused" EIO \
+	expect_err "configfs odd npo2: write past the device end refused" ENOSPC \
 		zonectl write "/dev/$d" $((100 * MB)) 4096 7
 fi
 

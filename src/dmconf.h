@@ -1,0 +1,40 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The persistent mapping file (default ZNP_DMCONF_PATH): one line per
+ * mapping to restore at boot, keyed by the namespace's stable identity
+ * (format and parser in dmtext.h). Updates are atomic (write a temporary
+ * file, rename) and serialised with a lock file next to it.
+ */
+#ifndef ZNP_DMCONF_H
+#define ZNP_DMCONF_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "dmtext.h"
+
+#define ZNP_DMCONF_PATH "/etc/zns-npo2/mappings.conf"
+
+/**
+ * znp_dmconf_read() - read the whole file
+ * @buf: malloc()ed contents (free() it); NUL-terminated, *@len bytes
+ * Return: 0, -ENOENT when there is no file, -EFBIG above 1 MiB, or -errno.
+ */
+int znp_dmconf_read(const char *path, char **buf, size_t *len);
+
+/**
+ * znp_dmconf_put() - record @e, replacing the entry with its name or identity
+ * Creates the file (and its directory) when missing; other lines, comments
+ * and lines that do not parse are kept as they are.
+ * Return: 0 or -errno.
+ */
+int znp_dmconf_put(const char *path, const struct znp_dmconf_entry *e);
+
+/**
+ * znp_dmconf_drop() - forget the entry with identity @ident (or, when @ident
+ * is NULL, name @name)
+ * Return: 1 removed, 0 not recorded (file untouched), or -errno.
+ */
+int znp_dmconf_drop(const char *path, const char *ident, const char *name);
+
+#endif

@@ -1,0 +1,98 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * The mapping file (src/dmconf.c): creation with its directory, replacing an
+ * entry by name or identity, dropping, and keeping every other line as is.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "dmconf.h"
+#include "test.h"
+
+static char *slurp(const char *path)
+{
+	char *buf = NULL;
+	size_t len;
+
+	return znp_dmconf_read(path, &buf, &len) ? NULL : buf;
+}
+
+static struct znp_dmconf_entry entry(const char *name, const char *ident, uint64_t zs)
+{
+	struct znp_dmconf_entry e = { .lba_size = 4096, .zone_size = zs, .nr_zones = 10 };
+
+	strcpy(e.name, name);
+	strcpy(e.ident, ident);
+	return e;
+}
+
+int main(void)
+{
+	char dir[] = "/tmp/znp-dmconf-XXXXXX", path[128], *s;
+	struct znp_dmconf_entry a = entry("po2-a", "sn:a:nsid:1", 24576);
+	struct znp_dmconf_entry b = entry("po2-b", "eui64:00000000000000ab", 12288);
+	FILE *f;
+
+	if (!mkdtemp(dir))
+		return 1;
+	snprintf(path, sizeof(path), "%s/etc/mappings.conf", dir);
+	s = NULL;
+	size_t len;
+	CHECK_INT(znp_dmconf_read(path, &s, &len), -ENOENT);
+	CHECK_INT(znp_dmconf_drop(path, "sn:a:nsid:1", NULL), 0);	/* no file, no dir */
+
+	CHECK_INT(znp_dmconf_put(path, &a), 0);
+	s = slurp(path);
+	CHECK(s && s[0] == '#', "header comment");
+	CHECK(s && strstr(s, "\npo2-a sn:a:nsid:1 lba_size=4096 zone_size=24576 nr_zones=10\n"),
+	      "entry a: %s", s);
+	free(s);
+	CHECK_INT(znp_dmconf_put(path, &b), 0);
+
+	/* a foreign line and a comment survive every rewrite */
+	f = fopen(path, "a");
+	fputs("# kept comment\nnot a valid line\n", f);
+	fclose(f);
+
+	/* same identity, new name and geometry: replaced, not added */
+	struct znp_dmconf_entry a2 = entry("po2-renamed", "sn:a:nsid:1", 8192);
+	CHECK_INT(znp_dmconf_put(path, &a2), 0);
+	s = slurp(path);
+	CHECK(s && !strstr(s, "po2-a "), "old entry of a still there: %s", s);
+	CHECK(s && strstr(s, "po2-renamed sn:a:nsid:1 lba_size=4096 zone_size=8192"), "a2: %s", s);
+	CHECK(s && strstr(s, "\n# kept comment\nnot a valid line\n"), "other lines kept: %s", s);
+	CHECK(s && strstr(s, "po2-b eui64:00000000000000ab"), "b kept: %s", s);
+	free(s);
+
+	/* same name, other identity: replaced too (names are unique) */
+	struct znp_dmconf_entry b2 = entry("po2-b", "sn:c:nsid:7", 4096);
+	CHECK_INT(znp_dmconf_put(path, &b2), 0);
+	s = slurp(path);
+	CHECK(s && !strstr(s, "eui64:00000000000000ab") && strstr(s, "po2-b sn:c:nsid:7"),
+	      "b2: %s", s);
+	free(s);
+
+	CHECK_INT(znp_dmconf_drop(path, "sn:nope:nsid:1", NULL), 0);
+	CHECK_INT(znp_dmconf_drop(path, "sn:a:nsid:1", NULL), 1);
+	CHECK_INT(znp_dmconf_drop(path, "sn:a:nsid:1", NULL), 0);
+	CHECK_INT(znp_dmconf_drop(path, NULL, "po2-b"), 1);
+	s = slurp(path);
+	CHECK(s && !strstr(s, "po2-renamed") && !strstr(s, "po2-b ") &&
+	      strstr(s, "not a valid line"), "after drops: %s", s);
+	free(s);
+
+	/* bad entries are refused before anything is written */
+	struct znp_dmconf_entry bad = entry("a/b", "sn:x:nsid:1", 1);
+	CHECK_INT(znp_dmconf_put(path, &bad), -EINVAL);
+
+	/* no temporary file is left behind */
+	char cmd[256];
+	snprintf(cmd, sizeof(cmd), "test $(ls -A %s/etc | grep -vc -e '^mappings.conf$' "
+		 "-e '^mappings.conf.lock$') = 0", dir);
+	CHECK_INT(system(cmd), 0);
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	system(cmd);
+	return t_done("dmconf");
+}

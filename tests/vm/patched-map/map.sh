@@ -1,0 +1,184 @@
+# map / unmap / status / list on the patched kernel (boot 1 of layer 80):
+# --preset standard (A npo2 96M/96M, B po2 128M/96M, C npo2 80M/64M,
+# D conventional, E npo2 48M/48M on 512-byte LBAs) and an npo2 null_blk.
+# No udev runs here: the tool must create the /dev/mapper nodes itself.
+# The mapping file it leaves is printed as section "mappings-conf"; boot 2
+# (restore.sh) restores it with the namespaces declared in another order.
+. /vm/guest/maplib.sh
+
+vm_summary
+CONF=/etc/zns-npo2/mappings.conf
+A=$(vm_blk 0 1) || A=/dev/missing-A
+B=$(vm_blk 0 2) || B=/dev/missing-B
+D=$(vm_blk 0 4) || D=/dev/missing-D
+E=$(vm_blk 1 1) || E=/dev/missing-E
+C_NG=$(vm_ng 0 3)
+NA=po2-znsnpo2-c0-n1
+NE=po2-znsnpo2-c1-n1
+za=$(($(ns_conf 0 1 zsze) / 512))
+na=$(($(ns_conf 0 1 size) / $(ns_conf 0 1 zsze)))
+ze=$(($(ns_conf 1 1 zsze) / 512))
+ne=$(($(ns_conf 1 1 size) / $(ns_conf 1 1 zsze)))
+expect_ok "no udev: /run/udev/control absent" test ! -e /run/udev/control
+
+# ---- map A with --persist (default mapping file) ---------------------------
+expect_rc "check A: mappable" 0 $ZNP check "$A"
+expect_ok "map A --persist" $ZNP map "$A" --persist -o json
+cp /tmp/vm-cmd.out /tmp/mapA.json
+sed 's/^/# /' /tmp/mapA.json
+expect_eq "map A: name derived from serial and NSID" "$(jget name /tmp/mapA.json)" "$NA"
+expect_eq "map A: identity" "$(jget identity /tmp/mapA.json)" "sn:znsnpo2-c0:nsid:1"
+expect_eq "map A: uuid" "$(jget uuid /tmp/mapA.json)" "ZNPO2-sn:znsnpo2-c0:nsid:1"
+expect_eq "map A: po2 zone size (LBAs)" "$(jget zone_size /tmp/mapA.json)" \
+	$(($(po2_roundup "$za") / 8))
+expect_eq "map A: zone capacity (LBAs)" "$(jget zone_cap /tmp/mapA.json)" $((za / 8))
+expect_eq "map A: zones" "$(jget nr_zones /tmp/mapA.json)" "$na"
+expect_eq "map A: size in sectors" "$(jget size_sectors /tmp/mapA.json)" \
+	$((na * $(po2_roundup "$za")))
+expect_eq "map A: persisted" "$(jget persisted /tmp/mapA.json)" true
+expect_ok "map A: /dev/mapper/$NA is a block device" test -b /dev/mapper/$NA
+expect_eq "map A: mapping sits on A" "$(mapping_slave $NA)" "$(basename "$A")"
+dmk=$(jget dm /tmp/mapA.json)
+expect_eq "map A: chunk_sectors is the po2 zone size" \
+	"$(cat /sys/block/$dmk/queue/chunk_sectors)" "$(po2_roundup "$za")"
+expect_report "map A: report shows po2 zones with the real capacity" /dev/mapper/$NA "$za" "$na"
+data_roundtrip "map A" /dev/mapper/$NA "$A" "$za" 1
+data_roundtrip "map A" /dev/mapper/$NA "$A" "$za" $((na - 1))
+expect_match "map A: recorded in $CONF" "^$NA sn:znsnpo2-c0:nsid:1 lba_size=4096 zone_size=$((za / 8)) nr_zones=$na\$" \
+	"$(grep -v '^#' $CONF)"
+
+# text output
+expect_ok "map E (text output)" $ZNP map "$E" --persist
+expect_match "map E: says where it mapped" "^mapped $E as /dev/mapper/$NE \(dm-[0-9]+\)" \
+	"$(head -1 /tmp/vm-cmd.out)"
+expect_report "map E: report (512-byte LBAs)" /dev/mapper/$NE "$ze" "$ne"
+data_roundtrip "map E" /dev/mapper/$NE "$E" "$ze" 2
+
+# ---- status, list ------------------------------------------------------------
+expect_ok "status -o json" $ZNP status -o json
+cp /tmp/vm-cmd.out /tmp/status.json
+sed 's/^/# /' /tmp/status.json
+expect_eq "status: two mappings" "$(jget nr_mappings /tmp/status.json)" 2
+row=$(tr -d '\n' </tmp/status.json | sed 's/},/}\n/g' | grep "\"name\": \"$NA\"")
+expect_match "status: A backing, nsid, geometry, open count, persisted" \
+	"\"backing\": \"$(basename "$A")\".*\"nsid\": 1.*\"zone_sectors\": $za, \"po2_zone_sectors\": $(po2_roundup "$za"), \"nr_zones\": $na.*\"open_count\": 0.*\"persisted\": true" \
+	"$row"
+expect_ok "status (text)" $ZNP status
+expect_match "status text: A row" "^$NA +dm-[0-9]+ +$(basename "$A") +1 +96 MiB +128 MiB +$na +0 +yes +active" \
+	"$(grep "^$NA " /tmp/vm-cmd.out)"
+expect_ok "status of one mapping by namespace" $ZNP status "$E"
+expect_eq "status of E: one row" "$(grep -c '^po2-' /tmp/vm-cmd.out)" 1
+expect_ok "list -o json" $ZNP list -o json
+expect_match "list: A mapped as $NA" "\"mapped_as\": \"$NA\"" \
+	"$(tr -d '\n' </tmp/vm-cmd.out | sed 's/}, {/}\n{/g' | grep "\"block\": \"$(basename "$A")\"")"
+expect_ok "list (text)" $ZNP list
+expect_match "list text: MAPPED-AS column" " $NA\$" "$(grep "$(basename "$A") " /tmp/vm-cmd.out)"
+
+# ---- refusals ----------------------------------------------------------------
+expect_rc "map A again: refused (4)" 4 $ZNP map "$A"
+expect_match "map A again: says by which mapping" "already mapped as $NA" "$(cat /tmp/vm-cmd.out)"
+expect_rc "map A through its ng node: refused (4)" 4 $ZNP map "$(vm_ng 0 1)"
+expect_rc "map B (po2): refused (3)" 3 $ZNP map "$B"
+expect_match "map B: nothing to do" "power of 2: nothing to do" "$(cat /tmp/vm-cmd.out)"
+expect_rc "map C (capacity < size): refused (3)" 3 $ZNP map "$C_NG"
+expect_match "map C: capacity" "capacity .* < zone size" "$(cat /tmp/vm-cmd.out)"
+expect_rc "map D (conventional): refused (3)" 3 $ZNP map "$D"
+expect_rc "map a missing device: 3" 3 $ZNP map /dev/nvme9n9
+expect_match "missing device: one line" "^nvme-zns-npo2: /dev/nvme9n9: no such device\$" "$(cat /tmp/vm-cmd.out)"
+expect_rc "map --name with a '/': usage (2)" 2 $ZNP map "$B" --name a/b
+expect_rc "map --persist --restore: usage (2)" 2 $ZNP map --restore --persist
+expect_ok "a foreign mapping (dm-linear on D)" dmsetup create foreign --table "0 8 linear $D 0"
+expect_rc "unmap a mapping that is not ours: 3" 3 $ZNP unmap foreign
+expect_match "unmap foreign: says so" "not a mapping made by this tool" "$(cat /tmp/vm-cmd.out)"
+expect_ok "foreign mapping still there" dmsetup info foreign
+expect_rc "unmap a missing mapping: 3" 3 $ZNP unmap nosuchmap
+expect_rc "unmap an unmapped namespace: 3" 3 $ZNP unmap "$B"
+expect_match "unmap B: is not mapped" "is not mapped" "$(cat /tmp/vm-cmd.out)"
+expect_rc "status of a foreign mapping: 3" 3 $ZNP status foreign
+exec 3</dev/mapper/$NE
+expect_rc "unmap E while open: refused (4)" 4 $ZNP unmap "$E"
+expect_match "unmap E open: one line, open count" "^nvme-zns-npo2: $NE: in use \(open count 1\)" "$(cat /tmp/vm-cmd.out)"
+expect_ok "E still mapped" test -b /dev/mapper/$NE
+expect_ok "unmap E --force while open: deferred" $ZNP unmap "$E" --force
+expect_match "unmap --force: deferred" "deferred removal of $NE" "$(cat /tmp/vm-cmd.out)"
+exec 3<&-
+sleep 1
+expect_rc "E removed at its last close" 1 dmsetup info $NE
+expect_eq "unmap forgot E in the mapping file" "$(grep -c "^$NE " $CONF)" 0
+
+# ---- dry run: the printed dmsetup command is equivalent, nothing changes ----------
+expect_ok "map E --dry-run" $ZNP map "$E" --dry-run
+cmdline=$(head -1 /tmp/vm-cmd.out)
+expect_match "dry run prints a dmsetup create command" "^dmsetup create $NE --uuid ZNPO2-sn:znsnpo2-c1:nsid:1 --table '0 $((ne * $(po2_roundup "$ze"))) po2zone $E'\$" "$cmdline"
+expect_rc "dry run created nothing" 1 dmsetup info $NE
+expect_eq "dry run recorded nothing" "$(grep -c "^$NE " $CONF)" 0
+expect_ok "the printed command works" sh -c "$cmdline"
+dmsetup table $NE >/tmp/dry.table
+dmsetup remove $NE
+expect_ok "map E for real" $ZNP map "$E"
+dmsetup table $NE >/tmp/real.table
+same "dry-run command and map load the same table" /tmp/dry.table /tmp/real.table
+expect_ok "unmap E by mapping name" $ZNP unmap $NE
+expect_rc "E gone" 1 dmsetup info $NE
+expect_ok "name conflict: map E --name foreign refused" sh -c "$ZNP map $E --name foreign; [ \$? = 4 ]"
+dmsetup remove foreign
+
+# ---- a SIGKILL at every creation step leaves no half-made mapping --------------
+for step in 1 2 3 4 5; do
+	ZNP_TEST_MAP_KILL_AT=$step $ZNP map "$E" --persist >/tmp/kill.out 2>&1
+	expect_eq "kill at step $step: map died of SIGKILL" "$?" 137
+	if [ "$step" -lt 5 ]; then
+		expect_rc "kill at step $step: no mapping under the real name" 1 dmsetup info $NE
+		expect_ok "kill at step $step: no node /dev/mapper/$NE" test ! -e /dev/mapper/$NE
+	fi
+	expect_eq "kill at step $step: nothing recorded" "$(grep -c "^$NE " $CONF)" 0
+	dmsetup ls | sed 's/^/#   dm: /'
+	if [ "$step" -lt 5 ]; then
+		expect_ok "kill at step $step: the next map cleans up and maps" $ZNP map "$E"
+	else
+		expect_ok "kill at step 5: mapping complete" dmsetup info $NE
+	fi
+	no_leftovers "kill at step $step: no leftover after the next map"
+	expect_report "kill at step $step: mapping works" /dev/mapper/$NE "$ze" "$ne"
+	expect_ok "kill at step $step: unmap" $ZNP unmap "$E"
+done
+# a leftover is also removed by unmap (it is ours)
+ZNP_TEST_MAP_KILL_AT=3 $ZNP map "$E" >/dev/null 2>&1
+expect_ok "unmap removes a leftover by its name" $ZNP unmap "znp-creating-$NE"
+no_leftovers "no leftover after unmap"
+expect_ok "map E --persist (for boot 2)" $ZNP map "$E" --persist
+
+# ---- npo2 null_blk --------------------------------------------------------------
+# null_blk names the disk after its configfs directory
+NB=/sys/kernel/config/nullb/npo2nb
+nb=/dev/missing-nullb
+if mkdir $NB; then
+	echo 4096 >$NB/blocksize
+	echo 96 >$NB/size
+	echo 1 >$NB/memory_backed
+	echo 1 >$NB/zoned
+	echo 3 >$NB/zone_size
+	echo 0 >$NB/zone_nr_conv
+	echo 1 >$NB/power && nb=/dev/npo2nb
+	i=0
+	while [ ! -b "$nb" ] && [ $i -lt 20 ]; do sleep 0.1; i=$((i + 1)); done
+fi
+[ -b "$nb" ] || dmesg | tail -5 | sed 's/^/#   dmesg: /'
+expect_ok "npo2 null_blk $nb" test -b "$nb"
+zn=$((3 * 2048))
+expect_ok "map null_blk" $ZNP map "$nb" -o json
+cp /tmp/vm-cmd.out /tmp/mapN.json
+NN=$(jget name /tmp/mapN.json)
+expect_eq "null_blk: default name" "$NN" "po2-$(basename "$nb")"
+expect_report "null_blk: report shows po2 zones" /dev/mapper/$NN "$zn" 32
+data_roundtrip "null_blk" /dev/mapper/$NN "$nb" "$zn" 5
+expect_rc "null_blk: --persist needs a stable identity (3)" 3 $ZNP map "$nb" --persist --name other
+expect_ok "unmap null_blk by device" $ZNP unmap "$nb"
+expect_rc "null_blk mapping gone" 1 dmsetup info "$NN"
+
+# ---- the mapping file for boot 2 ---------------------------------------------------
+echo "nvme-missing sn:znsnpo2-c7:nsid:1 lba_size=4096" >>$CONF
+section mappings-conf cat $CONF
+expect_eq "mapping file: A, E and a missing namespace" "$(grep -vc '^#' $CONF)" 3
+no_leftovers "no leftovers at the end"
+true
