@@ -461,7 +461,7 @@ static int restore_entry(unsigned int lineno, const struct znp_dmconf_entry *e,
 		re.result = "already-mapped";
 		ret = 0;
 	} else if (!ret) {
-		re.result = "mapped";
+		re.result = r->o->dry_run ? "would-map" : "mapped";
 	} else {
 		snprintf(msg, sizeof(msg), "%s", m.err);
 		re.error = msg;

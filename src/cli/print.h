@@ -137,7 +137,7 @@ struct znp_restore_entry {
 	unsigned int line;
 	const char *name;
 	const char *ident;
-	const char *result;		/* mapped, already-mapped, missing, failed, invalid */
+	const char *result;		/* mapped, would-map (dry run), already-mapped, missing, failed, invalid */
 	const char *device;
 	const char *error;
 };
