@@ -235,7 +235,9 @@ int znp_dev_open(const struct znp_env *env, const char *path, unsigned int flags
 	*out = NULL;
 	if (stat(path, &st)) {
 		ret = -errno;
-		*why = ret == -ENOENT ? "no such device" : "cannot access device";
+		*why = ret == -ENOENT || ret == -ENOTDIR ? "no such device" :
+		       ret == -ELOOP ? "too many levels of symbolic links" :
+		       ret == -ENAMETOOLONG ? "path too long" : "cannot access device";
 		return ret;
 	}
 	if (!S_ISBLK(st.st_mode) && !S_ISCHR(st.st_mode)) {

@@ -206,8 +206,10 @@ int znp_discard_open(const struct znp_env *env, const char *path,
 	*why = "";
 	*out = NULL;
 	if (stat(path, &st)) {
-		*why = "does not exist";
-		return -errno;
+		ret = -errno;
+		*why = ret == -ENOENT || ret == -ENOTDIR ? "does not exist" :
+		       ret == -ELOOP ? "too many levels of symbolic links" : "";
+		return ret;
 	}
 	if (!S_ISBLK(st.st_mode) && !S_ISCHR(st.st_mode)) {
 		*why = "is not a block device or NVMe namespace";

@@ -212,15 +212,42 @@ given:
 	return 0;
 }
 
+/*
+ * Control characters (a newline, an escape sequence) in an argument echoed
+ * back would break the one-line error or drive the terminal: shown as '?'.
+ */
+static void put_sanitized(FILE *f, const char *s)
+{
+	for (; *s; s++)
+		fputc((unsigned char)*s < 0x20 || *s == 0x7f ? '?' : *s, f);
+}
+
 void znp_cli_err(const struct znp_cli *cli, const char *subject, const char *fmt, ...)
 {
+	char buf[1024], *msg = buf;
 	va_list ap;
+	int n;
 
-	fprintf(cli->err, "%s: %s: ", cli->prog, subject);
 	va_start(ap, fmt);
-	vfprintf(cli->err, fmt, ap);
+	n = vsnprintf(buf, sizeof(buf), fmt, ap);
 	va_end(ap);
+	if (n >= (int)sizeof(buf)) {
+		msg = malloc((size_t)n + 1);
+		if (msg) {
+			va_start(ap, fmt);
+			vsnprintf(msg, (size_t)n + 1, fmt, ap);
+			va_end(ap);
+		} else {
+			msg = buf;	/* truncated, still one line */
+		}
+	}
+	fprintf(cli->err, "%s: ", cli->prog);
+	put_sanitized(cli->err, subject);
+	fputs(": ", cli->err);
+	put_sanitized(cli->err, n < 0 ? fmt : msg);
 	fputc('\n', cli->err);
+	if (msg != buf)
+		free(msg);
 }
 
 static const char *env_path(const char *name)
@@ -248,7 +275,7 @@ int znp_cli_opt_error(const struct znp_cli *cli, const struct znp_cmd_desc *c,
 		      const char *why)
 {
 	/* Name the device when there is one: the error is about using it. */
-	const char *subject = o->nargs && c->max_args ? o->args[0] : c->name;
+	const char *subject = o->nargs && c->max_args && *o->args[0] ? o->args[0] : c->name;
 
 	if (arg)
 		znp_cli_err(cli, subject, "invalid %s '%s': %s", what, arg, why);
@@ -273,8 +300,13 @@ int znp_cli_run(const struct znp_cli *cli, const struct znp_cmd_desc *c,
 		return ZNP_EXIT_USAGE;
 	}
 	if (o->nargs > c->max_args) {
-		znp_cli_err(cli, o->nargs > 1 ? o->args[0] : c->name,
+		znp_cli_err(cli, o->nargs > 1 && *o->args[0] ? o->args[0] : c->name,
 			    "unexpected argument '%s'", o->args[c->max_args]);
+		return ZNP_EXIT_USAGE;
+	}
+	/* "" would name nothing in the error lines: refuse it as usage */
+	if (o->nargs && !*o->args[0]) {
+		znp_cli_err(cli, c->name, "empty argument %s", c->args);
 		return ZNP_EXIT_USAGE;
 	}
 	if (o->human)
@@ -298,6 +330,9 @@ int znp_exit_from_ret(int ret)
 	case -ENXIO:
 	case -EISDIR:
 	case -EMEDIUMTYPE:
+	case -ELOOP:		/* path problems: the device is missing */
+	case -ENOTDIR:
+	case -ENAMETOOLONG:
 		return ZNP_EXIT_UNSUITABLE;
 	case -EBUSY:
 		return ZNP_EXIT_REFUSED;

@@ -68,6 +68,10 @@ expect_match "status text: A row" "^$NA +dm-[0-9]+ +$(basename "$A") +1 +96 MiB 
 	"$(grep "^$NA " /tmp/vm-cmd.out)"
 expect_ok "status of one mapping by namespace" $ZNP status "$E"
 expect_eq "status of E: one row" "$(grep -c '^po2-' /tmp/vm-cmd.out)" 1
+expect_ok "unmap A --dry-run" $ZNP unmap "$A" --dry-run
+expect_eq "unmap --dry-run prints the dmsetup command" "$(head -1 /tmp/vm-cmd.out)" "dmsetup remove $NA"
+expect_ok "unmap --dry-run removed nothing" dmsetup info $NA
+expect_eq "unmap --dry-run forgot nothing" "$(grep -c "^$NA " $CONF)" 1
 expect_ok "list -o json" $ZNP list -o json
 expect_match "list: A mapped as $NA" "\"mapped_as\": \"$NA\"" \
 	"$(tr -d '\n' </tmp/vm-cmd.out | sed 's/}, {/}\n{/g' | grep "\"block\": \"$(basename "$A")\"")"

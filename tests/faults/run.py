@@ -1,0 +1,347 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
+"""Fault injection through the emulated namespace (tests/emu), CLI level.
+
+Usage: run.py BINARY LIBZNPEMU MKFAKE
+
+For NVMe error statuses / errnos on the first, a middle and the last command
+of a zone report, of a batched zone reset and of a discard; a short transfer;
+descriptors with a write pointer past the capacity, a zone start that is not
+a multiple of the zone size, a capacity above the zone size, an undefined
+state; a zone count that differs between Identify and the report, each run
+with text and JSON output:
+  - exit status 1, exactly one line on stderr naming the device and the
+    problem (NVMe status, or "malformed" data), nothing else there;
+  - stdout is either empty or one complete JSON document (never cut short);
+    a report's zones are exactly the device's first zones, in order, as the
+    emulator was configured (zone i starts at i * zone size), and
+    nr_zones counts them;
+  - a batched operation reports exactly how many zones / ranges were done,
+    and the emulator's command trace shows that exactly those commands
+    succeeded, the failing one was the last one sent, and no LBA outside the
+    requested zones / ranges was touched.
+"""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+BIN, EMU, MKFAKE = (os.path.abspath(a) for a in sys.argv[1:4])
+PROG = 'nvme-zns-npo2'
+ZS = 0x3000          # zone size (LBAs of 512 bytes)
+NZ = 400             # zones: 8 KiB MDTS = 127 descriptors a command -> 4 report commands
+PER_CMD = (8192 - 64) // 64
+REPORT_CMDS = -(-NZ // PER_CMD)
+# Zone Management Receive #1 is znp_dev_probe()'s; the report's are #2 .. #REPORT_CMDS+1.
+FIRST, MIDDLE, LAST = 2, 3, REPORT_CMDS + 1
+
+passed = failed = 0
+
+
+def ok(d):
+    global passed
+    passed += 1
+    print('ok - ' + d)
+
+
+def not_ok(d):
+    global failed
+    failed += 1
+    print('not ok - ' + d)
+
+
+def check(c, d):
+    (ok if c else not_ok)(d)
+    return c
+
+
+BASE = 'kind=ng nsid=1 lba=512 zsze=%#x zcap=%#x zones=%d disk=none mdts=8k' % (ZS, ZS, NZ)
+# name: extra emulator keys
+REPORT_FAULTS = {
+    'rep-fail-first': 'fail_io=0x7a:%d:0x4002' % FIRST,
+    'rep-fail-middle': 'fail_io=0x7a:%d:0x4002' % MIDDLE,
+    'rep-fail-last': 'fail_io=0x7a:%d:0x4002' % LAST,
+    'rep-internal-middle': 'fail_io=0x7a:%d:0x6' % MIDDLE,
+    'rep-errno-middle': 'errno_io=0x7a:%d:5' % MIDDLE,
+    'rep-short-middle': 'short=%d:1000' % MIDDLE,
+    'rep-short-hdr': 'short=%d:10' % FIRST,
+    'rep-bad-wp': 'bad_wp=300',
+    'rep-bad-start': 'bad_start=130',  # 2nd command
+    'rep-bad-cap': 'bad_cap=399',     # last zone
+    'rep-bad-cond': 'bad_cond=200',
+    'rep-grows': 'zones_delta=5',
+    'rep-shrinks': 'zones_delta=-5',
+    'probe-bad-wp': 'bad_wp=0',
+    'probe-fail': 'fail_io=0x7a:1:0x4002',
+}
+# faults check (probe: Identify + the first report chunk) must see
+FIRST_CHUNK = ('rep-grows', 'rep-shrinks')  # the header count is checked at once
+# zones 0..9 full, reset of zones 0..9 with the Nth Zone Management Send failing
+RESET_ZONES = 10
+FULL = ' '.join('zone=%d:full' % i for i in range(RESET_ZONES))
+RESET_FAULTS = {
+    'rst-fail-first': (1, 'fail_io=0x79:1:0x4002'),
+    'rst-fail-middle': (5, 'fail_io=0x79:5:0x4002'),
+    'rst-fail-last': (RESET_ZONES, 'fail_io=0x79:%d:0x4002' % RESET_ZONES),
+    'rst-errno-middle': (5, 'errno_io=0x79:5:5'),
+}
+# conventional namespace: discard = Dataset Management, one command a range
+DISC_RANGES = 6
+DISC_FAULTS = {
+    'dsc-internal-first': (1, 'fail_io=0x9:1:0x6'),
+    'dsc-internal-middle': (3, 'fail_io=0x9:3:0x6'),
+    'dsc-internal-last': (DISC_RANGES, 'fail_io=0x9:%d:0x6' % DISC_RANGES),
+    'dsc-errno-middle': (3, 'errno_io=0x9:3:5'),
+}
+ZDISC_FAULTS = {
+    'zdsc-fail-middle': (2, 'fail_io=0x79:2:0x4002'),
+}
+
+
+# scenario name -> node (the core knows NVMe nodes by their kernel names)
+NODE = {}
+
+
+def config():
+    lines = []
+
+    def add(name, ctrl, keys):
+        NODE[name] = 'ng%dn1' % ctrl
+        lines.append('path=dev/ng%dn1 ctrl=nvme%d %s  # %s' % (ctrl, ctrl, keys, name))
+
+    for i, (name, extra) in enumerate(REPORT_FAULTS.items()):
+        add(name, i, '%s %s' % (BASE, extra))
+    for j, (name, (_, extra)) in enumerate(RESET_FAULTS.items()):
+        add(name, 100 + j, '%s %s %s' % (BASE, FULL, extra))
+    for j, (name, (_, extra)) in enumerate(DISC_FAULTS.items()):
+        add(name, 200 + j, 'kind=ng nsid=1 csi=0 lba=512 nlbas=1048576 disk=none %s' % extra)
+    for j, (name, (_, extra)) in enumerate(ZDISC_FAULTS.items()):
+        add(name, 300 + j, '%s %s %s' % (BASE, FULL, extra))
+    add('healthy', 400, BASE)
+    return '\n'.join(lines) + '\n'
+
+
+class Run:
+    def __init__(self, root, args, scenario, stdin=None):
+        self.args = args
+        trace = os.path.join(root, 'trace')
+        if os.path.exists(trace):
+            os.unlink(trace)
+        env = dict(os.environ, LD_PRELOAD=EMU, ZNP_EMU_CONFIG=os.path.join(root, 'emu.conf'),
+                   ZNP_EMU_TRACE=trace, ZNP_SYSFS_ROOT=os.path.join(root, 'sys'),
+                   ZNP_DEV_ROOT=os.path.join(root, 'dev'), LC_ALL='C',
+                   ASAN_OPTIONS=':'.join(o for o in (os.environ.get('ASAN_OPTIONS', ''),
+                                                     'verify_asan_link_order=0') if o))
+        p = subprocess.run([BIN] + args, cwd=root, env=env, capture_output=True, text=True,
+                           input=stdin, stdin=None if stdin is not None else subprocess.DEVNULL,
+                           timeout=120)
+        self.rc, self.out, self.err = p.returncode, p.stdout, p.stderr
+        self.cmds = []
+        if os.path.exists(trace):
+            with open(trace) as f:
+                for line in f:
+                    t = line.split()
+                    kv = dict(x.split('=', 1) for x in t[2:])
+                    self.cmds.append({'dev': t[0], 'cls': t[1],
+                                      **{k: int(v, 0) for k, v in kv.items()}})
+        self.desc = '[%s] %s' % (scenario, ' '.join(args))
+
+    def io(self, opc):
+        return [c for c in self.cmds if c['cls'] == 'io' and c['opc'] == opc]
+
+    def one_error_line(self, dev, problem=None):
+        line = self.err.rstrip('\n')
+        good = (self.err.endswith('\n') and '\n' not in line and
+                line.startswith('%s: dev/%s: ' % (PROG, dev)) and
+                (problem is None or problem in line))
+        return check(good, '%s: one error line naming the device%s: %r' %
+                     (self.desc, ' and %r' % problem if problem else '', self.err))
+
+    def json_or_nothing(self):
+        """stdout: empty, or exactly one complete JSON document."""
+        if self.out == '':
+            ok('%s: no JSON (nothing on stdout)' % self.desc)
+            return None
+        try:
+            j = json.loads(self.out)
+        except ValueError as e:
+            not_ok('%s: stdout is neither empty nor complete JSON: %s: %r' %
+                   (self.desc, e, self.out[-200:]))
+            return None
+        check(isinstance(j, dict), '%s: stdout is one complete JSON object' % self.desc)
+        return j
+
+
+def slba(c):
+    return c.get('cdw10', 0) | c.get('cdw11', 0) << 32
+
+
+def expected_problem(name):
+    if 'errno' in name:
+        return 'Input/output error'
+    if 'internal' in name:
+        return 'NVMe status 0x6'
+    if 'fail' in name:
+        return 'NVMe status 0x4002'
+    return None     # malformed data: any wording, but one line
+
+
+def test_report(root, name):
+    prob = expected_problem(name)
+    for fmt in ('json', 'normal'):
+        r = Run(root, ['report', 'dev/' + NODE[name], '-o', fmt], name)
+        check(r.rc == 1, '%s: exit 1 (got %d)' % (r.desc, r.rc))
+        r.one_error_line(NODE[name], prob)
+        if fmt == 'json':
+            j = r.json_or_nothing()
+            if j is not None:
+                zl = j.get('zone_list', [])
+                check(j.get('nr_zones') == len(zl) and len(zl) < NZ and
+                      all(z['slba'] == i * ZS for i, z in enumerate(zl)),
+                      '%s: the JSON holds the %d zones before the fault, as configured'
+                      % (r.desc, len(zl)))
+        else:
+            rows = r.out.splitlines()
+            check(r.out == '' or r.out.endswith('\n'),
+                  '%s: text output ends with a whole line' % r.desc)
+            check(len(rows) <= NZ + 1, '%s: %d lines, no more than the zones' % (r.desc, len(rows)))
+        check(not r.io(0x79) and not r.io(0x01) and not r.io(0x09),
+              '%s: nothing but reads sent' % r.desc)
+    # check decides from Identify and the first report chunk (the probe): a
+    # fault there fails it; a later one it never reads (a verdict, clean)
+    r = Run(root, ['check', 'dev/' + NODE[name], '-o', 'json'], name)
+    if name.startswith('probe') or name in FIRST_CHUNK:
+        check(r.rc == 1, '%s: exit 1 (got %d)' % (r.desc, r.rc))
+        r.one_error_line(NODE[name], prob)
+        r.json_or_nothing()
+    else:
+        j = r.json_or_nothing()
+        check(r.rc == 11 and r.err == '' and j and j.get('verdict') == 'needs-kernel-patches',
+              '%s: fault past the first chunk: the verdict, exit 11 (got %d, %r)'
+              % (r.desc, r.rc, r.err))
+
+
+def test_reset(root, name, nth):
+    for fmt, extra in (('json', []), ('json', ['-q', '4']), ('normal', [])):
+        r = Run(root, ['reset', 'dev/' + NODE[name], '-s', '0', '-c', str(RESET_ZONES), '-f',
+                       '-o', fmt] + extra, name)
+        sends = r.io(0x79)
+        check(r.rc == 1, '%s: exit 1 (got %d)' % (r.desc, r.rc))
+        r.one_error_line(NODE[name], expected_problem(name))
+        done = nth - 1
+        if fmt == 'json':
+            j = r.json_or_nothing()
+            if j is not None:
+                check(j.get('zones_done') == done and j.get('result') == 'error',
+                      '%s: zones_done %r == %d (zones before the failing command)'
+                      % (r.desc, j.get('zones_done'), done))
+        else:
+            check(('after %d of %d zones' % (done, RESET_ZONES)) in r.err,
+                  '%s: the error says %d of %d zones were done: %r'
+                  % (r.desc, done, RESET_ZONES, r.err))
+        ok_sends = [c for c in sends if c.get('status', 0) == 0 and c.get('err', 0) == 0]
+        lbas = sorted(slba(c) for c in sends)
+        check(all(s % ZS == 0 and s < RESET_ZONES * ZS for s in lbas) and
+              len(set(lbas)) == len(lbas),
+              '%s: only zone starts 0..%d were sent, each once: %s'
+              % (r.desc, RESET_ZONES - 1, [s // ZS for s in lbas]))
+        if '-q' not in extra:
+            check(len(ok_sends) == done and len(sends) == nth and
+                  [slba(c) // ZS for c in sends] == list(range(nth)),
+                  '%s: zones 0..%d reset, zone %d failed, nothing sent after it'
+                  % (r.desc, done - 1, nth - 1))
+        else:
+            check(len(ok_sends) >= done,
+                  '%s: at least the %d zones reported done were reset' % (r.desc, done))
+
+
+def test_select_all(root):
+    name = 'rst-fail-first'
+    r = Run(root, ['reset', 'dev/' + NODE[name], '--all', '-f', '-o', 'json'], name)
+    check(r.rc == 1, '%s: exit 1 (got %d)' % (r.desc, r.rc))
+    r.one_error_line(NODE[name], '0x4002')
+    j = r.json_or_nothing()
+    if j is not None:
+        check(j.get('zones_done') == 0 and j.get('result') == 'error',
+              '%s: zones_done 0' % r.desc)
+
+
+def test_discard(root, name, nth, zoned=False):
+    if zoned:
+        # 3 ranges of 1 zone each (bytes), the 2nd reset fails
+        ranges = ''.join('%d %d\n' % (i * 2 * ZS * 512, ZS * 512) for i in range(3))
+        nr = 3
+    else:
+        # 6 ranges of 1 MiB, 2 MiB apart
+        ranges = ''.join('%d %d\n' % (i * 2 << 20, 1 << 20) for i in range(DISC_RANGES))
+        nr = DISC_RANGES
+    for fmt, q in (('json', '1'), ('json', '8'), ('normal', '1')):
+        r = Run(root, ['discard', 'dev/' + NODE[name], '--ranges', '-', '-f', '-q', q,
+                       '-o', fmt], name, stdin=ranges)
+        check(r.rc == 1, '%s: exit 1 (got %d)' % (r.desc, r.rc))
+        r.one_error_line(NODE[name], expected_problem(name))
+        opc = 0x79 if zoned else 0x09
+        sends = r.io(opc)
+        if zoned:
+            starts = [slba(c) for c in sends]
+            check(set(starts) <= {i * 2 * ZS for i in range(3)},
+                  '%s: resets only of the requested zones: %s' % (r.desc, starts))
+        else:
+            # DSM ranges travel in the data buffer: the command count and the
+            # message (which range failed) say what was touched
+            check(len(sends) <= nr and all(c.get('nsid') == 1 for c in sends),
+                  '%s: at most one DSM command a range (%d)' % (r.desc, len(sends)))
+            if q == '1':
+                want = 'command %d (start %d, length %d LBAs) failed' % (
+                    nth - 1, (nth - 1) * 2 * 2048, 2048)
+                check(want in r.err, '%s: the error names the failing range: %r'
+                      % (r.desc, want))
+        if fmt == 'json':
+            j = r.json_or_nothing()
+            if j is not None:
+                res = j.get('result') or {}
+                good = [c for c in sends if c.get('status', 0) == 0 and c.get('err', 0) == 0]
+                check(res.get('completed') == len(good) and res.get('failed', 0) >= 1 and
+                      res.get('error'),
+                      '%s: result completed %r == %d commands the device did, failed >= 1, error set'
+                      % (r.desc, res.get('completed'), len(good)))
+                if q == '1':
+                    check(res.get('submitted') == nth and res.get('completed') == nth - 1,
+                          '%s: submitted %r == %d, completed %r == %d (synchronous: stops at the fault)'
+                          % (r.desc, res.get('submitted'), nth, res.get('completed'), nth - 1))
+        elif q == '1':
+            check(len(sends) == nth, '%s: %d commands sent, the last one failed' % (r.desc, nth))
+
+
+def test_healthy(root):
+    r = Run(root, ['report', 'dev/' + NODE['healthy'], '-o', 'json'], 'healthy')
+    j = r.json_or_nothing() if r.rc == 0 else None
+    check(r.rc == 0 and r.err == '' and j is not None and j['nr_zones'] == NZ and
+          len(r.io(0x7a)) == REPORT_CMDS + 1,
+          'control: the same namespace without faults reports %d zones in %d commands'
+          % (NZ, REPORT_CMDS))
+
+
+def main():
+    with tempfile.TemporaryDirectory() as root:
+        with open(os.path.join(root, 'emu.conf'), 'w') as f:
+            f.write(config())
+        subprocess.run([sys.executable, MKFAKE, root, os.path.join(root, 'emu.conf')],
+                       check=True)
+        test_healthy(root)
+        for name in REPORT_FAULTS:
+            test_report(root, name)
+        for name, (nth, _) in RESET_FAULTS.items():
+            test_reset(root, name, nth)
+        test_select_all(root)
+        for name, (nth, _) in DISC_FAULTS.items():
+            test_discard(root, name, nth)
+        for name, (nth, _) in ZDISC_FAULTS.items():
+            test_discard(root, name, nth, zoned=True)
+    print('# %d passed, %d failed' % (passed, failed))
+    return 1 if failed or not passed else 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())
