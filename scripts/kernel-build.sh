@@ -86,9 +86,10 @@ export GIT_AUTHOR_NAME=kernel-build GIT_AUTHOR_EMAIL=kernel-build@localhost
 export GIT_COMMITTER_NAME=kernel-build GIT_COMMITTER_EMAIL=kernel-build@localhost
 export GIT_AUTHOR_DATE="2024-01-01T00:00:00Z" GIT_COMMITTER_DATE="2024-01-01T00:00:00Z"
 g() { git -C "$SRC" -c core.autocrlf=false -c gc.auto=0 -c advice.detachedHead=false "$@"; }
+BASE=refs/tags/base
 
 # ---- source tree: unpacked once, the base committed as tag "base" ----------
-if ! g rev-parse -q --verify base >/dev/null 2>&1; then
+if ! g rev-parse -q --verify $BASE >/dev/null 2>&1; then
 	say "unpacking $KSRC_TAR into $SRC (once)"
 	rm -rf "$SRC" "$OUT/src.tmp"
 	mkdir -p "$OUT/src.tmp"
@@ -97,7 +98,7 @@ if ! g rev-parse -q --verify base >/dev/null 2>&1; then
 	rmdir "$OUT/src.tmp"
 	grep -q "^SUBLEVEL = ${KVER##*.}\$" "$SRC/Makefile" || die "$KSRC_TAR is not Linux $KVER"
 	say "recording the pristine tree (git)"
-	g init -q -b base
+	g init -q -b pristine
 	# Debian's top-level .gitignore ignores everything: force-add the tree
 	g add -f -A .
 	g commit -q -m "Linux $KVER ($KSRC_PKG $KSRC_VERSION)"
@@ -109,9 +110,9 @@ say "resetting $SRC to the pristine base"
 g am --abort >/dev/null 2>&1 || true
 # files created by the previously applied series: Debian's .gitignore hides
 # them from git clean, and git am refuses to create files that exist
-added=$(g diff --name-only --diff-filter=A base HEAD 2>/dev/null || true)
-g checkout -q --detach base
-g reset -q --hard base
+added=$(g diff --name-only --diff-filter=A $BASE HEAD 2>/dev/null || true)
+g checkout -q --detach $BASE
+g reset -q --hard $BASE
 for f in $added; do rm -f "$SRC/$f"; done
 if [ ${#series[@]} -gt 0 ]; then
 	say "applying ${#series[@]} patches from kernel-patches/series"
@@ -171,7 +172,7 @@ rc=$(tail -1 "$LOG" | sed -n 's/^make-exit-status //p')
 cp "$SRC/arch/x86/boot/bzImage" "$OUT/bzImage.tmp"
 mv "$OUT/bzImage.tmp" "$OUT/bzImage"
 cp "$SRC/.config" "$OUT/config"
-g log --format='%h %s' base..HEAD >"$OUT/applied"
+g log --format='%h %s' $BASE..HEAD >"$OUT/applied"
 echo "$stamp" >"$OUT/stamp"
 say "built $OUT/bzImage ($(stat -c %s "$OUT/bzImage") bytes, $n files compiled, $((SECONDS - start)) s)"
 ccache -s 2>/dev/null | grep -iE 'hits|cache size' | head -3 | sed 's/^/kernel:   ccache /' || true

@@ -26,7 +26,7 @@ die() { echo "check-series: $*" >&2; exit 1; }
 say() { echo "check-series: $*"; }
 
 # the pristine tree and the config come from `make kernel`
-[ -f "$BUILD/kernel/config" ] && git -C "$SRC" rev-parse -q --verify base >/dev/null 2>&1 ||
+[ -f "$BUILD/kernel/config" ] && git -C "$SRC" rev-parse -q --verify refs/tags/base >/dev/null 2>&1 ||
 	{ bash scripts/kernel-build.sh || die "make kernel failed"; }
 
 export KBUILD_BUILD_TIMESTAMP=6.12.117 KBUILD_BUILD_USER=zns-npo2 KBUILD_BUILD_HOST=qemu
@@ -39,11 +39,11 @@ mkdir -p "$OUT"
 if [ ! -e "$TREE/.git" ]; then
 	say "creating the check tree $TREE (git worktree at base)"
 	git -C "$SRC" worktree prune
-	git -C "$SRC" worktree add -q --detach "$TREE" base || die "worktree add failed"
+	git -C "$SRC" worktree add -q --detach "$TREE" refs/tags/base || die "worktree add failed"
 fi
 g am --abort >/dev/null 2>&1 || true
-added=$(g diff --name-only --diff-filter=A base HEAD 2>/dev/null || true)
-g checkout -q --detach base && g reset -q --hard base || die "cannot reset $TREE"
+added=$(g diff --name-only --diff-filter=A refs/tags/base HEAD 2>/dev/null || true)
+g checkout -q --detach refs/tags/base && g reset -q --hard refs/tags/base || die "cannot reset $TREE"
 for f in $added; do rm -f "$TREE/$f"; done
 cp "$BUILD/kernel/config" "$TREE/.config"
 make -s -C "$TREE" olddefconfig >/dev/null || die "olddefconfig failed"

@@ -163,6 +163,12 @@ int znp_zone_batch(struct znp_dev *dev, const struct znp_mgmt_req *r,
 		if (use_passthru(dev, r->action))
 			return run_passthru(dev, r->action, true, &range, 1, o,
 					    res);
+		/*
+		 * The whole-device range is the kernel's reset-all; for other
+		 * actions it would also hit empty zones, unlike select-all.
+		 */
+		if (r->action != ZNP_ZA_RESET)
+			return -EOPNOTSUPP;
 		return run_blk(dev, r->action, &range, 1, o, res);
 	}
 	last = znp_zone_no(g, r->slba) + r->nr_zones - 1;

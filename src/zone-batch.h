@@ -27,6 +27,8 @@ struct znp_batch_opts {
  * @r: request, validated with znp_zone_mgmt_validate()
  * @o: queue depth, stop flag, progress callback (may be NULL)
  * @res: out, what was done (zones, bytes, engine)
+ * Select-all on a block device is supported for reset only (-EOPNOTSUPP
+ * otherwise: the block layer has no select-all for the other actions).
  * Return: 0, -EINTR when stopped, -errno, or a positive NVMe status (the
  * first failure; commands in flight are waited for).
  */

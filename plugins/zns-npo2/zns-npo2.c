@@ -5,7 +5,6 @@
  * the same znp_opt_set() as in the standalone nvme-zns-npo2, and the same
  * command handler runs. No command logic lives here.
  */
-#include <errno.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -43,19 +42,23 @@ static bool wants_help(int argc, char **argv)
 	return false;
 }
 
+/* struct argconfig_commandline_options has a const member: copy it in whole. */
 static void add_opt(struct argconfig_commandline_options *ac, const char *name,
 		    const struct znp_opt_desc *d, char short_name,
 		    struct glue_slot *slot)
 {
 	bool flag = d->kind == ZNP_OK_FLAG;
+	const struct argconfig_commandline_options opt = {
+		.option = name,
+		.short_option = short_name,
+		.meta = d->meta,
+		.config_type = flag ? CFG_FLAG : CFG_STRING,
+		.default_value = flag ? (void *)&slot->flag : (void *)&slot->arg,
+		.argument_type = flag ? no_argument : required_argument,
+		.help = d->help,
+	};
 
-	ac->option = name;
-	*(char *)&ac->short_option = short_name;
-	ac->meta = d->meta;
-	ac->config_type = flag ? CFG_FLAG : CFG_STRING;
-	ac->default_value = flag ? (void *)&slot->flag : (void *)&slot->arg;
-	ac->argument_type = flag ? no_argument : required_argument;
-	ac->help = d->help;
+	memcpy(ac, &opt, sizeof(opt));
 }
 
 /*

@@ -95,6 +95,8 @@ def expect(env, args, codes, subject, problem):
         why = 'stdout: %r' % out[:200]
     elif not err.endswith('\n') or '\n' in line:
         why = 'stderr is not one line'
+    elif any(ord(ch) < 0x20 or ord(ch) == 0x7f for ch in line):
+        why = 'control characters reach the terminal'
     elif not line.startswith(prefix):
         why = 'does not start with %r' % prefix
     elif not re.search(problem, line[len(prefix):]):
@@ -283,6 +285,31 @@ def test_option_garbage(env):
             expect(env, args, USAGE if 'no such' not in prob else UNSUITABLE, subject, prob)
 
 
+def test_range_numbers(env):
+    """A range file and --offset/--length read numbers alike: "010" is ten
+    (never octal), "1kB" is 1000; the dry-run plan shows the LBAs."""
+    dev = 'dev/ng0n2'
+    rf = os.path.join(env.root, 'ranges')
+    for text, want in (('010 1kB\n', [(10, 1000)]), ('0x10,1Ki\n2048 1K # c\n', [(16, 1024), (2048, 1024)]),
+                       ('0 1\n', [(0, 1)])):
+        with open(rf, 'w') as f:
+            f.write(text)
+        plans = []
+        for args in (['--ranges', rf],) + tuple(
+                ['--offset', a, '--length', b] for a, b in
+                [l.split('#')[0].replace(',', ' ').split() for l in text.splitlines()][:1]):
+            rc, out, err, writes = env.run(['discard', dev, '--lba', '--dry-run', '-o', 'json'] + args)
+            try:
+                j = json.loads(out)
+                cmds = [(c['start'], c['length']) for c in j['plan']]
+            except (ValueError, KeyError, TypeError) as e:
+                cmds = 'unparsable: %s %r %r' % (e, out[:300], err)
+            plans.append(cmds)
+            (ok if rc == 0 and not writes and cmds == (want if args[0] == '--ranges' else want[:1])
+             else not_ok)('discard --lba --dry-run %s (%r): plan %s, want %s'
+                          % (args[0], text, cmds, want))
+
+
 def main():
     with tempfile.TemporaryDirectory() as root:
         with open(os.path.join(root, 'emu.conf'), 'w') as f:
@@ -307,6 +334,7 @@ def main():
         test_device_args(env, cmds, paths)
         test_numbers(env)
         test_option_garbage(env)
+        test_range_numbers(env)
         with open(paths['file']) as f:
             (ok if f.read() == 'not a device\n' else not_ok)('the regular file is untouched')
     print('# %d passed, %d failed' % (passed, failed))

@@ -33,8 +33,9 @@ ZS = 0x3000          # zone size (LBAs of 512 bytes)
 NZ = 400             # zones: 8 KiB MDTS = 127 descriptors a command -> 4 report commands
 PER_CMD = (8192 - 64) // 64
 REPORT_CMDS = -(-NZ // PER_CMD)
-# Zone Management Receive #1 is znp_dev_probe()'s; the report's are #2 .. #REPORT_CMDS+1.
-FIRST, MIDDLE, LAST = 2, 3, REPORT_CMDS + 1
+# The report's Zone Management Receives are #1+P .. #REPORT_CMDS+P, where P
+# (0 or 1) is the probe's own, measured on a healthy namespace first.
+FIRST = MIDDLE = LAST = None
 
 passed = failed = 0
 
@@ -57,24 +58,26 @@ def check(c, d):
 
 
 BASE = 'kind=ng nsid=1 lba=512 zsze=%#x zcap=%#x zones=%d disk=none mdts=8k' % (ZS, ZS, NZ)
+
 # name: extra emulator keys
-REPORT_FAULTS = {
-    'rep-fail-first': 'fail_io=0x7a:%d:0x4002' % FIRST,
-    'rep-fail-middle': 'fail_io=0x7a:%d:0x4002' % MIDDLE,
-    'rep-fail-last': 'fail_io=0x7a:%d:0x4002' % LAST,
-    'rep-internal-middle': 'fail_io=0x7a:%d:0x6' % MIDDLE,
-    'rep-errno-middle': 'errno_io=0x7a:%d:5' % MIDDLE,
-    'rep-short-middle': 'short=%d:1000' % MIDDLE,
-    'rep-short-hdr': 'short=%d:10' % FIRST,
-    'rep-bad-wp': 'bad_wp=300',
-    'rep-bad-start': 'bad_start=130',  # 2nd command
-    'rep-bad-cap': 'bad_cap=399',     # last zone
-    'rep-bad-cond': 'bad_cond=200',
-    'rep-grows': 'zones_delta=5',
-    'rep-shrinks': 'zones_delta=-5',
-    'probe-bad-wp': 'bad_wp=0',
-    'probe-fail': 'fail_io=0x7a:1:0x4002',
-}
+def report_faults():
+    return {
+        'rep-fail-first': 'fail_io=0x7a:%d:0x4002' % FIRST,
+        'rep-fail-middle': 'fail_io=0x7a:%d:0x4002' % MIDDLE,
+        'rep-fail-last': 'fail_io=0x7a:%d:0x4002' % LAST,
+        'rep-internal-middle': 'fail_io=0x7a:%d:0x6' % MIDDLE,
+        'rep-errno-middle': 'errno_io=0x7a:%d:5' % MIDDLE,
+        'rep-short-middle': 'short=%d:1000' % MIDDLE,
+        'rep-short-hdr': 'short=%d:10' % FIRST,
+        'rep-bad-wp': 'bad_wp=300',
+        'rep-bad-start': 'bad_start=130',  # 2nd command
+        'rep-bad-cap': 'bad_cap=399',     # last zone
+        'rep-bad-cond': 'bad_cond=200',
+        'rep-grows': 'zones_delta=5',
+        'rep-shrinks': 'zones_delta=-5',
+        'probe-bad-wp': 'bad_wp=0',
+        'probe-fail': 'fail_io=0x7a:1:0x4002',
+    }
 # faults check (probe: Identify + the first report chunk) must see
 FIRST_CHUNK = ('rep-grows', 'rep-shrinks')  # the header count is checked at once
 # zones 0..9 full, reset of zones 0..9 with the Nth Zone Management Send failing
@@ -110,7 +113,7 @@ def config():
         NODE[name] = 'ng%dn1' % ctrl
         lines.append('path=dev/ng%dn1 ctrl=nvme%d %s  # %s' % (ctrl, ctrl, keys, name))
 
-    for i, (name, extra) in enumerate(REPORT_FAULTS.items()):
+    for i, (name, extra) in enumerate(REPORT_FAULTS.items()):  # noqa
         add(name, i, '%s %s' % (BASE, extra))
     for j, (name, (_, extra)) in enumerate(RESET_FAULTS.items()):
         add(name, 100 + j, '%s %s %s' % (BASE, FULL, extra))
@@ -211,7 +214,8 @@ def test_report(root, name):
     # check decides from Identify and the first report chunk (the probe): a
     # fault there fails it; a later one it never reads (a verdict, clean)
     r = Run(root, ['check', 'dev/' + NODE[name], '-o', 'json'], name)
-    if name.startswith('probe') or name in FIRST_CHUNK:
+    if name.startswith('probe') or name in FIRST_CHUNK or (FIRST == 1 and name.endswith('-first')) \
+            or name == 'rep-short-hdr' and FIRST == 1:
         check(r.rc == 1, '%s: exit 1 (got %d)' % (r.desc, r.rc))
         r.one_error_line(NODE[name], prob)
         r.json_or_nothing()
@@ -318,12 +322,30 @@ def test_healthy(root):
     r = Run(root, ['report', 'dev/' + NODE['healthy'], '-o', 'json'], 'healthy')
     j = r.json_or_nothing() if r.rc == 0 else None
     check(r.rc == 0 and r.err == '' and j is not None and j['nr_zones'] == NZ and
-          len(r.io(0x7a)) == REPORT_CMDS + 1,
+          len(r.io(0x7a)) == LAST,
           'control: the same namespace without faults reports %d zones in %d commands'
           % (NZ, REPORT_CMDS))
 
 
+def probe_reports():
+    """Zone Management Receives a report sends before its own (the probe's)."""
+    with tempfile.TemporaryDirectory() as root:
+        with open(os.path.join(root, 'emu.conf'), 'w') as f:
+            f.write('path=dev/ng0n1 ctrl=nvme0 %s\n' % BASE)
+        subprocess.run([sys.executable, MKFAKE, root, os.path.join(root, 'emu.conf')],
+                       check=True)
+        r = Run(root, ['report', 'dev/ng0n1', '-o', 'json'], 'measure')
+        n = len(r.io(0x7a)) - REPORT_CMDS
+        check(r.rc == 0 and n in (0, 1), 'a healthy report takes %d commands (+%d for the probe)'
+              % (REPORT_CMDS, n))
+        return max(n, 0)
+
+
 def main():
+    global FIRST, MIDDLE, LAST, REPORT_FAULTS
+    p = probe_reports()
+    FIRST, MIDDLE, LAST = 1 + p, 2 + p, REPORT_CMDS + p
+    REPORT_FAULTS = report_faults()
     with tempfile.TemporaryDirectory() as root:
         with open(os.path.join(root, 'emu.conf'), 'w') as f:
             f.write(config())

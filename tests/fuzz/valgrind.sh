@@ -1,8 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-or-later
 # Run the CLI tests (tests/cli: bad input, golden output against the
-# emulator) and the adversarial / fault tests with every invocation of the
-# binary under valgrind memcheck: an error or a leak makes that invocation
+# emulator) with every invocation of the binary under valgrind memcheck
+# (the fault and adversarial tests run under ASan + UBSan in build-asan): an error or a leak makes that invocation
 # exit 99, which the tests see as a wrong exit code; the logs are checked
 # again afterwards.
 #   tests/fuzz/valgrind.sh BUILD_DIR      (normal build, not the ASan one)
@@ -31,20 +31,16 @@ run() {
 	if "$@" >"$V/$name.out" 2>&1; then
 		echo "valgrind: $name: $(grep -c '^ok' "$V/$name.out") checks passed"
 	else
-		fail=1
 		echo "valgrind: $name: FAILED"
 		grep -v '^ok' "$V/$name.out" | head -20
+		return 1
 	fi
 }
 export LC_ALL=C
-run cli-bad-input bash tests/cli/bad-input.sh "$WRAP"
-run cli-emu-golden python3 tests/cli/emu-cli.py "$WRAP" "$EMU" tests/emu/mkfake.py tests/cli/golden/emu
-if [ -f tests/faults/run.py ]; then
-	run faults python3 tests/faults/run.py "$WRAP" "$EMU" tests/emu/mkfake.py
-fi
-if [ -f tests/adversarial/run.py ]; then
-	run adversarial python3 tests/adversarial/run.py "$WRAP" "$EMU" tests/emu/mkfake.py
-fi
+run cli-bad-input bash tests/cli/bad-input.sh "$WRAP" &
+run cli-emu-golden python3 tests/cli/emu-cli.py "$WRAP" "$EMU" tests/emu/mkfake.py tests/cli/golden/emu &
+wait %1 || fail=1
+wait %2 || fail=1
 n=$(ls "$V/logs" | wc -l)
 bad=$(grep -l . "$V/logs"/*.log 2>/dev/null || true)
 if [ -n "$bad" ]; then
