@@ -57,5 +57,6 @@ for rw, name in (("write", "seq write"), ("read", "seq read"), ("randread", "ran
         worst = max(worst, abs(1 - r1), abs(1 - r2))
         print(f"| {name} | {qd} | {b:.0f} | {p:.0f} | {r1:.3f} | {n:.0f} | {r2:.3f} |")
 print()
-print(f"largest deviation from 1.000: {worst * 100:.1f}% (target: within 2%)")
+verdict = "met" if worst <= 0.02 else "MISS"
+print(f"largest deviation from 1.000: {worst * 100:.1f}% (target within 2%: {verdict})")
 PY

@@ -48,6 +48,8 @@ int znp_cmd_report(const struct znp_cli *cli, const struct znp_opts *o,
 		p->ops->report_zone(p, &z, znp_zone_no(&dev->geom, z.start));
 		left--;
 	}
+	if (ret < 0 || ret > 1)
+		p->report_ret = ret;
 	p->ops->report_end(p);
 	znp_report_end(it);
 	if (ret < 0 || ret > 1)

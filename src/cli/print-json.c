@@ -206,6 +206,9 @@ static void json_report_end(struct znp_print *p)
 {
 	j_array_end(p);
 	j_put(p, "nr_zones", u64(p->nr_items));
+	/* a report cut short by the device says so: the zone list is partial */
+	if (p->report_ret)
+		j_put(p, "error", str(znp_strerror(p->report_ret)));
 	j_end(p);
 }
 

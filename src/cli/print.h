@@ -32,6 +32,8 @@ struct znp_print {
 	uint32_t lba_size;
 	const struct znp_zone_op_view *op;
 	const struct znp_discard_view *discard;
+	/* set by the command before report_end(): the report stopped on this error */
+	int report_ret;
 };
 
 /* One NVMe namespace in `list`. */

@@ -14,8 +14,8 @@ with text and JSON output:
     problem (NVMe status, or "malformed" data), nothing else there;
   - stdout is either empty or one complete JSON document (never cut short);
     a report's zones are exactly the device's first zones, in order, as the
-    emulator was configured (zone i starts at i * zone size), and
-    nr_zones counts them;
+    emulator was configured (zone i starts at i * zone size), nr_zones
+    counts them and "error" says the list is partial;
   - a batched operation reports exactly how many zones / ranges were done,
     and the emulator's command trace shows that exactly those commands
     succeeded, the failing one was the last one sent, and no LBA outside the
@@ -204,6 +204,9 @@ def test_report(root, name):
                       all(z['slba'] == i * ZS for i, z in enumerate(zl)),
                       '%s: the JSON holds the %d zones before the fault, as configured'
                       % (r.desc, len(zl)))
+                check(isinstance(j.get('error'), str) and (prob is None or prob in j['error']),
+                      '%s: the JSON says the list is partial: "error": %r'
+                      % (r.desc, j.get('error')))
         else:
             rows = r.out.splitlines()
             check(r.out == '' or r.out.endswith('\n'),
@@ -322,6 +325,7 @@ def test_healthy(root):
     r = Run(root, ['report', 'dev/' + NODE['healthy'], '-o', 'json'], 'healthy')
     j = r.json_or_nothing() if r.rc == 0 else None
     check(r.rc == 0 and r.err == '' and j is not None and j['nr_zones'] == NZ and
+          'error' not in j and
           len(r.io(0x7a)) == LAST,
           'control: the same namespace without faults reports %d zones in %d commands'
           % (NZ, REPORT_CMDS))

@@ -42,15 +42,17 @@ not_ok() {
 # check DESC CONDITION-COMMAND...
 check() { local d=$1; shift; if "$@"; then ok "$d"; else not_ok "$d"; fi; }
 
-# new_loop SIZE [losetup options]: a fresh loop device over a sparse file
+# new_loop VAR SIZE [losetup options]: a fresh loop device over a sparse
+# file, its path in VAR (not echoed: LOOPS must be updated in this shell,
+# not in a command substitution's subshell, or cleanup would miss it)
 new_loop() {
-	local f dev
+	local var=$1 f dev
 	f=$(mktemp "$WORK/img.XXXXXX")
-	truncate -s "$1" "$f" || return 1
-	shift
+	truncate -s "$2" "$f" || return 1
+	shift 2
 	dev=$(losetup -f --show "$@" "$f") || return 1
 	LOOPS+=("$dev")
-	echo "$dev"
+	printf -v "$var" '%s' "$dev"
 }
 
 # json KEY.PATH < file: print a value of the JSON document
@@ -92,7 +94,7 @@ one_line_err() { [ "$(wc -l <"$WORK/err")" = 1 ] && grep -q "^nvme-zns-npo2: $1:
 : >"$WORK/none"
 
 # --- io_uring path, ranges from a file ---------------------------------------
-D=$(new_loop 64M) || { echo "cannot create a loop device"; exit 1; }
+new_loop D 64M || { echo "cannot create a loop device"; exit 1; }
 "$PAT" fill "$D" || { echo "cannot write the pattern to $D"; exit 1; }
 cat >"$WORK/r1" <<EOF
 # offset length
@@ -167,14 +169,14 @@ run 2 "--ranges with --offset" discard "$D" --ranges "$WORK/r1" --offset 0 --for
 run 2 "--queue-depth 0" discard "$D" --offset 0 --length 4096 -q 0 --force
 intact "error paths changed nothing" "$D" "$WORK/none"
 
-RO=$(new_loop 16M -r)
+new_loop RO 16M -r
 run 3 "read-only device" discard "$RO" --offset 0 --length 4096 --force
 check "read-only: message" err_has "read-only"
 run 3 "regular file" discard "$WORK/r1" --force
 run 3 "missing device" discard /dev/znp-no-such-device --force
 
 # --- safety: mounted, held ------------------------------------------------------
-M=$(new_loop 64M)
+new_loop M 64M
 mkfs.ext4 -q -F "$M" >/dev/null 2>&1
 MNT=$WORK/mnt
 mkdir -p "$MNT"
@@ -195,7 +197,7 @@ kill "$HOLDER"; wait "$HOLDER" 2>/dev/null
 intact "held device unchanged" "$D" "$WORK/none"
 
 # --- whole device ----------------------------------------------------------------
-W=$(new_loop 8M)
+new_loop W 8M
 "$PAT" fill "$W"
 run 0 "whole device (no range given)" discard "$W" --force
 echo "0 $((8 << 20))" >"$WORK/rall"
@@ -215,7 +217,7 @@ check "terminal: progress line done/total, rate, ETA" grep -q "4/4 commands.*IOP
 intact "confirmed: ranges zero, rest intact" "$D" "$WORK/r1.bytes"
 
 # --- Ctrl-C: stop submitting, wait, report exactly what was done --------------
-B=$(new_loop 1G)
+new_loop B 1G
 python3 -c 'import random; r=random.Random(7); [print(b*4096, 4096) for b in r.sample(range(262144), 200000)]' >"$WORK/rbig"
 interrupt_test() {	# NAME ENV QD DELAY
 	local name=$1 envv=$2 qd=$3 delay=$4 n

@@ -15,6 +15,7 @@
 #include "discard.h"
 #include "geometry.h"
 #include "test.h"
+#include "zone-batch.h"
 #include "zone.h"
 
 static void test_blk_discard_sqe(void)
@@ -339,6 +340,68 @@ static void test_fallback(void)
 	close(fd);
 }
 
+struct totals {
+	uint64_t cmds_total;
+	uint64_t bytes_total;
+};
+
+static void on_totals(const struct znp_aio_progress *p, void *arg)
+{
+	struct totals *t = arg;
+
+	t->cmds_total = p->cmds_total;
+	t->bytes_total = p->bytes_total;
+}
+
+/* Zone batches: split into one command per zone (npo2, short last zone). */
+static void test_zone_batch(void)
+{
+	char path[] = "/tmp/znp-test-zbatch-XXXXXX";
+	struct znp_aio_range r[2];
+	struct znp_aio_result res;
+	struct totals tot = { 0 };
+	struct znp_batch_opts o = { .qd = 8, .progress = on_totals, .progress_arg = &tot };
+	struct znp_mgmt_req req = { .action = ZNP_ZA_FINISH, .all = true };
+	struct znp_dev dev;
+	int ret;
+
+	memset(&dev, 0, sizeof(dev));
+	dev.fd = mkstemp(path);
+	CHECK(dev.fd >= 0, "mkstemp");
+	if (dev.fd < 0)
+		return;
+	unlink(path);
+	dev.kind = ZNP_DEV_NVME_CHAR;
+	dev.ns.nsid = 1;
+	dev.geom.lba_size = 4096;
+	dev.geom.zone_size = 192;		/* 768 KiB: npo2 */
+	dev.geom.zone_cap = 192;
+	dev.geom.nlbas = 192 * 10 + 64;		/* 11 zones, the last one short */
+	CHECK_INT(znp_geom_init(&dev.geom), 0);
+	r[0].start = 192;			/* zones 1, 2 */
+	r[0].len = 2 * 192;
+	r[1].start = 192 * 10;			/* zone 10, 64 LBAs */
+	r[1].len = 64;
+	ret = znp_zone_batch_ranges(&dev, ZNP_ZA_RESET, r, 2, &o, &res);
+	CHECK(ret < 0, "ret = %d (a regular file is no NVMe device)", ret);
+	CHECK_U64(tot.cmds_total, 3);		/* one command per zone */
+	CHECK_U64(tot.bytes_total, (2 * 192 + 64) * 4096ull);
+	CHECK_U64(res.failed, 1);
+	CHECK_U64(res.first_err_idx, 0);
+
+	/* block devices: one range ioctl per range, zones counted */
+	dev.kind = ZNP_DEV_ZONED_BLOCK;
+	ret = znp_zone_batch_ranges(&dev, ZNP_ZA_RESET, r, 2, &o, &res);
+	CHECK_INT(ret, -ENOTTY);
+	CHECK_STR(znp_aio_engine_name(res.engine), "blkzone-ioctl");
+	CHECK_U64(res.submitted, 2);		/* the first range: zones 1 and 2 */
+	CHECK_U64(res.failed, 2);
+	CHECK_INT(znp_zone_batch_ranges(&dev, ZNP_ZA_OFFLINE, r, 2, &o, &res), -EOPNOTSUPP);
+	/* select-all finish has no block-layer equivalent */
+	CHECK_INT(znp_zone_batch(&dev, &req, &o, &res), -EOPNOTSUPP);
+	close(dev.fd);
+}
+
 int main(void)
 {
 	test_blk_discard_sqe();
@@ -349,5 +412,6 @@ int main(void)
 	test_nvme_plan();
 	test_zoned();
 	test_fallback();
+	test_zone_batch();
 	return t_done("test-async");
 }

@@ -1,6 +1,7 @@
 # Benchmark guest for bench/dm-perf.sh (not part of make test): fio io_uring
-# 4 KiB on one npo2 null_blk, raw vs dm-linear vs dm-po2zone, rounds
-# interleaved so that drifts of the emulated CPU hit every device alike.
+# 4 KiB on one npo2 null_blk, raw vs dm-linear vs dm-po2zone, in short
+# rounds run back to back (order rotated) so that the load of the host,
+# which the emulated CPU feels, hits every device alike.
 # Prints "### BEGIN dm-perf" lines: DEVICE WORKLOAD ROUND IOPS.
 . /vm/guest/common.sh
 
@@ -34,22 +35,34 @@ iops() {
 	fio --name=perf --filename="$dev" --direct=1 --ioengine=io_uring \
 		--bs=4k --iodepth=16 --offset=0 --size=$((Z * 512)) \
 		--runtime="$RUNTIME" --output-format=terse --terse-version=3 \
-		"$@" 2>/tmp/fio.err | awk -F';' '{ print $8 + $49 }'
+		"$@" 2>>/tmp/fio.err | awk -F';' '{ print $8 + $49 }'
 }
+: >/tmp/fio.err
 
 echo "### BEGIN dm-perf"
 r=1
 while [ $r -le "$ROUNDS" ]; do
-	for dev in raw:$nb linear:/dev/mapper/perflin po2zone:/dev/mapper/perfpo2; do
+	# rotate the order so that no device always runs first or last
+	case $((r % 3)) in
+	0) order="raw:$nb linear:/dev/mapper/perflin po2zone:/dev/mapper/perfpo2" ;;
+	1) order="po2zone:/dev/mapper/perfpo2 raw:$nb linear:/dev/mapper/perflin" ;;
+	2) order="linear:/dev/mapper/perflin po2zone:/dev/mapper/perfpo2 raw:$nb" ;;
+	esac
+	for dev in $order; do
 		name=${dev%%:*}
 		path=${dev#*:}
 		echo "$name randread $r $(iops "$path" --rw=randread --time_based=1 --norandommap=1)"
-		blkzone reset -o 0 -c 1 "$path"
+		# the mappings hold the null_blk open: blkzone (O_EXCL) resets its
+		# zone 0 through dm-linear, which maps it one to one
+		blkzone reset -o 0 -c 1 /dev/mapper/perflin
 		echo "$name seqwrite $r $(iops "$path" --rw=write)"
 	done
 	r=$((r + 1))
 done
 echo "### END dm-perf"
+if [ -s /tmp/fio.err ]; then
+	not_ok "perf: fio reported errors" "$(head -3 /tmp/fio.err)"
+fi
 
 dmsetup remove perfpo2
 dmsetup remove perflin
