@@ -26,6 +26,19 @@ if [ -n "${DM_PERF_RAW:-}" ]; then
 	{ echo "### BEGIN dm-perf"; cat "$DM_PERF_RAW"; echo "### END dm-perf"; } >build/bench/dm-perf.raw.in
 	log=build/bench/dm-perf.raw.in
 else
+# Instruction-counted time (QEMU -icount, fixed shift, no sleep): the guest
+# clock advances with the instructions it executes, so IOPS measure the
+# work per I/O and not how much CPU the busy host lends the emulator.
+# DM_PERF_ICOUNT=off measures in host time instead.
+icount=${DM_PERF_ICOUNT:-shift=3,sleep=off}
+if [ "$icount" != off ]; then
+	wrap=build/bench/qemu-icount
+	mkdir -p "$wrap"
+	real=$(command -v qemu-system-x86_64)
+	printf '#!/bin/sh\nexec %s -icount %s "$@"\n' "$real" "$icount" >"$wrap/qemu-system-x86_64"
+	chmod +x "$wrap/qemu-system-x86_64"
+	PATH=$PWD/$wrap:$PATH
+fi
 tests/vm/vm-run.sh --kernel "$kernel" --guest tests/vm/patched-dm/perf.sh \
 	--ns ctrl=0,nsid=1,size=64M,lbas=4096 \
 	--append "null_blk.nr_devices=0 DM_PERF_ROUNDS=$rounds DM_PERF_RUNTIME=$runtime" \

@@ -8,7 +8,7 @@
 devs=$(tr ' ' '\n' </proc/cmdline | sed -n 's/^kperf.devs=//p' | tr , ' ')
 reps=$(tr ' ' '\n' </proc/cmdline | sed -n 's/^kperf.reps=//p')
 ios=$(tr ' ' '\n' </proc/cmdline | sed -n 's/^kperf.io=//p')
-: "${reps:=3}" "${ios:=256M}"
+: "${reps:=5}" "${ios:=64M}"
 SIZE_MB=12288
 
 mkdev() { # NAME ZONE_MB: non-memory-backed zoned null_blk, prints nullbN
@@ -21,7 +21,7 @@ mkdev() { # NAME ZONE_MB: non-memory-backed zoned null_blk, prints nullbN
 }
 
 runfio() { # DEV RW QD: prints IOPS
-	fio --name=zbc --filename="/dev/$1" --direct=1 --zonemode=zbd --size=${SIZE_MB}M \
+	timeout -s KILL 300 fio --name=zbc --filename="/dev/$1" --direct=1 --zonemode=zbd --size=${SIZE_MB}M \
 		--io_size="$ios" --ioengine=io_uring --iodepth="$3" --rw="$2" --bs=4k \
 		--output-format=terse --terse-version=3 2>/dev/null |
 		awk -F';' -v rw="$2" '{ print (rw == "write") ? $49 : $8 }'
@@ -38,6 +38,9 @@ for dv in $devs; do
 	ok "$dv null_blk (${zmb}M zones) powers on as /dev/$n"
 	eval "dev_$dv=$n"
 	names="$names $dv"
+	# warm-up (page cache of fio, io_uring setup), not measured
+	runfio "$n" write 16 >/dev/null
+	runfio "$n" randread 16 >/dev/null
 done
 
 : >/tmp/perf.txt
@@ -45,12 +48,15 @@ rep=1
 while [ $rep -le "$reps" ]; do
 	for rw in write read randread; do
 		for qd in 8 16; do
-			# interleave the devices so that drift hits them alike
-			for dv in $names; do
+			# interleave the devices, in alternating order, so that
+			# drift of the host hits them alike
+			order=$names
+			[ $((rep % 2)) -eq 0 ] && order=$(echo $names | awk '{ for (i = NF; i; i--) printf "%s ", $i }')
+			for dv in $order; do
 				eval "n=\$dev_$dv"
 				[ "$rw" = write ] &&
 					zonectl reset "/dev/$n" 0 "$(cat /sys/block/$n/size)" >/dev/null
-				iops=$(run_to 300 runfio "$n" "$rw" "$qd")
+				iops=$(runfio "$n" "$rw" "$qd")
 				echo "$dv $rw $qd $rep ${iops:-0}" | tee -a /tmp/perf.txt
 			done
 		done

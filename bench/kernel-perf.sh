@@ -8,11 +8,11 @@
 #      in one VM session, jobs interleaved.
 # Under TCG absolute numbers mean nothing; the ratios of medians do.
 # Output: a Markdown table on stdout and in build/bench/kernel-perf.md.
-# Environment: KPERF_REPS (default 3), KPERF_IO (io_size per job, 256M).
+# Environment: KPERF_REPS (default 5), KPERF_IO (io_size per job, 64M).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-reps=${KPERF_REPS:-3}
-io=${KPERF_IO:-256M}
+reps=${KPERF_REPS:-5}
+io=${KPERF_IO:-64M}
 out=build/bench
 mkdir -p "$out" build/vm-patched build/vm-logs
 

@@ -86,6 +86,10 @@ while read -r p; do
 	printf '%-4s %-9s %-10s %-12s %s\n' "$i" "$ap" "$bt" "$cp_txt" "$p" | tee -a "$res"
 	[ $ap = ok ] || break
 done <"$PATCHES/series"
-[ $fail = 0 ] && say "all $i patches apply, build and are checkpatch --strict clean" ||
+if [ $fail = 0 ]; then
+	[ $dobuild = 1 ] && what="apply, build" || what="apply (build skipped)"
+	say "all $i patches $what and are checkpatch --strict clean"
+else
 	say "problems found, see $res"
+fi
 exit $fail

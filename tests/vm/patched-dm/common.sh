@@ -168,6 +168,11 @@ dm_suite() {
 	done
 	same "$name: report: po2 starts and lengths, real capacity, empty" \
 		/tmp/dm-rep.txt /tmp/dm-rep.exp
+	expect_ok "$name: reload the same table" \
+		dmsetup reload "$name" --table "0 $len po2zone $dev"
+	expect_ok "$name: resume with the reloaded table" dmsetup resume "$name"
+	zone_list "$map" >/tmp/dm-rep.txt
+	same "$name: report after the reload" /tmp/dm-rep.txt /tmp/dm-rep.exp
 
 	# --- data placement -----------------------------------------------------
 	dd if=/dev/urandom of=/tmp/pat bs=$MIB count=1 2>/dev/null
