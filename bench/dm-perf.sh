@@ -2,18 +2,21 @@
 # dm-po2zone overhead: fio io_uring 4 KiB (randread and sequential write,
 # iodepth 16) on one npo2 null_blk (1536 MiB zones, not memory backed),
 # directly, through dm-linear and through dm-po2zone, in one VM session with
-# the rounds interleaved. Prints the median IOPS of each and the ratios.
+# the rounds interleaved, in instruction-counted guest time. Prints the
+# median IOPS of each and the ratios.
 #
 # usage: bench/dm-perf.sh [BZIMAGE]   (default build/kernel/bzImage)
-# env:   DM_PERF_ROUNDS (11), DM_PERF_RUNTIME seconds per run (2),
+# env:   DM_PERF_ROUNDS (5), DM_PERF_RUNTIME seconds per run (2),
+#        DM_PERF_ICOUNT QEMU -icount options (shift=3,sleep=off; "off": host time),
 #        DM_PERF_OUT report file (build/bench/dm-perf.txt),
 #        DM_PERF_RAW=FILE re-renders earlier raw results without a VM run
-# Numbers come from a TCG-emulated CPU: compare the ratios, not the IOPS.
+# Numbers come from a TCG-emulated CPU whose clock counts instructions
+# (-icount): they compare the work per I/O; compare the ratios, not the IOPS.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 kernel=${1:-build/kernel/bzImage}
-rounds=${DM_PERF_ROUNDS:-11}
+rounds=${DM_PERF_ROUNDS:-5}
 runtime=${DM_PERF_RUNTIME:-2}
 out=${DM_PERF_OUT:-build/bench/dm-perf.txt}
 [ -f "$kernel" ] || { echo "dm-perf: $kernel not found (run make kernel)" >&2; exit 1; }
@@ -50,7 +53,7 @@ sed -n '/^### BEGIN dm-perf/,/^### END dm-perf/p' "$log" | tr -d '\r' |
 	grep -E '^(raw|linear|po2zone) ' >build/bench/dm-perf.raw ||
 	{ echo "dm-perf: no results in $log" >&2; exit 1; }
 
-awk -v rounds="$rounds" -v runtime="$runtime" '
+awk -v rounds="$rounds" -v runtime="$runtime" -v icount="${icount:-}" '
 function median(arr, n,   i, j, t, a) {
 	for (i = 1; i <= n; i++) a[i] = arr[i]
 	for (i = 1; i <= n; i++)
@@ -73,8 +76,10 @@ function med(w, d, e,   r, n, x) {
 }
 END {
 	printf "dm-po2zone overhead: fio io_uring bs=4k iodepth=16, npo2 null_blk (1536 MiB zones),\n"
-	printf "one VM session (QEMU TCG), %d rounds of %d s per device, order rotated;\n", rounds, runtime
-	printf "IOPS: median over rounds; ratios: median of the per-round ratios\n\n"
+	printf "one VM session, QEMU TCG, %s;\n%d rounds of %d s per device, order rotated; ",
+		icount == "" ? "re-rendered results" : icount == "off" ? "host time" : "-icount " icount \
+		" (guest time counts instructions)", rounds, runtime
+	printf "IOPS: median over rounds;\nratios: median of the per-round ratios\n\n"
 	printf "| workload | raw null_blk | dm-linear | dm-po2zone | po2zone/linear | po2zone/raw | linear/raw |\n"
 	printf "|---|---:|---:|---:|---:|---:|---:|\n"
 	split("randread seqwrite", w, " ")

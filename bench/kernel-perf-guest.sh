@@ -9,19 +9,20 @@ devs=$(tr ' ' '\n' </proc/cmdline | sed -n 's/^kperf.devs=//p' | tr , ' ')
 reps=$(tr ' ' '\n' </proc/cmdline | sed -n 's/^kperf.reps=//p')
 ios=$(tr ' ' '\n' </proc/cmdline | sed -n 's/^kperf.io=//p')
 : "${reps:=5}" "${ios:=64M}"
-SIZE_MB=12288
+NR_ZONES=96 # both devices get the same number of zones
 
 mkdev() { # NAME ZONE_MB: non-memory-backed zoned null_blk, prints nullbN
 	local d=/sys/kernel/config/nullb/$1
 	mkdir "$d" || return 1
-	echo 1 >"$d/zoned"; echo "$2" >"$d/zone_size"; echo $SIZE_MB >"$d/size"
+	echo 1 >"$d/zoned"; echo "$2" >"$d/zone_size"; echo $(($2 * NR_ZONES)) >"$d/size"
 	echo 4096 >"$d/blocksize"
 	echo 1 >"$d/power" || return 1
 	if [ -b "/dev/$1" ]; then echo "$1"; else echo "nullb$(cat "$d/index")"; fi
 }
 
 runfio() { # DEV RW QD: prints IOPS
-	timeout -s KILL 300 fio --name=zbc --filename="/dev/$1" --direct=1 --zonemode=zbd --size=${SIZE_MB}M \
+	timeout -s KILL 300 fio --name=zbc --filename="/dev/$1" --direct=1 --zonemode=zbd \
+		--size=$(($(cat /sys/block/$1/size) * 512)) \
 		--io_size="$ios" --ioengine=io_uring --iodepth="$3" --rw="$2" --bs=4k \
 		--output-format=terse --terse-version=3 2>/dev/null |
 		awk -F';' -v rw="$2" '{ print (rw == "write") ? $49 : $8 }'

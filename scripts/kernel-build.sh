@@ -85,11 +85,13 @@ export KCONFIG_NOTIMESTAMP=1 CCACHE_BASEDIR=$ROOT
 export GIT_AUTHOR_NAME=kernel-build GIT_AUTHOR_EMAIL=kernel-build@localhost
 export GIT_COMMITTER_NAME=kernel-build GIT_COMMITTER_EMAIL=kernel-build@localhost
 export GIT_AUTHOR_DATE="2024-01-01T00:00:00Z" GIT_COMMITTER_DATE="2024-01-01T00:00:00Z"
+# never let git find the project repository above the source tree
+export GIT_CEILING_DIRECTORIES=$OUT
 g() { git -C "$SRC" -c core.autocrlf=false -c gc.auto=0 -c advice.detachedHead=false "$@"; }
 BASE=refs/tags/base
 
 # ---- source tree: unpacked once, the base committed as tag "base" ----------
-if ! g rev-parse -q --verify $BASE >/dev/null 2>&1; then
+if [ ! -d "$SRC/.git" ] || ! g rev-parse -q --verify $BASE >/dev/null 2>&1; then
 	say "unpacking $KSRC_TAR into $SRC (once)"
 	rm -rf "$SRC" "$OUT/src.tmp"
 	mkdir -p "$OUT/src.tmp"

@@ -294,3 +294,33 @@ out_end:
 	znp_report_end(it);
 	return ret;
 }
+
+/**
+ * znp_dev_scan_caps() - read the whole zone report to learn whether zone
+ * capacities differ
+ * @dev: probed device
+ *
+ * The probe sees only its first report chunk; eligibility decisions
+ * (check, map) need every zone. No-op for a device that is not zoned.
+ * Return: 0, -errno or a positive NVMe status.
+ */
+int znp_dev_scan_caps(struct znp_dev *dev)
+{
+	struct znp_report_iter *it;
+	struct znp_zone z;
+	int ret;
+
+	if (!dev || !dev->is_zoned)
+		return 0;
+	ret = znp_report_begin(dev, 0, ZNP_RF_ALL, &it);
+	if (ret)
+		return ret;
+	while ((ret = znp_report_next(it, &z)) == 1)
+		;
+	if (!ret) {
+		dev->geom.zone_cap_varies = it->cap_varies ||
+			(it->cap_seen && it->cap != dev->geom.zone_cap);
+	}
+	znp_report_end(it);
+	return ret;
+}

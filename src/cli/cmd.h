@@ -10,7 +10,8 @@
 /**
  * znp_cli_open_dev() - open, check --namespace-id, probe
  * @flags: ZNP_OPEN_*, and ZNP_CLI_DEFER_CAP to leave the zone capacity to
- *         the first zone report (ZNP_PROBE_DEFER_CAP)
+ *         the first zone report (ZNP_PROBE_DEFER_CAP), ZNP_CLI_FULL_CAP to
+ *         check every zone's capacity (znp_dev_scan_caps())
  * @need_zoned: a namespace that is not zoned is an error (exit 3)
  * @out: the probed device (dev->is_zoned false only when !@need_zoned)
  *
@@ -18,6 +19,8 @@
  * Return: 0 or the exit code.
  */
 #define ZNP_CLI_DEFER_CAP	(1u << 16)
+/* read every zone so that zone_cap_varies covers the whole device */
+#define ZNP_CLI_FULL_CAP	(1u << 17)
 int znp_cli_open_dev(const struct znp_cli *cli, const struct znp_opts *o,
 		     unsigned int flags, bool need_zoned, struct znp_dev **out);
 

@@ -29,7 +29,7 @@ int znp_cmd_check(const struct znp_cli *cli, const struct znp_opts *o,
 	struct znp_dev *dev;
 	int ret;
 
-	ret = znp_cli_open_dev(cli, o, 0, false, &dev);
+	ret = znp_cli_open_dev(cli, o, ZNP_CLI_FULL_CAP, false, &dev);
 	if (ret)
 		return ret;
 	ns = znp_dev_is_nvme(dev) ? &dev->ns : NULL;

@@ -19,7 +19,8 @@ int znp_cli_open_dev(const struct znp_cli *cli, const struct znp_opts *o,
 	struct znp_dev *dev;
 	int ret;
 
-	ret = znp_dev_open(&cli->env, path, flags & ~ZNP_CLI_DEFER_CAP, &dev, &why);
+	ret = znp_dev_open(&cli->env, path, flags & ~(ZNP_CLI_DEFER_CAP | ZNP_CLI_FULL_CAP),
+			   &dev, &why);
 	if (ret) {
 		znp_cli_err(cli, path, "%s", why ? why : znp_strerror(ret));
 		return znp_exit_from_ret(ret);
@@ -49,6 +50,13 @@ int znp_cli_open_dev(const struct znp_cli *cli, const struct znp_opts *o,
 	} else if (ret) {
 		ret = znp_cli_fail(cli, path, "cannot read the zone geometry", ret);
 		goto out_close;
+	}
+	if (flags & ZNP_CLI_FULL_CAP) {
+		ret = znp_dev_scan_caps(dev);
+		if (ret) {
+			ret = znp_cli_fail(cli, path, "zone report failed", ret);
+			goto out_close;
+		}
 	}
 	*out = dev;
 	return 0;

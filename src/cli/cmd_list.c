@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* list: every ZNS namespace, including those with a hidden block device. */
+#include <errno.h>
+
 #include "cmd.h"
 #include "dm.h"
 
@@ -24,8 +26,12 @@ static int list_one(const struct znp_scan_entry *e, void *arg)
 	if (e->ns.blk_name[0] && znp_blk_po2_holder(&ctx->cli->env, e->ns.blk_name, &h))
 		r.mapped_as = h.dm_name;
 
-	/* A namespace that could not be probed is listed when sysfs says ZNS. */
-	if (!e->is_zoned && !(e->probe_ret && e->ns.csi == ZNP_CSI_ZNS))
+	/*
+	 * Conventional namespaces are left out; one that could not be probed is
+	 * listed (with its error) unless it is known to be conventional: a
+	 * failing Identify must not hide a ZNS namespace.
+	 */
+	if (!e->is_zoned && (!e->probe_ret || e->probe_ret == -EMEDIUMTYPE))
 		return 0;
 	ctx->p->ops->list_row(ctx->p, &r);
 	return 0;

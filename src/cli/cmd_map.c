@@ -327,7 +327,7 @@ static int map_one(const struct znp_cli *cli, const struct znp_opts *o, struct z
 	struct znp_dev *dev;
 	int ret;
 
-	ret = znp_cli_open_dev(cli, o, 0, false, &dev);
+	ret = znp_cli_open_dev(cli, o, ZNP_CLI_FULL_CAP, false, &dev);
 	if (ret)
 		return ret;
 	ret = map_dev(&m, dev);
@@ -445,6 +445,8 @@ static int restore_entry(unsigned int lineno, const struct znp_dmconf_entry *e,
 		ret = znp_dev_probe(dev);
 		if (ret == -EMEDIUMTYPE)
 			ret = 0;
+		if (!ret)
+			ret = znp_dev_scan_caps(dev);
 		if (ret)
 			znp_dev_close(dev);
 	}

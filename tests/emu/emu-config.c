@@ -227,6 +227,8 @@ static void cfg_key(const struct cfg_ctx *c, struct emu_dev *d, char *key, char 
 		d->bad_start = (int64_t)cfg_num(c, key, val);
 	} else if (!strcmp(key, "bad_cap")) {
 		d->bad_cap = (int64_t)cfg_num(c, key, val);
+	} else if (!strcmp(key, "small_cap")) {
+		d->small_cap = (int64_t)cfg_num(c, key, val);
 	} else if (!strcmp(key, "bad_cond")) {
 		d->bad_cond = (int64_t)cfg_num(c, key, val);
 	} else if (!strcmp(key, "zones_delta")) {
@@ -255,7 +257,7 @@ static void cfg_defaults(struct emu_dev *d, int idx)
 	d->lba_size = 4096;
 	d->mdts_bytes = 512 * 1024;
 	d->minor = (unsigned int)idx;
-	d->bad_wp = d->bad_start = d->bad_cap = d->bad_cond = -1;
+	d->bad_wp = d->bad_start = d->bad_cap = d->bad_cond = d->small_cap = -1;
 	snprintf(d->sn, sizeof(d->sn), "ZNPEMU%04d", idx);
 	snprintf(d->mn, sizeof(d->mn), "znpemu ZNS emulated namespace");
 	snprintf(d->fr, sizeof(d->fr), "1.0");

@@ -277,6 +277,8 @@ static void rep_desc(struct emu_dev *d, uint64_t idx, struct nvme_zns_desc *z)
 		z->zcap = htole64(d->zsze + 1);
 	if ((int64_t)idx == d->bad_cond)
 		z->zs = 0x5 << 4;
+	if ((int64_t)idx == d->small_cap && cap > 1 && (cond == 0x1 || wp < cap - 1))
+		z->zcap = htole64(cap - 1);
 }
 
 static uint16_t zone_recv(struct emu_req *r)

@@ -83,6 +83,7 @@ struct emu_dev {
 	struct emu_fault faults[EMU_MAX_FAULTS];
 	int nfaults;
 	int64_t bad_wp, bad_start, bad_cap, bad_cond;	/* zone index or -1 */
+	int64_t small_cap;		/* zone index with capacity zcap - 1, or -1 */
 	int64_t zones_delta;		/* report shows nzones + delta zones */
 	bool excl_busy;
 	char state_file[PATH_MAX];

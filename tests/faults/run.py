@@ -77,9 +77,8 @@ def report_faults():
         'rep-shrinks': 'zones_delta=-5',
         'probe-bad-wp': 'bad_wp=0',
         'probe-fail': 'fail_io=0x7a:1:0x4002',
+        'probe-id-internal': 'fail_admin=0x6:2:0x6',     # Identify Namespace
     }
-# faults check (probe: Identify + the first report chunk) must see
-FIRST_CHUNK = ('rep-grows', 'rep-shrinks')  # the header count is checked at once
 # zones 0..9 full, reset of zones 0..9 with the Nth Zone Management Send failing
 RESET_ZONES = 10
 FULL = ' '.join('zone=%d:full' % i for i in range(RESET_ZONES))
@@ -122,6 +121,9 @@ def config():
     for j, (name, (_, extra)) in enumerate(ZDISC_FAULTS.items()):
         add(name, 300 + j, '%s %s %s' % (BASE, FULL, extra))
     add('healthy', 400, BASE)
+    # capacities that differ: in the probe's first chunk, and only in the last one
+    add('cap-varies-first', 401, BASE + ' small_cap=3')
+    add('cap-varies-late', 402, BASE + ' small_cap=%d' % (NZ - 2))
     return '\n'.join(lines) + '\n'
 
 
@@ -214,19 +216,12 @@ def test_report(root, name):
             check(len(rows) <= NZ + 1, '%s: %d lines, no more than the zones' % (r.desc, len(rows)))
         check(not r.io(0x79) and not r.io(0x01) and not r.io(0x09),
               '%s: nothing but reads sent' % r.desc)
-    # check decides from Identify and the first report chunk (the probe): a
-    # fault there fails it; a later one it never reads (a verdict, clean)
+    # check reads the whole report (capacities of every zone decide the
+    # verdict): a fault anywhere in it fails the command, no verdict
     r = Run(root, ['check', 'dev/' + NODE[name], '-o', 'json'], name)
-    if name.startswith('probe') or name in FIRST_CHUNK or (FIRST == 1 and name.endswith('-first')) \
-            or name == 'rep-short-hdr' and FIRST == 1:
-        check(r.rc == 1, '%s: exit 1 (got %d)' % (r.desc, r.rc))
-        r.one_error_line(NODE[name], prob)
-        r.json_or_nothing()
-    else:
-        j = r.json_or_nothing()
-        check(r.rc == 11 and r.err == '' and j and j.get('verdict') == 'needs-kernel-patches',
-              '%s: fault past the first chunk: the verdict, exit 11 (got %d, %r)'
-              % (r.desc, r.rc, r.err))
+    check(r.rc == 1, '%s: exit 1 (got %d)' % (r.desc, r.rc))
+    r.one_error_line(NODE[name], prob)
+    r.json_or_nothing()
 
 
 def test_reset(root, name, nth):
@@ -331,6 +326,20 @@ def test_healthy(root):
           % (NZ, REPORT_CMDS))
 
 
+def test_cap_varies(root):
+    """check and map judge capacities over every zone, not just the first chunk."""
+    for name in ('cap-varies-first', 'cap-varies-late'):
+        r = Run(root, ['check', 'dev/' + NODE[name], '-o', 'json'], name)
+        j = r.json_or_nothing()
+        check(r.rc == 13 and j is not None and j.get('verdict') == 'capacity-varies' and
+              j.get('zone_cap_varies') is True,
+              '%s: check -> capacity-varies, exit 13 (got %d, %r)'
+              % (name, r.rc, j and j.get('verdict')))
+        r = Run(root, ['map', 'dev/' + NODE[name], '--dry-run'], name)
+        check(r.rc != 0 and r.out == '' and r.err.count('\n') == 1,
+              '%s: map --dry-run refuses, one line (got %d, %r)' % (name, r.rc, r.err))
+
+
 def probe_reports():
     """Zone Management Receives a report sends before its own (the probe's)."""
     with tempfile.TemporaryDirectory() as root:
@@ -345,6 +354,29 @@ def probe_reports():
         return max(n, 0)
 
 
+def test_list(root):
+    """list: every ZNS namespace appears, those that fail to probe with their
+    error (a failing Identify must not hide one), the JSON complete."""
+    zoned = {NODE[n]: n for n in NODE if not n.startswith('dsc-')}
+    r = Run(root, ['list', '-o', 'json'], 'all')
+    j = r.json_or_nothing()
+    rows = {e['ng']: e for e in (j or {}).get('namespaces', [])}
+    check(r.rc == 0 and set(rows) == set(zoned) and j.get('nr_namespaces') == len(zoned),
+          'list -o json: all %d ZNS namespaces listed (got %d, missing %s)'
+          % (len(zoned), len(rows), sorted(set(zoned) - set(rows))))
+    bad = [ng for ng, e in rows.items()
+           if not (isinstance(e.get('error'), str) or e.get('nr_zones') == NZ)]
+    check(not bad, 'list -o json: each row has its geometry or an "error": %s' % bad)
+    for ng, name in zoned.items():
+        if name.startswith('probe') and ng in rows:
+            check(isinstance(rows[ng].get('error'), str),
+                  'list -o json: [%s] %s carries its error: %r' % (name, ng, rows[ng].get('error')))
+    check(not r.io(0x79) and not r.io(0x09), 'list: nothing but reads sent')
+    r = Run(root, ['list'], 'all')
+    check(r.rc == 0 and len(r.out.splitlines()) == len(zoned) + 1,
+          'list: a header and %d rows (got %d lines)' % (len(zoned), len(r.out.splitlines())))
+
+
 def main():
     global FIRST, MIDDLE, LAST, REPORT_FAULTS
     p = probe_reports()
@@ -356,6 +388,8 @@ def main():
         subprocess.run([sys.executable, MKFAKE, root, os.path.join(root, 'emu.conf')],
                        check=True)
         test_healthy(root)
+        test_cap_varies(root)
+        test_list(root)
         for name in REPORT_FAULTS:
             test_report(root, name)
         for name, (nth, _) in RESET_FAULTS.items():

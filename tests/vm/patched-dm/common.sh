@@ -309,15 +309,17 @@ dm_generic_bad_tables() {
 		"Device lookup failed"
 }
 
-# append_suite NAME MAPPING DEV ZONE_SECTORS: export the mapping (a po2zone
-# mapping of DEV, all zones empty) through the NVMe loop target and send
-# NVMe Zone Append commands to it: nvmet turns them into REQ_OP_ZONE_APPEND
-# BIOs on the mapping, so the LBA each command reports is the sector that
-# the target translated back from the device.
+# append_suite NAME MAPPING DEV ZONE_SECTORS [MAP_ZONE_SECTORS FIRST_ZONE]:
+# export the mapping (of DEV, whose zone FIRST_ZONE (0) is its zone 0, with
+# zones of MAP_ZONE_SECTORS (ZONE_SECTORS rounded up to a power of 2); zones
+# 3 and 5 empty) through the NVMe loop target and send NVMe Zone Append
+# commands to it: nvmet turns them into REQ_OP_ZONE_APPEND BIOs on the
+# mapping, so the LBA each command reports is the device sector translated
+# back by the target and dm core.
 append_suite() {
-	local name=$1 map=$2 dev=$3 z=$4 p cfs=/sys/kernel/config/nvmet
+	local name=$1 map=$2 dev=$3 z=$4 p=${5:-} f=${6:-0} cfs=/sys/kernel/config/nvmet
 	local nqn=po2zone-append before ns lbs zslba k want got c
-	p=$(po2_roundup "$z")
+	[ -n "$p" ] || p=$(po2_roundup "$z")
 	if ! mkdir "$cfs/subsystems/$nqn" 2>/dev/null; then
 		not_ok "$name: create an nvmet subsystem"
 		return 0
@@ -330,13 +332,13 @@ append_suite() {
 	mkdir "$cfs/ports/1"
 	echo loop >"$cfs/ports/1/addr_trtype"
 	ln -s "$cfs/subsystems/$nqn" "$cfs/ports/1/subsystems/$nqn"
-	before=$(ls /sys/block)
+	before=$(ls /sys/block)  # names, one a line
 	expect_ok "$name: connect over the NVMe loop transport" \
 		sh -c "echo transport=loop,nqn=$nqn >/dev/nvme-fabrics"
 	ns=
 	for k in 1 2 3 4 5 6 7 8 9 10; do
-		for c in $(ls /sys/block); do
-			case "$c" in nvme*n*) ;; *) continue ;; esac
+		for c in /sys/block/nvme*n*; do
+			c=${c##*/}
 			echo "$before" | grep -qx "$c" && continue
 			[ "$(cat /sys/block/"$c"/hidden 2>/dev/null)" = 1 ] && continue
 			ns=$c
@@ -349,7 +351,7 @@ append_suite() {
 	else
 		ok "$name: loop namespace /dev/$ns appeared"
 		lbs=$(sysblk "$ns" queue/logical_block_size)
-		expect_eq "$name: loop namespace zone size is the po2 size" \
+		expect_eq "$name: loop namespace zone size is the mapping zone size" \
 			"$(sysblk "$ns" queue/chunk_sectors)" "$p"
 		dd if=/dev/urandom of=/tmp/ap bs=65536 count=1 2>/dev/null
 		# zone 3: two appends to an empty zone
@@ -364,8 +366,8 @@ append_suite() {
 			want=$((want + 4096 / lbs))
 		done
 		cat /tmp/ap1 /tmp/ap2 >/tmp/ap12
-		rd "$dev" $((3 * z)) 8192 /tmp/rd.d
-		same "$name: appended data at device zone 3 start" /tmp/ap12 /tmp/rd.d
+		rd "$dev" $(((f + 3) * z)) 8192 /tmp/rd.d
+		same "$name: appended data at device zone $((f + 3)) start" /tmp/ap12 /tmp/rd.d
 		rd "$map" $((3 * p)) 8192 /tmp/rd.m
 		same "$name: appended data at mapping zone 3 start" /tmp/ap12 /tmp/rd.m
 		# zone 5: append after 64 KiB written through the mapping
@@ -376,10 +378,10 @@ append_suite() {
 		want=$((zslba + 65536 / lbs))
 		expect_eq "$name: zone append after 64 KiB in zone 5 returns LBA $want" \
 			"$((0x${got:-0}))" "$want"
-		rd "$dev" $((5 * z + 128)) 4096 /tmp/rd.d
-		same "$name: appended data follows the 64 KiB in device zone 5" /tmp/ap1 /tmp/rd.d
-		expect_eq "$name: device zone 5 write pointer" \
-			"$(zone_field "$dev" $((5 * z)) wpoff)" 136
+		rd "$dev" $(((f + 5) * z + 128)) 4096 /tmp/rd.d
+		same "$name: appended data follows the 64 KiB in device zone $((f + 5))" /tmp/ap1 /tmp/rd.d
+		expect_eq "$name: device zone $((f + 5)) write pointer" \
+			"$(zone_field "$dev" $(((f + 5) * z)) wpoff)" 136
 		for c in /sys/class/nvme/nvme*; do
 			[ "$(cat "$c/subsysnqn" 2>/dev/null)" = "$nqn" ] &&
 				echo 1 >"$c/delete_controller"

@@ -27,6 +27,52 @@ nullb_make() {
 	fi
 }
 
+# linear_suite DEV ZONE_SECTORS: dm-linear on the npo2 device itself (dm
+# table checks, zone report, data, emulated reset-all, zone append remap):
+# zones 8-23 of DEV as /dev/mapper/lin
+linear_suite() {
+	local dev=$1 z=$2 lin k before
+	before=$(kmsg_count "not aligned to h/w zone size")
+	if dmsetup create lin --table "0 $((16 * z)) linear $dev $((8 * z + 8))" 2>/dev/null; then
+		not_ok "dm-linear: misaligned start on an npo2 device refused"
+		dmsetup remove lin
+	else
+		ok "dm-linear: misaligned start on an npo2 device refused"
+	fi
+	expect_eq "dm-linear: refusal names the zone size" \
+		"$(($(kmsg_count "not aligned to h/w zone size") - before))" 1
+	expect_ok "dm-linear: zones 8-23 of the npo2 device" \
+		dmsetup create lin --table "0 $((16 * z)) linear $dev $((8 * z))"
+	lin=$(dm_dev lin) || { not_ok "dm-linear: mapping has a block device"; return 0; }
+	expect_eq "dm-linear: npo2 chunk_sectors" "$(sysblk "$lin" queue/chunk_sectors)" "$z"
+	expect_eq "dm-linear: nr_zones" "$(sysblk "$lin" queue/nr_zones)" 16
+	zone_list "$lin" >/tmp/lin-rep.txt
+	: >/tmp/lin-rep.exp
+	k=0
+	while [ "$k" -lt 16 ]; do
+		echo "$((k * z)) $z $z 0 1" >>/tmp/lin-rep.exp
+		k=$((k + 1))
+	done
+	same "dm-linear: report of 16 npo2 zones" /tmp/lin-rep.txt /tmp/lin-rep.exp
+	expect_ok "dm-linear: pattern at mapped zone 1" wr "$lin" "$z" /tmp/pat
+	rd "$dev" $((9 * z)) $MIB /tmp/rd.d
+	same "dm-linear: pattern at device zone 9" /tmp/pat /tmp/rd.d
+	wr "$dev" 0 /tmp/pat 65536 1 0
+	wr "$lin" $((4 * z)) /tmp/pat 65536 1 0
+	# the mapping covers only some zones: dm core emulates reset-all with
+	# one reset per non-empty zone, counting zones by division
+	expect_ok "dm-linear: reset all mapped zones" blkzone reset "$lin"
+	expect_eq "dm-linear: every mapped zone empty" \
+		"$(zone_list "$lin" | grep -vc ' 0 1$')" 0
+	expect_eq "dm-linear: device zone 12 reset" "$(zone_field "$dev" $((12 * z)) cond)" 1
+	expect_eq "dm-linear: unmapped device zone 0 untouched" \
+		"$(zone_field "$dev" 0 wpoff)" 128
+	blkzone reset -o 0 -c 1 "$dev" 2>/dev/null
+	append_suite lin "$lin" "$dev" "$z" "$z" 8
+	expect_ok "dm-linear: remove" dmsetup remove lin
+	return 0
+}
+
 # 32 zones of 3 MiB (6144 sectors, padded to 8192)
 ZMB=3
 NZ=32
@@ -38,6 +84,7 @@ if [ -b "$nb" ]; then
 	append_suite dmnb "$(dm_dev dmnb)" "$nb" $((ZMB * MIB_S))
 	expect_ok "remove the null_blk mapping" dmsetup remove dmnb
 	dm_generic_bad_tables "null_blk" "$nb" $((ZMB * MIB_S)) $NZ
+	linear_suite "$nb" $((ZMB * MIB_S))
 else
 	not_ok "npo2 null_blk created" "$(dmesg | tail -3)"
 fi
