@@ -85,8 +85,14 @@ static bool use_batch(const struct znp_opts *o, const struct znp_dev *dev)
 	return dev->kind == ZNP_DEV_NVME_CHAR;
 }
 
+/*
+ * @failed_idx: out, index (from the first zone) of the first command that
+ * failed; commands complete out of order at a queue depth above 1, so
+ * @done zones may not be the first ones, and this names the failing one.
+ */
 static int run_batch(const struct znp_opts *o, struct znp_dev *dev,
-		     const struct znp_mgmt_req *req, uint64_t *done)
+		     const struct znp_mgmt_req *req, uint64_t *done,
+		     uint64_t *failed_idx)
 {
 	struct znp_batch_opts bo = {
 		.qd = znp_opt_given(o, ZNP_O_QUEUE_DEPTH) ? o->queue_depth : 0,
@@ -101,6 +107,8 @@ static int run_batch(const struct znp_opts *o, struct znp_dev *dev,
 	ret = znp_zone_batch(dev, req, &bo, &res);
 	znp_cli_sigint_end();
 	*done = res.completed;
+	if (res.failed)
+		*failed_idx = res.first_err_idx;
 	return ret;
 }
 
@@ -155,7 +163,7 @@ static int zone_op(const struct znp_cli *cli, const struct znp_opts *o,
 	struct znp_mgmt_req req;
 	const char *why = NULL;
 	struct znp_dev *dev;
-	uint64_t done = 0;
+	uint64_t done = 0, failed_idx = UINT64_MAX;
 	int ret;
 
 	ret = check_opts(cli, o);
@@ -204,9 +212,10 @@ static int zone_op(const struct znp_cli *cli, const struct znp_opts *o,
 		dry_run(p, dev, &v);
 		ret = 0;
 	} else if (use_batch(o, dev)) {
-		ret = run_batch(o, dev, &req, &done);
+		ret = run_batch(o, dev, &req, &done, &failed_idx);
 	} else {
 		ret = znp_zone_mgmt(dev, &req, &done);
+		failed_idx = done;	/* one command at a time: the next one failed */
 	}
 	p->ops->zone_op_end(p, done, ret);
 	if (ret == -EINTR) {
@@ -215,6 +224,12 @@ static int zone_op(const struct znp_cli *cli, const struct znp_opts *o,
 	} else if (ret && o->all) {
 		znp_cli_err(cli, path, "%s (select-all) failed: %s",
 			    znp_zone_action_name(action), znp_strerror(ret));
+	} else if (ret && failed_idx < req.nr_zones) {
+		uint64_t zno = v.first_zone + failed_idx;
+
+		znp_cli_err(cli, path, "%s failed at zone %" PRIu64 " (LBA 0x%" PRIx64 "), after %"
+			    PRIu64 " of %" PRIu64 " zones: %s", znp_zone_action_name(action), zno,
+			    znp_zone_start(&dev->geom, zno), done, req.nr_zones, znp_strerror(ret));
 	} else if (ret) {
 		znp_cli_err(cli, path, "%s failed after %" PRIu64 " of %" PRIu64 " zones: %s",
 			    znp_zone_action_name(action), done, req.nr_zones, znp_strerror(ret));

@@ -342,8 +342,9 @@ def test_zone_ops(root):
     # a failing command: the error, the exit code, what was done
     r = Run(root, ['open', 'dev/ng5n1', '-s', '0', '-c', '3'])
     line = r.err.rstrip('\n')
-    check(r.rc == 1 and line == '%s: dev/ng5n1: open failed after 1 of 3 zones: %s' %
-          (PROG, line.split('zones: ', 1)[-1]) and '0x4002' in line and len(r.sends()) == 2,
+    check(r.rc == 1 and line == '%s: dev/ng5n1: open failed at zone 1 (LBA 0x%x), after 1 of 3 '
+          'zones: %s' % (PROG, zs,
+          line.split('zones: ', 1)[-1]) and '0x4002' in line and len(r.sends()) == 2,
           'open with the 2nd command failing -> exit 1, one line: %r' % line)
 
 
