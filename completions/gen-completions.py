@@ -13,17 +13,10 @@ complete to NVMe generic namespace nodes (ngXnY) and zoned block devices, mappin
 mappings); ZNP_DEV_ROOT and ZNP_SYSFS_ROOT move /dev and /sys as they do for
 the tool itself.
 """
-import json
 import re
 import sys
 
-
-def load(path):
-    with open(path) as f:
-        t = json.load(f)
-    opts = {o['long']: o for o in t['options']}
-    cmds = [c for c in t['commands'] if not c['hidden']]
-    return opts, cmds
+from znptable import load_table, options, spellings, visible_commands
 
 
 def arg_kinds(c):
@@ -37,15 +30,6 @@ def arg_kinds(c):
     if 'command' in a:
         kinds.append('commands')
     return kinds
-
-
-def spellings(o):
-    s = ['--' + o['long']]
-    if o.get('alias'):
-        s.append('--' + o['alias'])
-    if o.get('short'):
-        s.append('-' + o['short'])
-    return s
 
 
 def sh_words(words):
@@ -297,7 +281,8 @@ def main():
     if len(sys.argv) != 5 or sys.argv[1] not in ('bash', 'zsh'):
         sys.exit('usage: gen-completions.py bash|zsh TABLE.json DMTEXT_H OUTPUT')
     UUID_PREFIX = uuid_prefix(sys.argv[3])
-    opts, cmds = load(sys.argv[2])
+    table = load_table(sys.argv[2])
+    opts, cmds = options(table), visible_commands(table)
     text = gen_bash(opts, cmds) if sys.argv[1] == 'bash' else gen_zsh(opts, cmds)
     with open(sys.argv[4], 'w') as f:
         f.write(text)

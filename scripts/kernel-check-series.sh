@@ -26,11 +26,13 @@ die() { echo "check-series: $*" >&2; exit 1; }
 say() { echo "check-series: $*"; }
 
 # the pristine tree and the config come from `make kernel`
-[ -f "$BUILD/kernel/config" ] && git -C "$SRC" rev-parse -q --verify refs/tags/base >/dev/null 2>&1 ||
+[ -f "$BUILD/kernel/config" ] && [ -d "$SRC/.git" ] && git -C "$SRC" rev-parse -q --verify refs/tags/base >/dev/null 2>&1 ||
 	{ bash scripts/kernel-build.sh || die "make kernel failed"; }
 
 export KBUILD_BUILD_TIMESTAMP=6.12.117 KBUILD_BUILD_USER=zns-npo2 KBUILD_BUILD_HOST=qemu
 export KCONFIG_NOTIMESTAMP=1
+# never let git find the project repository above the check tree
+export GIT_CEILING_DIRECTORIES=$OUT
 export GIT_AUTHOR_NAME=kernel-check GIT_AUTHOR_EMAIL=kernel-check@localhost
 export GIT_COMMITTER_NAME=kernel-check GIT_COMMITTER_EMAIL=kernel-check@localhost
 g() { git -C "$TREE" -c gc.auto=0 -c advice.detachedHead=false "$@"; }
@@ -45,12 +47,19 @@ g am --abort >/dev/null 2>&1 || true
 added=$(g diff --name-only --diff-filter=A refs/tags/base HEAD 2>/dev/null || true)
 g checkout -q --detach refs/tags/base && g reset -q --hard refs/tags/base || die "cannot reset $TREE"
 for f in $added; do rm -f "$TREE/$f"; done
-cp "$BUILD/kernel/config" "$TREE/.config"
-make -s -C "$TREE" olddefconfig >/dev/null || die "olddefconfig failed"
+configure || die "olddefconfig failed"
 
+# the config of `make kernel`, completed for the options the tree has now
+# (options added by a later patch are enabled once that patch is applied)
+configure() {
+	cp "$BUILD/kernel/config" "$TREE/.config"
+	make -s -C "$TREE" olddefconfig </dev/null >/dev/null
+}
+
+# stdin from /dev/null: kconfig must never read answers from anywhere
 build() {
 	nice -n 10 make -s -C "$TREE" -j"$JOBS" CC="ccache gcc" HOSTCC="ccache gcc" bzImage \
-		>"$OUT/build.log" 2>&1
+		</dev/null >"$OUT/build.log" 2>&1
 }
 
 if [ $dobuild = 1 ]; then
@@ -60,9 +69,13 @@ fi
 
 res=$OUT/result.txt
 printf '%-4s %-9s %-10s %-12s %s\n' "#" apply build checkpatch patch >"$res"
-fail=0 i=0
+patches=()
 while read -r p; do
 	case "$p" in ''|'#'*) continue ;; esac
+	patches+=("$p")
+done <"$PATCHES/series"
+fail=0 i=0
+for p in "${patches[@]}"; do
 	i=$((i + 1))
 	cp_res=$(perl "$TREE/scripts/checkpatch.pl" --strict --no-tree -q --terse \
 		"$PATCHES/$p" 2>&1 | grep -cE ': (ERROR|WARNING|CHECK):')
@@ -76,7 +89,7 @@ while read -r p; do
 	bt=skipped
 	if [ $dobuild = 1 ] && [ $ap = ok ]; then
 		start=$SECONDS
-		if build; then
+		if configure && build; then
 			bt="ok $((SECONDS - start))s"
 		else
 			bt=FAILED fail=1
@@ -85,7 +98,7 @@ while read -r p; do
 	fi
 	printf '%-4s %-9s %-10s %-12s %s\n' "$i" "$ap" "$bt" "$cp_txt" "$p" | tee -a "$res"
 	[ $ap = ok ] || break
-done <"$PATCHES/series"
+done
 if [ $fail = 0 ]; then
 	[ $dobuild = 1 ] && what="apply, build" || what="apply (build skipped)"
 	say "all $i patches $what and are checkpatch --strict clean"

@@ -28,4 +28,23 @@ int znp_cli_open_dev(const struct znp_cli *cli, const struct znp_opts *o,
 int znp_cli_fail(const struct znp_cli *cli, const char *subject,
 		 const char *what, int ret);
 
+/*
+ * znp_cli_confirm() - ask on the terminal, never on stdin/stdout (those may
+ * carry data or JSON): prints the question from @fmt, then
+ * " Data will be lost. [y/N] ", on /dev/tty.
+ * Return: 1 yes, 0 no, -1 no terminal to ask on (stdin is not a terminal).
+ */
+int znp_cli_confirm(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/*
+ * znp_cli_refused() - after znp_cli_confirm() returned @yes: unless it is 1,
+ * one error line on @path ("@what destroys data: add --force ..." without a
+ * terminal, "@what not confirmed; nothing sent" on no).
+ * Return: 0 (go ahead) or ZNP_EXIT_REFUSED.
+ */
+int znp_cli_refused(const struct znp_cli *cli, const char *path, const char *what, int yes);
+
+/* --queue-depth, when given, is 1 to ZNP_AIO_MAX_QD; Return: 0 or exit 2. */
+int znp_cli_check_qd(const struct znp_cli *cli, const struct znp_opts *o);
+
 #endif

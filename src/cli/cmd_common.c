@@ -1,8 +1,59 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include <errno.h>
 #include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <strings.h>
+#include <unistd.h>
 
+#include "async.h"
 #include "cmd.h"
+
+int znp_cli_confirm(const char *fmt, ...)
+{
+	char answer[16] = "";
+	va_list ap;
+	FILE *tty;
+
+	if (!isatty(STDIN_FILENO))
+		return -1;
+	tty = fopen("/dev/tty", "r+");
+	if (!tty)
+		return -1;
+	va_start(ap, fmt);
+	vfprintf(tty, fmt, ap);
+	va_end(ap);
+	fputs(" Data will be lost. [y/N] ", tty);
+	fflush(tty);
+	if (!fgets(answer, sizeof(answer), tty))
+		answer[0] = '\0';
+	fclose(tty);
+	answer[strcspn(answer, "\n")] = '\0';
+	return !strcasecmp(answer, "y") || !strcasecmp(answer, "yes");
+}
+
+int znp_cli_refused(const struct znp_cli *cli, const char *path, const char *what, int yes)
+{
+	if (yes == 1)
+		return 0;
+	if (yes < 0)
+		znp_cli_err(cli, path, "%s destroys data: add --force (or confirm on a terminal)",
+			    what);
+	else
+		znp_cli_err(cli, path, "%s not confirmed; nothing sent", what);
+	return ZNP_EXIT_REFUSED;
+}
+
+int znp_cli_check_qd(const struct znp_cli *cli, const struct znp_opts *o)
+{
+	if (znp_opt_given(o, ZNP_O_QUEUE_DEPTH) &&
+	    (!o->queue_depth || o->queue_depth > ZNP_AIO_MAX_QD)) {
+		znp_cli_err(cli, o->args[0], "--queue-depth must be 1 to %d", ZNP_AIO_MAX_QD);
+		return ZNP_EXIT_USAGE;
+	}
+	return 0;
+}
 
 int znp_cli_fail(const struct znp_cli *cli, const char *subject,
 		 const char *what, int ret)

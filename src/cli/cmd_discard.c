@@ -41,25 +41,14 @@ static void on_progress(const struct znp_aio_progress *p, void *arg)
 /* Ask on the terminal. Return: 1 yes, 0 no, -1 no terminal to ask on. */
 static int confirm(const struct znp_discard_view *v, bool stdin_is_data)
 {
-	char answer[16] = "";
 	char size[32];
-	FILE *tty;
 
-	if (stdin_is_data || !isatty(STDIN_FILENO))
-		return -1;
-	tty = fopen("/dev/tty", "r+");
-	if (!tty)
+	if (stdin_is_data)
 		return -1;
 	znp_human_size(size, sizeof(size), v->bytes);
-	fprintf(tty, "%s %s (%" PRIu64 " range%s) of %s? Data will be lost. [y/N] ",
-		!strcmp(v->target, "zoned") ? "Reset" : "Discard", size, v->ranges,
-		v->ranges == 1 ? "" : "s", v->device);
-	fflush(tty);
-	if (!fgets(answer, sizeof(answer), tty))
-		answer[0] = '\0';
-	fclose(tty);
-	answer[strcspn(answer, "\n")] = '\0';
-	return !strcasecmp(answer, "y") || !strcasecmp(answer, "yes");
+	return znp_cli_confirm("%s %s (%" PRIu64 " range%s) of %s?",
+			       !strcmp(v->target, "zoned") ? "Reset" : "Discard", size,
+			       v->ranges, v->ranges == 1 ? "" : "s", v->device);
 }
 
 static int check_opts(const struct znp_cli *cli, const struct znp_opts *o)
@@ -70,12 +59,7 @@ static int check_opts(const struct znp_cli *cli, const struct znp_opts *o)
 		znp_cli_err(cli, path, "--ranges cannot be combined with --offset or --length");
 		return ZNP_EXIT_USAGE;
 	}
-	if (znp_opt_given(o, ZNP_O_QUEUE_DEPTH) &&
-	    (!o->queue_depth || o->queue_depth > ZNP_AIO_MAX_QD)) {
-		znp_cli_err(cli, path, "--queue-depth must be 1 to %d", ZNP_AIO_MAX_QD);
-		return ZNP_EXIT_USAGE;
-	}
-	return 0;
+	return znp_cli_check_qd(cli, o);
 }
 
 static int read_ranges(const struct znp_cli *cli, const struct znp_opts *o,
@@ -284,7 +268,7 @@ int znp_cmd_discard(const struct znp_cli *cli, const struct znp_opts *o,
 	struct znp_aio_job job = { 0 };
 	uint64_t bytes = 0;
 	size_t bad = 0, i;
-	int ret, yes;
+	int ret;
 
 	ret = check_opts(cli, o);
 	if (!ret && o->ranges)
@@ -324,15 +308,10 @@ int znp_cmd_discard(const struct znp_cli *cli, const struct znp_opts *o,
 		.bytes = bytes,
 	};
 	if (!o->force && !o->dry_run) {
-		yes = confirm(&v, o->ranges && !strcmp(o->ranges, "-"));
-		if (yes < 0)
-			znp_cli_err(cli, path, "discard destroys data: add --force (or confirm on a terminal)");
-		else if (!yes)
-			znp_cli_err(cli, path, "discard not confirmed; nothing sent");
-		if (yes != 1) {
-			ret = ZNP_EXIT_REFUSED;
+		ret = znp_cli_refused(cli, path, "discard",
+				      confirm(&v, o->ranges && !strcmp(o->ranges, "-")));
+		if (ret)
 			goto out;
-		}
 	}
 	p->ops->discard_begin(p, &v);
 	if (o->dry_run) {

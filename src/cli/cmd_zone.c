@@ -4,7 +4,6 @@
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "cmd.h"
 #include "sigint.h"
@@ -15,36 +14,16 @@ static bool is_destructive(enum znp_zone_action a)
 	return a == ZNP_ZA_RESET || a == ZNP_ZA_FINISH || a == ZNP_ZA_OFFLINE;
 }
 
-/*
- * Ask on the terminal, never on stdin/stdout: those may carry data or JSON.
- * Return: 1 yes, 0 no, -1 no terminal to ask on.
- */
+/* Ask on the terminal. Return: 1 yes, 0 no, -1 no terminal to ask on. */
 static int confirm(const struct znp_zone_op_view *v)
 {
-	char answer[16] = "";
-	FILE *tty;
-	int yes;
-
-	if (!isatty(STDIN_FILENO))
-		return -1;
-	tty = fopen("/dev/tty", "r+");
-	if (!tty)
-		return -1;
 	if (v->all)
-		fprintf(tty, "%s ALL zones of %s? Data will be lost. [y/N] ",
-			znp_zone_action_name(v->action), v->device);
-	else
-		fprintf(tty, "%s %" PRIu64 " zone%s from zone %" PRIu64 " (slba 0x%" PRIx64
-			") of %s? Data will be lost. [y/N] ", znp_zone_action_name(v->action),
-			v->nr_zones, v->nr_zones == 1 ? "" : "s", v->first_zone,
-			v->start_lba, v->device);
-	fflush(tty);
-	if (!fgets(answer, sizeof(answer), tty))
-		answer[0] = '\0';
-	fclose(tty);
-	answer[strcspn(answer, "\n")] = '\0';
-	yes = !strcasecmp(answer, "y") || !strcasecmp(answer, "yes");
-	return yes;
+		return znp_cli_confirm("%s ALL zones of %s?",
+				       znp_zone_action_name(v->action), v->device);
+	return znp_cli_confirm("%s %" PRIu64 " zone%s from zone %" PRIu64 " (slba 0x%" PRIx64
+			       ") of %s?", znp_zone_action_name(v->action),
+			       v->nr_zones, v->nr_zones == 1 ? "" : "s", v->first_zone,
+			       v->start_lba, v->device);
 }
 
 static int check_opts(const struct znp_cli *cli, const struct znp_opts *o)
@@ -63,12 +42,7 @@ static int check_opts(const struct znp_cli *cli, const struct znp_opts *o)
 		znp_cli_err(cli, path, "--count must be at least 1");
 		return ZNP_EXIT_USAGE;
 	}
-	if (znp_opt_given(o, ZNP_O_QUEUE_DEPTH) &&
-	    (!o->queue_depth || o->queue_depth > ZNP_AIO_MAX_QD)) {
-		znp_cli_err(cli, path, "--queue-depth must be 1 to %d", ZNP_AIO_MAX_QD);
-		return ZNP_EXIT_USAGE;
-	}
-	return 0;
+	return znp_cli_check_qd(cli, o);
 }
 
 /*
@@ -194,18 +168,9 @@ static int zone_op(const struct znp_cli *cli, const struct znp_opts *o,
 		.nr_zones = o->all ? 0 : req.nr_zones,
 	};
 	if (is_destructive(action) && !o->force && !o->dry_run) {
-		int yes = confirm(&v);
-
-		if (yes < 0)
-			znp_cli_err(cli, path, "%s destroys data: add --force (or confirm on a terminal)",
-				    znp_zone_action_name(action));
-		else if (!yes)
-			znp_cli_err(cli, path, "%s not confirmed; nothing sent",
-				    znp_zone_action_name(action));
-		if (yes != 1) {
-			ret = ZNP_EXIT_REFUSED;
+		ret = znp_cli_refused(cli, path, znp_zone_action_name(action), confirm(&v));
+		if (ret)
 			goto out_close;
-		}
 	}
 	p->ops->zone_op_begin(p, &v);
 	if (o->dry_run) {

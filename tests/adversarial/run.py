@@ -22,25 +22,14 @@ import subprocess
 import sys
 import tempfile
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'lib'))
+import znptest  # noqa: E402
+from znptest import not_ok, ok  # noqa: E402
+
 BIN, EMU, MKFAKE = (os.path.abspath(a) for a in sys.argv[1:4])
 PROG = 'nvme-zns-npo2'
 USAGE, FAILED, UNSUITABLE, REFUSED, UNSUPPORTED = 2, 1, 3, 4, 5
 ZS, NZ = 24576, 10
-
-passed = failed = 0
-
-
-def ok(d):
-    global passed
-    passed += 1
-    print('ok - ' + d)
-
-
-def not_ok(d):
-    global failed
-    failed += 1
-    print('not ok - ' + d)
-
 
 CONFIG = """\
 path=dev/nvme0 kind=ctrl ctrl=nvme0
@@ -53,11 +42,7 @@ class Env:
     def __init__(self, root):
         self.root = root
         self.trace = os.path.join(root, 'trace')
-        self.env = dict(os.environ, LD_PRELOAD=EMU, ZNP_EMU_CONFIG=os.path.join(root, 'emu.conf'),
-                        ZNP_EMU_TRACE=self.trace, ZNP_SYSFS_ROOT=os.path.join(root, 'sys'),
-                        ZNP_DEV_ROOT=os.path.join(root, 'dev'), LC_ALL='C',
-                        ASAN_OPTIONS=':'.join(o for o in (os.environ.get('ASAN_OPTIONS', ''),
-                                                          'verify_asan_link_order=0') if o))
+        self.env = znptest.emu_env(EMU, root, self.trace)
 
     def run(self, args):
         if os.path.exists(self.trace):
@@ -312,9 +297,7 @@ def test_range_numbers(env):
 
 def main():
     with tempfile.TemporaryDirectory() as root:
-        with open(os.path.join(root, 'emu.conf'), 'w') as f:
-            f.write(CONFIG)
-        subprocess.run([sys.executable, MKFAKE, root, os.path.join(root, 'emu.conf')], check=True)
+        znptest.setup(root, MKFAKE, CONFIG)
         d = os.path.join(root, 'a dir with spaces')
         os.mkdir(d)
         with open(os.path.join(root, 'a file with spaces'), 'w') as f:
@@ -337,8 +320,7 @@ def main():
         test_range_numbers(env)
         with open(paths['file']) as f:
             (ok if f.read() == 'not a device\n' else not_ok)('the regular file is untouched')
-    print('# %d passed, %d failed' % (passed, failed))
-    return 1 if failed or not passed else 0
+    return znptest.summary()
 
 
 if __name__ == '__main__':

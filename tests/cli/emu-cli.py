@@ -19,6 +19,10 @@ import sys
 import tempfile
 import termios
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'lib'))
+import znptest  # noqa: E402
+from znptest import check, not_ok  # noqa: E402
+
 BIN, EMU, MKFAKE, GOLDEN = (os.path.abspath(a) for a in sys.argv[1:5])
 UPDATE = bool(os.environ.get('ZNP_UPDATE_GOLDEN'))
 PROG = 'nvme-zns-npo2'
@@ -59,49 +63,19 @@ path=dev/ng5n1 kind=ng ctrl=nvme5 nsid=1 lba=512 zsze=0x30000 zcap=0x30000 zones
 """.format(a_zones=' '.join('zone=%d:%s%s' % (i, c, '' if w is None else ':%d' % w)
                             for i, (c, _, w) in sorted(A_ZONES.items())))
 
-passed = failed = 0
 
+class Run(znptest.Run):
+    timeout = 60
 
-def ok(desc):
-    global passed
-    passed += 1
-    print('ok - ' + desc)
-
-
-def not_ok(desc):
-    global failed
-    failed += 1
-    print('not ok - ' + desc)
-
-
-def check(cond, desc):
-    (ok if cond else not_ok)(desc)
-    return cond
-
-
-class Run:
     def __init__(self, root, args, tty_answer=None):
-        self.args = args
-        trace = os.path.join(root, 'trace')
-        if os.path.exists(trace):
-            os.unlink(trace)
-        env = dict(os.environ, LD_PRELOAD=EMU, ZNP_EMU_CONFIG=os.path.join(root, 'emu.conf'),
-                   ZNP_EMU_TRACE=trace, ZNP_SYSFS_ROOT=os.path.join(root, 'sys'),
-                   ZNP_DEV_ROOT=os.path.join(root, 'dev'), LC_ALL='C', ASAN_OPTIONS=asan_env())
-        if tty_answer is None:
-            p = subprocess.run([BIN] + args, cwd=root, env=env, capture_output=True,
-                               text=True, stdin=subprocess.DEVNULL, timeout=60)
-            self.rc, self.out, self.err = p.returncode, p.stdout, p.stderr
+        self.tty_answer = tty_answer
+        super().__init__(BIN, EMU, root, args)
+
+    def execute(self, argv, root, env, stdin):
+        if self.tty_answer is None:
+            super().execute(argv, root, env, stdin)
         else:
-            self.run_tty(root, args, env, tty_answer)
-        self.cmds = []
-        if os.path.exists(trace):
-            with open(trace) as f:
-                for line in f:
-                    t = line.split()
-                    kv = dict(x.split('=', 1) for x in t[2:])
-                    self.cmds.append({'dev': t[0], 'cls': t[1],
-                                      **{k: int(v, 0) for k, v in kv.items()}})
+            self.run_tty(root, self.args, env, self.tty_answer)
 
     def run_tty(self, root, args, env, answer):
         """Run on a new session whose controlling terminal (and stdin) is a pty;
@@ -127,7 +101,7 @@ class Run:
 
     def sends(self):
         """Zone Management Send commands that reached the device."""
-        return [c for c in self.cmds if c['cls'] == 'io' and c['opc'] == 0x79]
+        return self.io(0x79)
 
     def json(self):
         try:
@@ -381,10 +355,8 @@ def test_bad(root):
 
 def report_maxrss(root, dev):
     """Peak RSS (KiB) of `report -o json` and the zones it printed."""
-    env = dict(os.environ, LD_PRELOAD=EMU, ZNP_EMU_CONFIG=os.path.join(root, 'emu.conf'),
-               ZNP_SYSFS_ROOT=os.path.join(root, 'sys'), ZNP_DEV_ROOT=os.path.join(root, 'dev'),
-               # ASan's quarantine would hold every freed zone object: measure the tool
-               ASAN_OPTIONS=asan_env('quarantine_size_mb=0'))
+    # ASan's quarantine would hold every freed zone object: measure the tool
+    env = znptest.emu_env(EMU, root, asan_extra='quarantine_size_mb=0')
     out = os.path.join(root, 'big.json')
     with open(out, 'w') as f:
         p = subprocess.Popen([BIN, 'report', 'dev/' + dev, '-o', 'json'], cwd=root, env=env,
@@ -435,20 +407,9 @@ def test_report_fault(root):
           'report text failing mid-way -> exit 1 after %d rows' % len(rows))
 
 
-def asan_env(extra=''):
-    """ASAN_OPTIONS for a sanitizer build (ignored otherwise): the emulator is
-    preloaded before the ASan runtime; extra options appended."""
-    opts = [o for o in (os.environ.get('ASAN_OPTIONS', ''), 'verify_asan_link_order=0', extra)
-            if o]
-    return ':'.join(opts)
-
-
 def main():
     with tempfile.TemporaryDirectory() as root:
-        with open(os.path.join(root, 'emu.conf'), 'w') as f:
-            f.write(CONFIG)
-        subprocess.run([sys.executable, MKFAKE, root, os.path.join(root, 'emu.conf')],
-                       check=True)
+        znptest.setup(root, MKFAKE, CONFIG)
         test_list(root)
         test_report(root)
         test_check(root)
@@ -456,13 +417,9 @@ def main():
         test_bad(root)
         test_streaming(root)
     with tempfile.TemporaryDirectory() as root:
-        with open(os.path.join(root, 'emu.conf'), 'w') as f:
-            f.write(FAULT_CONFIG)
-        subprocess.run([sys.executable, MKFAKE, root, os.path.join(root, 'emu.conf')],
-                       check=True)
+        znptest.setup(root, MKFAKE, FAULT_CONFIG)
         test_report_fault(root)
-    print('# %d passed, %d failed' % (passed, failed))
-    return 1 if failed or not passed else 0
+    return znptest.summary()
 
 
 if __name__ == '__main__':

@@ -6,18 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "check.h"
 #include "cmdtab.h"
 #include "exit.h"
-
-static int failures;
-
-#define CHECK(cond) do {						\
-	if (!(cond)) {							\
-		fprintf(stderr, "%s:%d: CHECK(%s) failed\n",		\
-			__FILE__, __LINE__, #cond);			\
-		failures++;						\
-	}								\
-} while (0)
 
 static void u64_ok(const char *s, uint64_t want)
 {
@@ -322,7 +313,5 @@ int main(void)
 	test_argv();
 	test_argv_values();
 	test_exit_map();
-	if (failures)
-		fprintf(stderr, "%d failure(s)\n", failures);
-	return failures ? 1 : 0;
+	return check_done();
 }

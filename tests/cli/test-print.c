@@ -15,18 +15,10 @@
 
 #include <json-c/json.h>
 
+#include "check.h"
 #include "print.h"
 
-static int failures;
 static const char *golden_dir;
-
-#define CHECK(cond) do {						\
-	if (!(cond)) {							\
-		fprintf(stderr, "%s:%d: CHECK(%s) failed\n",		\
-			__FILE__, __LINE__, #cond);			\
-		failures++;						\
-	}								\
-} while (0)
 
 /* 96 MiB zones of 4 KiB LBAs: the kernel's "invalid zone size: 24576". */
 static struct znp_geom g_npo2 = {
@@ -413,7 +405,5 @@ int main(int argc, char **argv)
 		}
 		free(out);
 	}
-	if (failures)
-		fprintf(stderr, "%d failure(s)\n", failures);
-	return failures ? 1 : 0;
+	return check_done();
 }

@@ -21,11 +21,14 @@ arguments (fake /dev and /sys through ZNP_DEV_ROOT / ZNP_SYSFS_ROOT: ng
 nodes and zoned block devices, not zone-less disks); mapping names where a
 command takes one.
 """
-import json
 import os
 import subprocess
 import sys
 import tempfile
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', '..',
+                                'completions'))
+from znptable import load_table, options, spellings, visible_commands  # noqa: E402
 
 failures = []
 checks = 0
@@ -75,17 +78,14 @@ def fake_files(tmp):
 
 def queries(table, devices, mappings, files=None):
     """[(desc, words typed before the cursor word, cursor word, expected)]"""
-    opts = {o['long']: o for o in table['options']}
-    cmds = [c for c in table['commands'] if not c['hidden']]
+    opts, cmds = options(table), visible_commands(table)
     names = [c['name'] for c in cmds]
     q = [('subcommands', [], '', names),
          ('subcommands "re"', [], 're', [n for n in names if n.startswith('re')])]
     for c in cmds:
         sp = []
         for o in c['options']:
-            o = opts[o]
-            sp += ['--' + o['long']] + (['--' + o['alias']] if o['alias'] else []) + \
-                  (['-' + o['short']] if o['short'] else [])
+            sp += spellings(opts[o])
         q.append(('%s options' % c['name'], [c['name']], '-', sp))
         q.append(('%s long options' % c['name'], [c['name']], '--',
                   [s for s in sp if s.startswith('--')]))
@@ -206,7 +206,7 @@ def run_zsh(table, compdir, nvme_compdir=None):
     setup_file = os.path.join(tmp, 'setup.zsh')
     with open(setup_file, 'w') as f:
         f.write(setup)
-    opts = {o['long']: o for o in table['options']}
+    opts = options(table)
     lines = []
     for desc, words, cur, want in qs:
         c = next((c for c in table['commands'] if words and c['name'] == words[0]), None)
@@ -270,15 +270,6 @@ def run_zsh(table, compdir, nvme_compdir=None):
 
 def shq(s):
     return "'" + s.replace("'", "'\\''") + "'"
-
-
-def load_table(arg):
-    """The table from a JSON file, or dumped by the nvme-zns-npo2 binary."""
-    if arg.endswith('.json'):
-        with open(arg) as f:
-            return json.load(f)
-    return json.loads(subprocess.run([arg, '__table'], check=True, capture_output=True,
-                                     text=True).stdout)
 
 
 def main():

@@ -19,11 +19,13 @@ Checked, for every visible command of the table:
 and no page, ENTRY() or completion entry exists for a command the table
 lacks. Prints one line per problem; exits 1 if there is any.
 """
-import json
 import os
 import re
-import subprocess
 import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', '..',
+                                'completions'))
+from znptable import load_table, options, spellings, visible_commands  # noqa: E402
 
 problems = []
 
@@ -69,15 +71,6 @@ def option_terms(lines):
         if found:
             terms.append(([n for n, _ in found], {n: m or None for n, m in found}))
     return terms
-
-
-def spellings(o):
-    s = ['--' + o['long']]
-    if o.get('alias'):
-        s.append('--' + o['alias'])
-    if o.get('short'):
-        s.append('-' + o['short'])
-    return s
 
 
 def check_page(root, c, opts):
@@ -129,20 +122,10 @@ def check_page(root, c, opts):
             bad('%s: SYNOPSIS lacks --%s' % (path, o))
 
 
-def load_table(arg):
-    """The table from a JSON file, or dumped by the nvme-zns-npo2 binary."""
-    if arg.endswith('.json'):
-        with open(arg) as f:
-            return json.load(f)
-    return json.loads(subprocess.run([arg, '__table'], check=True, capture_output=True,
-                                     text=True).stdout)
-
-
 def main():
     table_path, root = sys.argv[1], sys.argv[2]
     table = load_table(table_path)
-    opts = {o['long']: o for o in table['options']}
-    cmds = [c for c in table['commands'] if not c['hidden']]
+    opts, cmds = options(table), visible_commands(table)
     names = [c['name'] for c in cmds]
     for c in cmds:
         for o in c['options']:

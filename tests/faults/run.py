@@ -23,9 +23,12 @@ with text and JSON output:
 """
 import json
 import os
-import subprocess
 import sys
 import tempfile
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'lib'))
+import znptest  # noqa: E402
+from znptest import check, not_ok, ok  # noqa: E402
 
 BIN, EMU, MKFAKE = (os.path.abspath(a) for a in sys.argv[1:4])
 PROG = 'nvme-zns-npo2'
@@ -36,26 +39,6 @@ REPORT_CMDS = -(-NZ // PER_CMD)
 # The report's Zone Management Receives are #1+P .. #REPORT_CMDS+P, where P
 # (0 or 1) is the probe's own, measured on a healthy namespace first.
 FIRST = MIDDLE = LAST = None
-
-passed = failed = 0
-
-
-def ok(d):
-    global passed
-    passed += 1
-    print('ok - ' + d)
-
-
-def not_ok(d):
-    global failed
-    failed += 1
-    print('not ok - ' + d)
-
-
-def check(c, d):
-    (ok if c else not_ok)(d)
-    return c
-
 
 BASE = 'kind=ng nsid=1 lba=512 zsze=%#x zcap=%#x zones=%d disk=none mdts=8k' % (ZS, ZS, NZ)
 
@@ -127,33 +110,10 @@ def config():
     return '\n'.join(lines) + '\n'
 
 
-class Run:
+class Run(znptest.Run):
     def __init__(self, root, args, scenario, stdin=None):
-        self.args = args
-        trace = os.path.join(root, 'trace')
-        if os.path.exists(trace):
-            os.unlink(trace)
-        env = dict(os.environ, LD_PRELOAD=EMU, ZNP_EMU_CONFIG=os.path.join(root, 'emu.conf'),
-                   ZNP_EMU_TRACE=trace, ZNP_SYSFS_ROOT=os.path.join(root, 'sys'),
-                   ZNP_DEV_ROOT=os.path.join(root, 'dev'), LC_ALL='C',
-                   ASAN_OPTIONS=':'.join(o for o in (os.environ.get('ASAN_OPTIONS', ''),
-                                                     'verify_asan_link_order=0') if o))
-        p = subprocess.run([BIN] + args, cwd=root, env=env, capture_output=True, text=True,
-                           input=stdin, stdin=None if stdin is not None else subprocess.DEVNULL,
-                           timeout=120)
-        self.rc, self.out, self.err = p.returncode, p.stdout, p.stderr
-        self.cmds = []
-        if os.path.exists(trace):
-            with open(trace) as f:
-                for line in f:
-                    t = line.split()
-                    kv = dict(x.split('=', 1) for x in t[2:])
-                    self.cmds.append({'dev': t[0], 'cls': t[1],
-                                      **{k: int(v, 0) for k, v in kv.items()}})
+        super().__init__(BIN, EMU, root, args, stdin)
         self.desc = '[%s] %s' % (scenario, ' '.join(args))
-
-    def io(self, opc):
-        return [c for c in self.cmds if c['cls'] == 'io' and c['opc'] == opc]
 
     def one_error_line(self, dev, problem=None):
         line = self.err.rstrip('\n')
@@ -343,10 +303,7 @@ def test_cap_varies(root):
 def probe_reports():
     """Zone Management Receives a report sends before its own (the probe's)."""
     with tempfile.TemporaryDirectory() as root:
-        with open(os.path.join(root, 'emu.conf'), 'w') as f:
-            f.write('path=dev/ng0n1 ctrl=nvme0 %s\n' % BASE)
-        subprocess.run([sys.executable, MKFAKE, root, os.path.join(root, 'emu.conf')],
-                       check=True)
+        znptest.setup(root, MKFAKE, 'path=dev/ng0n1 ctrl=nvme0 %s\n' % BASE)
         r = Run(root, ['report', 'dev/ng0n1', '-o', 'json'], 'measure')
         n = len(r.io(0x7a)) - REPORT_CMDS
         check(r.rc == 0 and n in (0, 1), 'a healthy report takes %d commands (+%d for the probe)'
@@ -383,10 +340,7 @@ def main():
     FIRST, MIDDLE, LAST = 1 + p, 2 + p, REPORT_CMDS + p
     REPORT_FAULTS = report_faults()
     with tempfile.TemporaryDirectory() as root:
-        with open(os.path.join(root, 'emu.conf'), 'w') as f:
-            f.write(config())
-        subprocess.run([sys.executable, MKFAKE, root, os.path.join(root, 'emu.conf')],
-                       check=True)
+        znptest.setup(root, MKFAKE, config())
         test_healthy(root)
         test_cap_varies(root)
         test_list(root)
@@ -399,8 +353,7 @@ def main():
             test_discard(root, name, nth)
         for name, (nth, _) in ZDISC_FAULTS.items():
             test_discard(root, name, nth, zoned=True)
-    print('# %d passed, %d failed' % (passed, failed))
-    return 1 if failed or not passed else 0
+    return znptest.summary()
 
 
 if __name__ == '__main__':

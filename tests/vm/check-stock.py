@@ -10,35 +10,12 @@ Prints TAP-style lines and 'HOST-RESULT: N passed, M failed'; exit 1 on any
 failure.
 """
 import json
+import os
 import re
 import sys
 
-results = []
-
-
-def ok(cond, desc, detail=""):
-    results.append(bool(cond))
-    print(("ok" if cond else "not ok") + " %d - %s" % (len(results), desc))
-    if not cond and detail:
-        print("#   " + str(detail)[:400])
-    return bool(cond)
-
-
-def sections(log):
-    out, name, buf = {}, None, []
-    for line in log.splitlines():
-        m = re.match(r"^### BEGIN (\S+)\s*$", line)
-        if m:
-            name, buf = m.group(1), []
-            continue
-        m = re.match(r"^### END (\S+)\s*$", line)
-        if m and name == m.group(1):
-            out[name] = "\n".join(buf)
-            name = None
-            continue
-        if name is not None:
-            buf.append(line)
-    return out
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from vmcheck import finish, nsconf, ok, sections  # noqa: E402
 
 
 def load_json(secs, name):
@@ -78,15 +55,7 @@ def main():
     secs = sections(log)
 
     # configuration: ctrl nsid size lbas zoned zsze zcap (bytes)
-    conf = {}
-    for line in secs.get("nsconf", "").splitlines():
-        if line.startswith("#") or not line.strip():
-            continue
-        c, n, size, lbas, zoned, zsze, zcap = map(int, line.split())
-        conf[(c, n)] = dict(size=size, lbas=lbas, zoned=zoned,
-                            zsze=zsze // lbas if zoned else 0,
-                            zcap=zcap // lbas if zoned else 0,
-                            nzones=size // zsze if zoned else 0)
+    conf = nsconf(secs)
     ok(len(conf) == 5, "nsconf section lists the 5 namespaces of the standard preset")
     names = {}
     for line in secs.get("layout", "").splitlines():
@@ -252,13 +221,6 @@ def main():
             ok(d.get("verdict") == verdict, "check -o json %s: verdict %s" % (n, verdict), d)
             ok(d.get("zoned") == (n != "D"), "check -o json %s: zoned %s" % (n, n != "D"), d)
     return finish()
-
-
-def finish():
-    npass = sum(results)
-    nfail = len(results) - npass
-    print("HOST-RESULT: %d passed, %d failed" % (npass, nfail))
-    return 1 if nfail or not results else 0
 
 
 if __name__ == "__main__":

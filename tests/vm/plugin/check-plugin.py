@@ -11,49 +11,18 @@ printed in the guest parses and matches what QEMU was configured with.
 Writes the `nvme zns-npo2 list -o json` section to TRANSCRIPT_OUT.
 """
 import json
-import re
+import os
 import sys
 
-results = []
-
-
-def ok(cond, desc, detail=''):
-    results.append(bool(cond))
-    print(('ok' if cond else 'not ok') + ' %d - %s' % (len(results), desc))
-    if not cond and detail:
-        print('#   ' + str(detail)[:400])
-    return bool(cond)
-
-
-def sections(log):
-    out, name, buf = {}, None, []
-    for line in log.splitlines():
-        m = re.match(r'^### BEGIN (\S+)\s*$', line)
-        if m:
-            name, buf = m.group(1), []
-            continue
-        m = re.match(r'^### END (\S+)\s*$', line)
-        if m and name == m.group(1):
-            out[name] = '\n'.join(buf)
-            name = None
-        elif name is not None:
-            buf.append(line)
-    return out
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..'))
+from vmcheck import finish, nsconf, ok, sections  # noqa: E402
 
 
 def main():
     patched = '--patched' in sys.argv[3:]
     log = open(sys.argv[1], errors='replace').read().replace('\r', '')
     secs = sections(log)
-    conf = {}
-    for line in secs.get('nsconf', '').splitlines():
-        if line.startswith('#') or not line.strip():
-            continue
-        c, n, size, lbas, zoned, zsze, zcap = map(int, line.split())
-        conf[(c, n)] = dict(size=size, lbas=lbas, zoned=zoned,
-                            zsze=zsze // lbas if zoned else 0,
-                            zcap=zcap // lbas if zoned else 0,
-                            nzones=size // zsze if zoned else 0, zsze_bytes=zsze)
+    conf = nsconf(secs)
     ok(len(conf) == 5, 'nsconf: the 5 namespaces of the standard preset')
     ng = {}
     for line in secs.get('layout', '').splitlines():
@@ -112,12 +81,6 @@ def main():
     except (KeyError, ValueError) as e:
         ok(False, 'nvme zns-npo2 report -o json parses', e)
     return finish()
-
-
-def finish():
-    failed = results.count(False)
-    print('HOST-RESULT: %d passed, %d failed' % (len(results) - failed, failed))
-    return 1 if failed or not results else 0
 
 
 if __name__ == '__main__':
