@@ -112,7 +112,6 @@ NAME_OR_DEVICE = ('unmap', 'status')   # a mapping name is tried when it is not 
 
 
 def test_device_args(env, cmds, paths):
-    names = [c['name'] for c in cmds]
     for c in cmds:
         name = c['name']
         extra = PROCEED.get(name, [])
