@@ -67,7 +67,7 @@ fi
 
 stamp=$( {
 	echo "$KSRC_PKG $KSRC_VERSION $mode"
-	sha256sum "$FRAGMENT" "$0"
+	sha256sum "$FRAGMENT" "$ROOT/scripts/kernel-build.sh"
 	for p in ${series[@]+"${series[@]}"}; do sha256sum "$PATCHES/$p"; done
 } | sha256sum | cut -c1-32)
 

@@ -37,18 +37,6 @@ export GIT_AUTHOR_NAME=kernel-check GIT_AUTHOR_EMAIL=kernel-check@localhost
 export GIT_COMMITTER_NAME=kernel-check GIT_COMMITTER_EMAIL=kernel-check@localhost
 g() { git -C "$TREE" -c gc.auto=0 -c advice.detachedHead=false "$@"; }
 
-mkdir -p "$OUT"
-if [ ! -e "$TREE/.git" ]; then
-	say "creating the check tree $TREE (git worktree at base)"
-	git -C "$SRC" worktree prune
-	git -C "$SRC" worktree add -q --detach "$TREE" refs/tags/base || die "worktree add failed"
-fi
-g am --abort >/dev/null 2>&1 || true
-added=$(g diff --name-only --diff-filter=A refs/tags/base HEAD 2>/dev/null || true)
-g checkout -q --detach refs/tags/base && g reset -q --hard refs/tags/base || die "cannot reset $TREE"
-for f in $added; do rm -f "$TREE/$f"; done
-configure || die "olddefconfig failed"
-
 # the config of `make kernel`, completed for the options the tree has now
 # (options added by a later patch are enabled once that patch is applied)
 configure() {
@@ -61,6 +49,18 @@ build() {
 	nice -n 10 make -s -C "$TREE" -j"$JOBS" CC="ccache gcc" HOSTCC="ccache gcc" bzImage \
 		</dev/null >"$OUT/build.log" 2>&1
 }
+
+mkdir -p "$OUT"
+if [ ! -e "$TREE/.git" ]; then
+	say "creating the check tree $TREE (git worktree at base)"
+	git -C "$SRC" worktree prune
+	git -C "$SRC" worktree add -q --detach "$TREE" refs/tags/base || die "worktree add failed"
+fi
+g am --abort >/dev/null 2>&1 || true
+added=$(g diff --name-only --diff-filter=A refs/tags/base HEAD 2>/dev/null || true)
+g checkout -q --detach refs/tags/base && g reset -q --hard refs/tags/base || die "cannot reset $TREE"
+for f in $added; do rm -f "$TREE/$f"; done
+configure || die "olddefconfig failed"
 
 if [ $dobuild = 1 ]; then
 	say "building the base tree (incremental, ccache)"
