@@ -205,7 +205,9 @@ out_free:
 
 /**
  * znp_report_next() - next zone of a report
- * Return: 1 with *z filled, 0 at the end, -errno or a positive NVMe status.
+ * Return: 1 with *z filled, 0 at the end, -errno or a positive NVMe status
+ * other than 1: NVMe status 0x001 (Invalid Command Opcode) would read as
+ * "a zone", so it is returned as -EOPNOTSUPP, which is what it means.
  */
 int znp_report_next(struct znp_report_iter *it, struct znp_zone *z)
 {
@@ -217,6 +219,8 @@ int znp_report_next(struct znp_report_iter *it, struct znp_zone *z)
 		if (it->eof)
 			return 0;
 		ret = report_fetch(it);
+		if (ret == 1)
+			return -EOPNOTSUPP;
 		if (ret)
 			return ret;
 		if (!it->nz)

@@ -80,7 +80,10 @@ struct znp_report_iter;
  */
 int znp_report_begin(struct znp_dev *dev, uint64_t slba,
 		     enum znp_state_filter filter, struct znp_report_iter **out);
-/* Return: 1 with *z filled, 0 at the end, -errno or a positive NVMe status. */
+/*
+ * Return: 1 with *z filled, 0 at the end, -errno or a positive NVMe status
+ * (never 1: Invalid Command Opcode comes back as -EOPNOTSUPP).
+ */
 int znp_report_next(struct znp_report_iter *it, struct znp_zone *z);
 /* Zones matching the filter from slba on, as the device first reported. */
 uint64_t znp_report_nr_zones(const struct znp_report_iter *it);
