@@ -64,5 +64,6 @@ extern const struct znp_backend znp_backend_blk;
  * zone count against the geometry. Return: 0, -errno, NVMe status.
  */
 int znp_report_probe_cap(struct znp_dev *dev);
+int znp_dev_scan_caps(struct znp_dev *dev);
 
 #endif

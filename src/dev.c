@@ -346,7 +346,9 @@ int znp_dev_probe(struct znp_dev *dev)
  * znp_dev_probe_flags() - znp_dev_probe() with ZNP_PROBE_* flags
  * @dev: device
  * @flags: ZNP_PROBE_DEFER_CAP leaves @dev->geom.zone_cap at 0; the first
- *         zone report fills it in (a full report then needs no extra command)
+ *         zone report fills it in (a full report then needs no extra command).
+ *         ZNP_PROBE_FULL_CAP reads the whole zone report once, so that
+ *         zone_cap_varies covers every zone, not just the first chunk.
  *
  * Return: as znp_dev_probe().
  */
@@ -359,8 +361,12 @@ int znp_dev_probe_flags(struct znp_dev *dev, unsigned int flags)
 	memset(&dev->geom, 0, sizeof(dev->geom));
 	dev->is_zoned = false;
 	ret = dev->be->probe(dev);
-	if (ret || (flags & ZNP_PROBE_DEFER_CAP))
+	if (ret)
 		return ret;
+	if (flags & ZNP_PROBE_FULL_CAP)
+		return znp_dev_scan_caps(dev);
+	if (flags & ZNP_PROBE_DEFER_CAP)
+		return 0;
 	return znp_report_probe_cap(dev);
 }
 

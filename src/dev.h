@@ -94,6 +94,7 @@ void znp_dev_close(struct znp_dev *dev);
 int znp_dev_probe(struct znp_dev *dev);
 
 #define ZNP_PROBE_DEFER_CAP	(1u << 0)	/* zone_cap from the first report */
+#define ZNP_PROBE_FULL_CAP	(1u << 1)	/* read every zone: exact zone_cap_varies */
 int znp_dev_probe_flags(struct znp_dev *dev, unsigned int flags);
 
 /* Is @dev an NVMe device (char or block node)? */

@@ -302,10 +302,11 @@ out_end:
 /**
  * znp_dev_scan_caps() - read the whole zone report to learn whether zone
  * capacities differ
- * @dev: probed device
+ * @dev: device after the backend probe (zone_cap may still be 0: the first
+ *       chunk of this report sets it)
  *
- * The probe sees only its first report chunk; eligibility decisions
- * (check, map) need every zone. No-op for a device that is not zoned.
+ * ZNP_PROBE_FULL_CAP: eligibility decisions (check, map) need every zone,
+ * not just the first chunk. No-op for a device that is not zoned.
  * Return: 0, -errno or a positive NVMe status.
  */
 int znp_dev_scan_caps(struct znp_dev *dev)

@@ -95,12 +95,6 @@ uint64_t znp_report_cmds(const struct znp_report_iter *it);
  * (znp_dev_probe() only looks at the first chunk).
  */
 bool znp_report_cap_varies(const struct znp_report_iter *it);
-
-/*
- * Read every zone to set @dev->geom.zone_cap_varies over the whole device
- * (the probe looks at its first report chunk only). 0, -errno or NVMe status.
- */
-int znp_dev_scan_caps(struct znp_dev *dev);
 void znp_report_end(struct znp_report_iter *it);
 
 /**

@@ -89,7 +89,8 @@ int znp_cli_open_dev(const struct znp_cli *cli, const struct znp_opts *o,
 			goto out_close;
 		}
 	}
-	ret = znp_dev_probe_flags(dev, (flags & ZNP_CLI_DEFER_CAP) ? ZNP_PROBE_DEFER_CAP : 0);
+	ret = znp_dev_probe_flags(dev, (flags & ZNP_CLI_FULL_CAP) ? ZNP_PROBE_FULL_CAP :
+				  (flags & ZNP_CLI_DEFER_CAP) ? ZNP_PROBE_DEFER_CAP : 0);
 	if (!ret && !dev->is_zoned)
 		ret = -EMEDIUMTYPE;
 	if (ret == -EMEDIUMTYPE && !need_zoned) {
@@ -101,13 +102,6 @@ int znp_cli_open_dev(const struct znp_cli *cli, const struct znp_opts *o,
 	} else if (ret) {
 		ret = znp_cli_fail(cli, path, "cannot read the zone geometry", ret);
 		goto out_close;
-	}
-	if (flags & ZNP_CLI_FULL_CAP) {
-		ret = znp_dev_scan_caps(dev);
-		if (ret) {
-			ret = znp_cli_fail(cli, path, "zone report failed", ret);
-			goto out_close;
-		}
 	}
 	*out = dev;
 	return 0;

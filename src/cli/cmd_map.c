@@ -442,11 +442,9 @@ static int restore_entry(unsigned int lineno, const struct znp_dmconf_entry *e,
 	}
 	ret = znp_dev_open(&r->cli->env, path, 0, &dev, &dwhy);
 	if (!ret) {
-		ret = znp_dev_probe(dev);
+		ret = znp_dev_probe_flags(dev, ZNP_PROBE_FULL_CAP);
 		if (ret == -EMEDIUMTYPE)
 			ret = 0;
-		if (!ret)
-			ret = znp_dev_scan_caps(dev);
 		if (ret)
 			znp_dev_close(dev);
 	}

@@ -185,7 +185,7 @@ def test_report(root, name):
     # check reads the whole report (capacities of every zone decide the
     # verdict): a fault anywhere in it fails the command, no verdict
     r = Run(root, ['check', 'dev/' + NODE[name], '-o', 'json'], name)
-    check(r.rc == 1, '%s: exit 1 (got %d)' % (r.desc, r.rc))
+    check(r.rc == want, '%s: exit %d (got %d)' % (r.desc, want, r.rc))
     r.one_error_line(NODE[name], prob)
     r.json_or_nothing()
 
