@@ -22,10 +22,6 @@ static int list_one(const struct znp_scan_entry *e, void *arg)
 		.mapped_as = NULL,
 	};
 
-	/* our po2 mapping on top of the block device (sysfs holders) */
-	if (e->ns.blk_name[0] && znp_blk_po2_holder(&ctx->cli->env, e->ns.blk_name, &h))
-		r.mapped_as = h.dm_name;
-
 	/*
 	 * Conventional namespaces are left out; one that could not be probed is
 	 * listed (with its error) unless it is known to be conventional: a
@@ -33,6 +29,9 @@ static int list_one(const struct znp_scan_entry *e, void *arg)
 	 */
 	if (!e->is_zoned && (!e->probe_ret || e->probe_ret == -EMEDIUMTYPE))
 		return 0;
+	/* our po2 mapping on top of the block device (sysfs holders) */
+	if (e->ns.blk_name[0] && znp_blk_po2_holder(&ctx->cli->env, e->ns.blk_name, &h))
+		r.mapped_as = h.dm_name;
 	ctx->p->ops->list_row(ctx->p, &r);
 	return 0;
 }

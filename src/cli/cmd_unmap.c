@@ -150,7 +150,7 @@ int znp_cmd_unmap(const struct znp_cli *cli, const struct znp_opts *o, struct zn
 			return ZNP_EXIT_UNSUPPORTED;
 		}
 		znp_cli_err(cli, name, "%s", ret == -ENXIO ? "no such mapping" : znp_strerror(ret));
-		return ret == -ENXIO ? ZNP_EXIT_UNSUITABLE : znp_exit_from_ret(ret);
+		return znp_exit_from_ret(ret);
 	}
 	if (!znp_dm_uuid_is_ours(info.uuid)) {
 		znp_cli_err(cli, name, "not a mapping made by this tool (UUID '%s'): not removed",
@@ -194,7 +194,6 @@ int znp_cmd_unmap(const struct znp_cli *cli, const struct znp_opts *o, struct zn
 struct status_ctx {
 	const struct znp_cli *cli;
 	struct znp_print *p;
-	const char *only;		/* mapping name, or NULL for all */
 	char *conf;			/* mapping file contents, or NULL */
 	size_t conf_len;
 };
@@ -222,7 +221,7 @@ static int status_one(const struct znp_dm_info *d, void *arg)
 	struct znp_ns_info ns = { 0 };
 	struct ident_match im;
 
-	if (!znp_dm_uuid_is_ours(d->uuid) || (s->only && strcmp(s->only, d->name)))
+	if (!znp_dm_uuid_is_ours(d->uuid))
 		return 0;
 	backing_of(&s->cli->env, d, backing, sizeof(backing));
 	r.backing = backing[0] ? backing : NULL;
@@ -253,10 +252,7 @@ int znp_cmd_status(const struct znp_cli *cli, const struct znp_opts *o, struct z
 			znp_cli_err(cli, name, "not a mapping made by this tool");
 			return ZNP_EXIT_UNSUITABLE;
 		}
-		s.only = name;
-	}
-	ret = znp_dm_list(NULL, NULL);	/* is device-mapper usable at all? */
-	if (ret == -ENODEV) {
+	} else if (znp_dm_list(NULL, NULL) == -ENODEV) {	/* is device-mapper usable? */
 		znp_cli_err(cli, "status", "device-mapper is not available (kernel without it, "
 			    "or no access to /dev/mapper/control)");
 		return ZNP_EXIT_UNSUPPORTED;
@@ -264,7 +260,8 @@ int znp_cmd_status(const struct znp_cli *cli, const struct znp_opts *o, struct z
 	if (znp_dmconf_read(znp_map_config(o), &s.conf, &s.conf_len))
 		s.conf = NULL;
 	p->ops->status_begin(p);
-	ret = znp_dm_list(status_one, &s);
+	/* one mapping: the one just read, not every device-mapper device again */
+	ret = o->nargs ? status_one(&info, &s) : znp_dm_list(status_one, &s);
 	p->ops->status_end(p);
 	free(s.conf);
 	if (ret)
