@@ -151,7 +151,7 @@ out_free:
 	return ret;
 }
 
-static unsigned long blk_zone_op(enum znp_zone_action a)
+unsigned long znp_blk_zone_op(enum znp_zone_action a)
 {
 	switch (a) {
 	case ZNP_ZA_RESET:
@@ -232,7 +232,7 @@ static int blk_mgmt(struct znp_dev *dev, enum znp_zone_action a, uint64_t slba, 
 {
 	const struct znp_geom *g = &dev->geom;
 	uint64_t spl = g->lba_size / 512;
-	unsigned long op = blk_zone_op(a);
+	unsigned long op = znp_blk_zone_op(a);
 	struct blk_zone_range r;
 
 	if (!op)

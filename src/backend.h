@@ -53,6 +53,9 @@ static inline const struct znp_queue_limits *znp_dev_limits(const struct znp_dev
 extern const struct znp_backend znp_backend_nvme;
 extern const struct znp_backend znp_backend_blk;
 
+/* The BLK*ZONE range ioctl for @a; 0 when there is none (offline). */
+unsigned long znp_blk_zone_op(enum znp_zone_action a);
+
 /* Report transfer when the device states no limit (MDTS 0, no queue limit). */
 #define ZNP_REPORT_MAX_BYTES	(1u << 20)
 /* Never buffer more than this per command (the kernel's NVMe limit is lower). */

@@ -1,6 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* Discard targets, range lists, validation and planning. See discard.h. */
-#include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -16,6 +15,7 @@
 
 #include "discard.h"
 #include "geometry.h"
+#include "sysfs.h"
 #include "zone.h"
 
 const char *znp_discard_type_name(enum znp_discard_type t)
@@ -28,34 +28,21 @@ const char *znp_discard_type_name(enum znp_discard_type t)
 	return "unknown";
 }
 
-static const char *sysfs_root(const struct znp_env *env)
-{
-	return env && env->sysfs_root ? env->sysfs_root : "/sys";
-}
-
 /* Read a sysfs attribute of block device @rdev; "queue/..." falls back to
  * the whole disk for partitions. Returns 0 or -errno. */
 static int blk_attr(const struct znp_env *env, dev_t rdev, const char *attr,
 		    char *buf, size_t size)
 {
 	char path[512];
-	size_t i, n;
-	FILE *f;
+	int i;
 
 	for (i = 0; i < 2; i++) {
 		/* a partition has no queue/: look at its disk */
-		snprintf(path, sizeof(path), "%s/dev/block/%u:%u/%s%s",
-			 sysfs_root(env), major(rdev), minor(rdev),
-			 i ? "../" : "", attr);
-		f = fopen(path, "re");
-		if (!f)
+		if (znp_sysfs_path(env, path, sizeof(path), "dev/block/%u:%u/%s%s",
+				   major(rdev), minor(rdev), i ? "../" : "", attr))
 			continue;
-		n = fread(buf, 1, size - 1, f);
-		fclose(f);
-		buf[n] = '\0';
-		while (n && isspace((unsigned char)buf[n - 1]))
-			buf[--n] = '\0';
-		return 0;
+		if (!znp_attr_read(path, buf, size))
+			return 0;
 	}
 	return -ENOENT;
 }
@@ -77,8 +64,9 @@ static bool blk_is_held(const struct znp_env *env, dev_t rdev)
 	bool held = false;
 	DIR *d;
 
-	snprintf(path, sizeof(path), "%s/dev/block/%u:%u/holders",
-		 sysfs_root(env), major(rdev), minor(rdev));
+	if (znp_sysfs_path(env, path, sizeof(path), "dev/block/%u:%u/holders",
+			   major(rdev), minor(rdev)))
+		return false;
 	d = opendir(path);
 	if (!d)
 		return false;

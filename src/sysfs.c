@@ -14,12 +14,12 @@
 
 #include "sysfs.h"
 
-const char *znp_sysfs_root(const struct znp_env *env)
+static const char *znp_sysfs_root(const struct znp_env *env)
 {
 	return env && env->sysfs_root ? env->sysfs_root : "/sys";
 }
 
-const char *znp_dev_root(const struct znp_env *env)
+static const char *znp_dev_root(const struct znp_env *env)
 {
 	return env && env->dev_root ? env->dev_root : "/dev";
 }

@@ -12,9 +12,6 @@
 /* Longest kernel device name we keep ("nvme12c3n45", "ng0n1", "dm-3"). */
 #define ZNP_NAME_MAX 32
 
-const char *znp_sysfs_root(const struct znp_env *env);
-const char *znp_dev_root(const struct znp_env *env);
-
 /* "<sysfs root>/<printf result>"; -ENAMETOOLONG when it does not fit. */
 int znp_sysfs_path(const struct znp_env *env, char *buf, size_t len, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));

@@ -8,6 +8,7 @@
 
 #include <linux/blkzoned.h>
 
+#include "backend.h"
 #include "geometry.h"
 #include "zone-batch.h"
 
@@ -16,18 +17,6 @@ static bool use_passthru(const struct znp_dev *dev, enum znp_zone_action a)
 {
 	return dev->kind == ZNP_DEV_NVME_CHAR ||
 	       (dev->kind == ZNP_DEV_NVME_BLOCK && a == ZNP_ZA_OFFLINE);
-}
-
-static int blk_zone_ioctl(enum znp_zone_action a, unsigned long *req)
-{
-	switch (a) {
-	case ZNP_ZA_RESET:	*req = BLKRESETZONE; return 0;
-	case ZNP_ZA_OPEN:	*req = BLKOPENZONE; return 0;
-	case ZNP_ZA_CLOSE:	*req = BLKCLOSEZONE; return 0;
-	case ZNP_ZA_FINISH:	*req = BLKFINISHZONE; return 0;
-	case ZNP_ZA_OFFLINE:	break;
-	}
-	return -EOPNOTSUPP;
 }
 
 static double now_s(void)
@@ -47,14 +36,12 @@ static int run_blk(struct znp_dev *dev, enum znp_zone_action a,
 	uint64_t spl = g->lba_size / 512, zones;
 	struct znp_aio_progress p = { 0 };
 	struct blk_zone_range br;
-	unsigned long req;
+	unsigned long req = znp_blk_zone_op(a);
 	double t0 = now_s();
 	size_t i;
-	int ret;
 
-	ret = blk_zone_ioctl(a, &req);
-	if (ret)
-		return ret;
+	if (!req)
+		return -EOPNOTSUPP;
 	res->engine = ZNP_ENG_BLKZONE_IOCTL;
 	for (i = 0; i < nr; i++)
 		p.bytes_total += r[i].len * g->lba_size;
