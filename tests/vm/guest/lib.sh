@@ -67,6 +67,36 @@ expect_match() {
 	fi
 }
 
+# expect_same DESC FILE1 FILE2: the two files must be byte-identical
+expect_same() {
+	if cmp -s "$2" "$3"; then
+		ok "$1"
+	else
+		not_ok "$1" "$(cmp "$2" "$3" 2>&1 | head -1)"
+	fi
+}
+
+# rd DEV SECTOR BYTES OUT: direct read of BYTES at 512-byte SECTOR
+rd() {
+	dd if="$1" of="$4" bs="$3" count=1 skip=$(($2 * 512)) \
+		iflag=direct,skip_bytes 2>/dev/null
+}
+
+# wr DEV SECTOR IN [BS COUNT SKIP]: direct write of IN (or a slice of it) at
+# 512-byte SECTOR
+wr() {
+	local bs=${4:-$(stat -c %s "$3")} count=${5:-1} skip=${6:-0}
+	dd if="$3" of="$1" bs="$bs" count="$count" skip="$skip" \
+		seek=$(($2 * 512)) oflag=direct,seek_bytes 2>/dev/null
+}
+
+# po2_roundup N: the smallest power of two >= N
+po2_roundup() {
+	local p=1
+	while [ "$p" -lt "$1" ]; do p=$((p * 2)); done
+	echo "$p"
+}
+
 # run_to SEC CMD...: run CMD with a time limit (kills it after SEC seconds)
 run_to() {
 	local sec=$1

@@ -11,12 +11,6 @@ MIB_S=2048
 # No udev in the guest: let libdevmapper create the /dev/mapper nodes.
 export DM_DISABLE_UDEV=1
 
-po2_roundup() {
-	local p=1
-	while [ "$p" -lt "$1" ]; do p=$((p * 2)); done
-	echo "$p"
-}
-
 # dm_dev NAME: /dev/dm-N of a mapping
 dm_dev() {
 	local b
@@ -57,28 +51,6 @@ EOF
 	wpoff) echo "$w" ;;
 	cond) echo "$z" ;;
 	esac
-}
-
-# rd DEV SECTOR BYTES OUT: direct read
-rd() {
-	dd if="$1" of="$4" bs="$3" count=1 skip=$(($2 * 512)) \
-		iflag=direct,skip_bytes 2>/dev/null
-}
-
-# wr DEV SECTOR IN [BS COUNT SKIP]: direct write of IN (or a slice of it)
-wr() {
-	local bs=${4:-$(stat -c %s "$3")} count=${5:-1} skip=${6:-0}
-	dd if="$3" of="$1" bs="$bs" count="$count" skip="$skip" \
-		seek=$(($2 * 512)) oflag=direct,seek_bytes 2>/dev/null
-}
-
-# same DESC FILE1 FILE2: byte-identical
-same() {
-	if cmp -s "$2" "$3"; then
-		ok "$1"
-	else
-		not_ok "$1" "$(cmp "$2" "$3" 2>&1 | head -1)"
-	fi
 }
 
 # is_zero DESC FILE
@@ -166,13 +138,13 @@ dm_suite() {
 		echo "$((k * p)) $p $z 0 1" >>/tmp/dm-rep.exp
 		k=$((k + 1))
 	done
-	same "$name: report: po2 starts and lengths, real capacity, empty" \
+	expect_same "$name: report: po2 starts and lengths, real capacity, empty" \
 		/tmp/dm-rep.txt /tmp/dm-rep.exp
 	expect_ok "$name: reload the same table" \
 		dmsetup reload "$name" --table "0 $len po2zone $dev"
 	expect_ok "$name: resume with the reloaded table" dmsetup resume "$name"
 	zone_list "$map" >/tmp/dm-rep.txt
-	same "$name: report after the reload" /tmp/dm-rep.txt /tmp/dm-rep.exp
+	expect_same "$name: report after the reload" /tmp/dm-rep.txt /tmp/dm-rep.exp
 
 	# --- data placement -----------------------------------------------------
 	dd if=/dev/urandom of=/tmp/pat bs=$MIB count=1 2>/dev/null
@@ -180,9 +152,9 @@ dm_suite() {
 	for k in 1 $((n - 1)); do
 		expect_ok "$name: write pattern at zone $k start" wr "$map" $((k * p)) /tmp/pat
 		rd "$map" $((k * p)) $MIB /tmp/rd.m
-		same "$name: zone $k start reads back through the mapping" /tmp/pat /tmp/rd.m
+		expect_same "$name: zone $k start reads back through the mapping" /tmp/pat /tmp/rd.m
 		rd "$dev" $((k * z)) $MIB /tmp/rd.d
-		same "$name: zone $k start is at device sector $((k * z))" /tmp/pat /tmp/rd.d
+		expect_same "$name: zone $k start is at device sector $((k * z))" /tmp/pat /tmp/rd.d
 	done
 
 	# zone 0: pattern at the start, zeros, then pat2 ending at the capacity
@@ -206,11 +178,11 @@ dm_suite() {
 	expect_eq "$name: zone 0 full on the mapping" "$(zone_field "$map" 0 cond)" 14
 	expect_eq "$name: zone 0 full on the device" "$(zone_field "$dev" 0 cond)" 14
 	rd "$map" $((z - MIB_S)) $MIB /tmp/rd.m
-	same "$name: data below capacity reads back through the mapping" /tmp/pat2 /tmp/rd.m
+	expect_same "$name: data below capacity reads back through the mapping" /tmp/pat2 /tmp/rd.m
 	rd "$dev" $((z - MIB_S)) $MIB /tmp/rd.d
-	same "$name: data below capacity is at the device zone end" /tmp/pat2 /tmp/rd.d
+	expect_same "$name: data below capacity is at the device zone end" /tmp/pat2 /tmp/rd.d
 	rd "$dev" "$z" $MIB /tmp/rd.d
-	same "$name: device zone 1 starts right after zone 0" /tmp/pat /tmp/rd.d
+	expect_same "$name: device zone 1 starts right after zone 0" /tmp/pat /tmp/rd.d
 
 	# --- padding -------------------------------------------------------------
 	rd "$map" "$z" $MIB /tmp/rd.m
@@ -220,13 +192,13 @@ dm_suite() {
 	rd "$map" $((z - MIB_S)) $((2 * MIB)) /tmp/rd.m
 	dd if=/tmp/rd.m of=/tmp/rd.a bs=$MIB count=1 2>/dev/null
 	dd if=/tmp/rd.m of=/tmp/rd.b bs=$MIB count=1 skip=1 2>/dev/null
-	same "$name: read across the capacity: data part" /tmp/pat2 /tmp/rd.a
+	expect_same "$name: read across the capacity: data part" /tmp/pat2 /tmp/rd.a
 	is_zero "$name: read across the capacity: padding part" /tmp/rd.b
 	rd "$map" $((p - MIB_S)) $((2 * MIB)) /tmp/rd.m
 	dd if=/tmp/rd.m of=/tmp/rd.a bs=$MIB count=1 2>/dev/null
 	dd if=/tmp/rd.m of=/tmp/rd.b bs=$MIB count=1 skip=1 2>/dev/null
 	is_zero "$name: read across the zone end: padding of zone 0" /tmp/rd.a
-	same "$name: read across the zone end: start of zone 1" /tmp/pat /tmp/rd.b
+	expect_same "$name: read across the zone end: start of zone 1" /tmp/pat /tmp/rd.b
 	dd if=/dev/urandom of=/tmp/x4k bs=4096 count=1 2>/dev/null
 	expect_rc "$name: write into the padding of a full zone fails" 1 \
 		wr "$map" "$z" /tmp/x4k
@@ -367,9 +339,9 @@ append_suite() {
 		done
 		cat /tmp/ap1 /tmp/ap2 >/tmp/ap12
 		rd "$dev" $(((f + 3) * z)) 8192 /tmp/rd.d
-		same "$name: appended data at device zone $((f + 3)) start" /tmp/ap12 /tmp/rd.d
+		expect_same "$name: appended data at device zone $((f + 3)) start" /tmp/ap12 /tmp/rd.d
 		rd "$map" $((3 * p)) 8192 /tmp/rd.m
-		same "$name: appended data at mapping zone 3 start" /tmp/ap12 /tmp/rd.m
+		expect_same "$name: appended data at mapping zone 3 start" /tmp/ap12 /tmp/rd.m
 		# zone 5: append after 64 KiB written through the mapping
 		wr "$map" $((5 * p)) /tmp/ap
 		zslba=$((5 * p * 512 / lbs))
@@ -379,7 +351,7 @@ append_suite() {
 		expect_eq "$name: zone append after 64 KiB in zone 5 returns LBA $want" \
 			"$((0x${got:-0}))" "$want"
 		rd "$dev" $(((f + 5) * z + 128)) 4096 /tmp/rd.d
-		same "$name: appended data follows the 64 KiB in device zone $((f + 5))" /tmp/ap1 /tmp/rd.d
+		expect_same "$name: appended data follows the 64 KiB in device zone $((f + 5))" /tmp/ap1 /tmp/rd.d
 		expect_eq "$name: device zone $((f + 5)) write pointer" \
 			"$(zone_field "$dev" $(((f + 5) * z)) wpoff)" 136
 		for c in /sys/class/nvme/nvme*; do

@@ -53,10 +53,10 @@ linear_suite() {
 		echo "$((k * z)) $z $z 0 1" >>/tmp/lin-rep.exp
 		k=$((k + 1))
 	done
-	same "dm-linear: report of 16 npo2 zones" /tmp/lin-rep.txt /tmp/lin-rep.exp
+	expect_same "dm-linear: report of 16 npo2 zones" /tmp/lin-rep.txt /tmp/lin-rep.exp
 	expect_ok "dm-linear: pattern at mapped zone 1" wr "$lin" "$z" /tmp/pat
 	rd "$dev" $((9 * z)) $MIB /tmp/rd.d
-	same "dm-linear: pattern at device zone 9" /tmp/pat /tmp/rd.d
+	expect_same "dm-linear: pattern at device zone 9" /tmp/pat /tmp/rd.d
 	wr "$dev" 0 /tmp/pat 65536 1 0
 	wr "$lin" $((4 * z)) /tmp/pat 65536 1 0
 	# the mapping covers only some zones: dm core emulates reset-all with

@@ -87,7 +87,7 @@ f2fs_check() {
 	expect_ok "$name: mount again" mount -t f2fs "$D" /mnt/f2
 	expect_ok "$name: files verified after remount" sh -c 'cd /mnt/f2 && md5sum -c /tmp/f2.md5'
 	for i in 0 1 2 3; do
-		same "$name: file$((i + 76)) matches its seed" /tmp/seed$i /mnt/f2/file$((i + 76))
+		expect_same "$name: file$((i + 76)) matches its seed" /tmp/seed$i /mnt/f2/file$((i + 76))
 	done
 	expect_ok "$name: unmount again" umount /mnt/f2
 	run_to 120 fsck.f2fs -f --dry-run "$D" >/tmp/fsck.out 2>&1
@@ -120,7 +120,7 @@ expect_ok "remove the f2fs mapping" dmsetup remove f2po2
 G=$(nsdev G 0 6)
 f2fs_check control "$G"
 sed 's/^/#   mapping: /' /tmp/fsck-mapping.txt
-same "fsck.f2fs -f results on the mapping equal those on a native po2 device" \
+expect_same "fsck.f2fs -f results on the mapping equal those on a native po2 device" \
 	/tmp/fsck-control.txt /tmp/fsck-mapping.txt
 expect_eq "fsck.f2fs -f: no failed check besides the free segment count" \
 	"$(grep -F ': Fail' /tmp/fsck-mapping.txt | grep -vc 'free segment_count matched with CP')" 0

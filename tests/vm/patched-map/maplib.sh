@@ -5,12 +5,6 @@
 ZNP=nvme-zns-npo2
 MIB=1048576
 
-po2_roundup() {
-	local p=1
-	while [ "$p" -lt "$1" ]; do p=$((p * 2)); done
-	echo "$p"
-}
-
 # jget KEY FILE: value of a top-level key of a JSON object printed by the
 # tool (one key per line), strings without their quotes
 jget() {
@@ -44,19 +38,6 @@ expect_report() {
 	fi
 }
 
-# rd DEV SECTOR BYTES OUT / wr DEV SECTOR IN: direct I/O
-rd() {
-	dd if="$1" of="$4" bs="$3" count=1 skip=$(($2 * 512)) iflag=direct,skip_bytes 2>/dev/null
-}
-wr() {
-	dd if="$3" of="$1" bs="$(stat -c %s "$3")" count=1 seek=$(($2 * 512)) \
-		oflag=direct,seek_bytes 2>/dev/null
-}
-
-same() {
-	if cmp -s "$2" "$3"; then ok "$1"; else not_ok "$1" "$(cmp "$2" "$3" 2>&1 | head -1)"; fi
-}
-
 # data_roundtrip NAME MAP DEV ZONE_SECTORS K: a pattern written at mapped zone
 # K reads back through the mapping and sits at device zone K's start
 data_roundtrip() {
@@ -65,9 +46,9 @@ data_roundtrip() {
 	dd if=/dev/urandom of=/tmp/pat bs=$MIB count=1 2>/dev/null
 	expect_ok "$1: write 1 MiB at mapped zone $5" wr "$2" $(($5 * p)) /tmp/pat
 	rd "$2" $(($5 * p)) $MIB /tmp/rd.m
-	same "$1: data reads back through the mapping" /tmp/pat /tmp/rd.m
+	expect_same "$1: data reads back through the mapping" /tmp/pat /tmp/rd.m
 	rd "$3" $(($5 * $4)) $MIB /tmp/rd.d
-	same "$1: data is at device sector $(($5 * $4))" /tmp/pat /tmp/rd.d
+	expect_same "$1: data is at device sector $(($5 * $4))" /tmp/pat /tmp/rd.d
 	expect_ok "$1: reset the zone" blkzone reset -o $(($5 * p)) -c 1 "$2"
 }
 

@@ -144,12 +144,6 @@ mk_nullb() {
 	fi
 }
 
-# rm_nullb NAME: power off and remove a configfs null_blk device
-rm_nullb() {
-	echo 0 >"/sys/kernel/config/nullb/$1/power" 2>/dev/null
-	rmdir "/sys/kernel/config/nullb/$1"
-}
-
 # check_zonefs NAME DEV ZS CAP NZ: zonefs on an all-sequential zoned device.
 #   Zone 0 holds the super block (/vm/zonefs-sb.img, made on the host), zone
 #   K+1 backs seq/K whose inode number is its zone number (bdev_zone_no()).
