@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "check.h"
+#include "cli-check.h"
 #include "cmdtab.h"
 #include "exit.h"
 

@@ -15,7 +15,7 @@
 
 #include <json-c/json.h>
 
-#include "check.h"
+#include "cli-check.h"
 #include "print.h"
 
 static const char *golden_dir;

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * dm-po2zone text formats (src/dmtext.c): table and status lines, stable
+ * dm-po2zone text formats (src/dm/dmtext.c): table and status lines, stable
  * identities, names and UUIDs, the mapping file. Expected values are worked
  * out by hand from the geometry, not taken from the code under test.
  */
