@@ -306,17 +306,6 @@ static int cmp_by_start(const void *a, const void *b, void *arg)
 	return x < y ? -1 : x > y;
 }
 
-/* Whole zones only: start at a zone start, end at a zone end. */
-static bool covers_whole_zones(const struct znp_geom *g, uint64_t slba,
-			       uint64_t nlb)
-{
-	uint64_t last = slba + nlb - 1;
-	uint64_t zl = znp_zone_no(g, last);
-
-	return znp_is_zone_start(g, slba) &&
-	       last == znp_zone_start(g, zl) + znp_zone_len(g, zl) - 1;
-}
-
 int znp_discard_validate(const struct znp_discard_target *t,
 			 const struct znp_aio_range *r, size_t nr, size_t *bad,
 			 const char **why)
@@ -342,7 +331,7 @@ int znp_discard_validate(const struct znp_discard_target *t,
 			return -EINVAL;
 		}
 		if (t->type == ZNP_DT_ZONED &&
-		    !covers_whole_zones(&t->dev->geom, r[i].start / t->lba_size,
+		    !znp_range_is_whole_zones(&t->dev->geom, r[i].start / t->lba_size,
 					r[i].len / t->lba_size)) {
 			*why = "covers only part of a zone (discarding part of a "
 			       "sequential zone means nothing: give whole zones, "
@@ -421,7 +410,7 @@ int znp_discard_plan(const struct znp_discard_target *t,
 		slba = r[i].start / t->lba_size;
 		end = slba + r[i].len / t->lba_size;
 		if (t->type == ZNP_DT_ZONED) {
-			/* zone-batch splits into zones or uses a range ioctl */
+			/* the zone engine splits into zones or uses a range ioctl */
 			ret = plan_add(job, &cap, slba, end - slba);
 			continue;
 		}

@@ -111,7 +111,7 @@ int znp_discard_validate(const struct znp_discard_target *t,
  * Block targets keep the byte ranges; NVMe conventional namespaces get LBA
  * ranges split at the DSM range limit; zoned targets get LBA ranges of
  * whole zones (kind ZNP_AIO_NVME_ZONE_MGMT, action reset) to be run with
- * znp_zone_batch_ranges(), not znp_aio_run().
+ * znp_zone_mgmt_ranges(), not znp_aio_run().
  * Return: 0, -ENOMEM.
  */
 int znp_discard_plan(const struct znp_discard_target *t,

@@ -16,7 +16,6 @@
 #include "cmd.h"
 #include "discard.h"
 #include "sigint.h"
-#include "zone-batch.h"
 
 struct progress_ctx {
 	FILE *tty;
@@ -144,7 +143,9 @@ static const char *planned_engine(const struct znp_discard_target *t, bool sync)
 {
 	if (t->type == ZNP_DT_BLOCK)
 		return znp_aio_engine_name(sync ? ZNP_ENG_BLKDISCARD : ZNP_ENG_URING_DISCARD);
-	if (t->type == ZNP_DT_ZONED && t->dev->kind != ZNP_DEV_NVME_CHAR)
+	if (t->type == ZNP_DT_ZONED && t->dev->kind == ZNP_DEV_ZONED_BLOCK)
+		return znp_aio_engine_name(ZNP_ENG_BLKZONE_IOCTL);
+	if (t->type == ZNP_DT_ZONED && t->dev->kind == ZNP_DEV_NVME_BLOCK && !sync)
 		return znp_aio_engine_name(ZNP_ENG_BLKZONE_IOCTL);
 	return znp_aio_engine_name(sync ? ZNP_ENG_NVME_IOCTL : ZNP_ENG_URING_NVME);
 }
@@ -154,7 +155,7 @@ static int run(const struct znp_cli *cli, const struct znp_opts *o,
 	       struct znp_aio_result *res, bool sync)
 {
 	struct progress_ctx pc = { .tty = cli->err };
-	struct znp_batch_opts bo;
+	struct znp_mgmt_opts mo;
 	int ret;
 
 	job->qd = o->queue_depth;
@@ -168,12 +169,12 @@ static int run(const struct znp_cli *cli, const struct znp_opts *o,
 	if (ret)
 		return ret;
 	if (t->type == ZNP_DT_ZONED) {
-		bo = (struct znp_batch_opts){
-			.qd = job->qd, .force_sync = sync, .stop = job->stop,
+		mo = (struct znp_mgmt_opts){
+			.qd = sync ? 1 : job->qd, .stop = job->stop,
 			.progress = job->progress, .progress_arg = job->progress_arg,
 		};
-		ret = znp_zone_batch_ranges(t->dev, ZNP_ZA_RESET, job->ranges,
-					    job->nr, &bo, res);
+		ret = znp_zone_mgmt_ranges(t->dev, ZNP_ZA_RESET, job->ranges,
+					   job->nr, &mo, res);
 	} else {
 		ret = znp_aio_run(job, res);
 	}
@@ -223,8 +224,7 @@ static uint64_t nr_commands(const struct znp_discard_target *t,
 		return job->nr;
 	g = &t->dev->geom;
 	for (i = 0; i < job->nr; i++)
-		n += znp_zone_no(g, job->ranges[i].start + job->ranges[i].len - 1) -
-		     znp_zone_no(g, job->ranges[i].start) + 1;
+		n += znp_zones_in_range(g, job->ranges[i].start, job->ranges[i].len);
 	return n;
 }
 

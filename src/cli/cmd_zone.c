@@ -7,7 +7,6 @@
 
 #include "cmd.h"
 #include "sigint.h"
-#include "zone-batch.h"
 
 static bool is_destructive(enum znp_zone_action a)
 {
@@ -46,17 +45,15 @@ static int check_opts(const struct znp_cli *cli, const struct znp_opts *o)
 }
 
 /*
- * One synchronous command per zone with -q 1 (the benchmark baseline) and
- * for select-all; otherwise a batch kept -q deep in flight, by default on
- * NVMe char devices, whose block device may be hidden.
+ * Queue depth 1 (one synchronous command per zone: the benchmark
+ * baseline) unless -q says otherwise or the device is an NVMe char node,
+ * whose block device may be hidden: a batch kept deep in flight there.
  */
-static bool use_batch(const struct znp_opts *o, const struct znp_dev *dev)
+static unsigned int queue_depth(const struct znp_opts *o, const struct znp_dev *dev)
 {
-	if (o->all)
-		return false;
 	if (znp_opt_given(o, ZNP_O_QUEUE_DEPTH))
-		return o->queue_depth > 1;
-	return dev->kind == ZNP_DEV_NVME_CHAR;
+		return o->queue_depth;
+	return dev->kind == ZNP_DEV_NVME_CHAR ? 0 : 1;
 }
 
 /*
@@ -64,21 +61,21 @@ static bool use_batch(const struct znp_opts *o, const struct znp_dev *dev)
  * failed; commands complete out of order at a queue depth above 1, so
  * @done zones may not be the first ones, and this names the failing one.
  */
-static int run_batch(const struct znp_opts *o, struct znp_dev *dev,
-		     const struct znp_mgmt_req *req, uint64_t *done,
-		     uint64_t *failed_idx)
+static int run(const struct znp_opts *o, struct znp_dev *dev,
+	       const struct znp_mgmt_req *req, uint64_t *done, uint64_t *failed_idx)
 {
-	struct znp_batch_opts bo = {
-		.qd = znp_opt_given(o, ZNP_O_QUEUE_DEPTH) ? o->queue_depth : 0,
+	struct znp_mgmt_opts mo = {
+		.qd = queue_depth(o, dev),
 		.stop = &znp_cli_interrupted,
 	};
 	struct znp_aio_result res = { 0 };
 	int ret;
 
+	*done = 0;
 	ret = znp_cli_sigint_begin();
 	if (ret)
 		return ret;
-	ret = znp_zone_batch(dev, req, &bo, &res);
+	ret = znp_zone_mgmt_run(dev, req, &mo, &res);
 	znp_cli_sigint_end();
 	*done = res.completed;
 	if (res.failed)
@@ -176,14 +173,14 @@ static int zone_op(const struct znp_cli *cli, const struct znp_opts *o,
 	if (o->dry_run) {
 		dry_run(p, dev, &v);
 		ret = 0;
-	} else if (use_batch(o, dev)) {
-		ret = run_batch(o, dev, &req, &done, &failed_idx);
 	} else {
-		ret = znp_zone_mgmt(dev, &req, &done);
-		failed_idx = done;	/* one command at a time: the next one failed */
+		ret = run(o, dev, &req, &done, &failed_idx);
 	}
 	p->ops->zone_op_end(p, done, ret);
-	if (ret == -EINTR) {
+	if (ret == -EINTR && o->all) {
+		znp_cli_err(cli, path, "%s (select-all) interrupted",
+			    znp_zone_action_name(action));
+	} else if (ret == -EINTR) {
 		znp_cli_err(cli, path, "%s interrupted after %" PRIu64 " of %" PRIu64 " zones",
 			    znp_zone_action_name(action), done, req.nr_zones);
 	} else if (ret && o->all) {

@@ -167,6 +167,20 @@ uint64_t znp_next_zone_start(const struct znp_geom *g, uint64_t lba)
 	return next;
 }
 
+uint64_t znp_zones_in_range(const struct znp_geom *g, uint64_t slba, uint64_t nlb)
+{
+	return znp_zone_no(g, slba + nlb - 1) - znp_zone_no(g, slba) + 1;
+}
+
+bool znp_range_is_whole_zones(const struct znp_geom *g, uint64_t slba, uint64_t nlb)
+{
+	uint64_t last = slba + nlb - 1;
+	uint64_t zl = znp_zone_no(g, last);
+
+	return znp_is_zone_start(g, slba) &&
+	       last == znp_zone_start(g, zl) + znp_zone_len(g, zl) - 1;
+}
+
 /**
  * znp_has_small_last_zone() - is the last zone shorter than the others?
  * @g: initialised geometry

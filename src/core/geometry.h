@@ -63,6 +63,13 @@ bool znp_is_zone_start(const struct znp_geom *g, uint64_t lba);
 uint64_t znp_zone_len(const struct znp_geom *g, uint64_t zone_no);
 /* Start of the zone after the one holding @lba; UINT64_MAX on overflow. */
 uint64_t znp_next_zone_start(const struct znp_geom *g, uint64_t lba);
+/*
+ * Number of zones the LBA range [@slba, @slba + @nlb) touches (@nlb >= 1,
+ * the range inside the device).
+ */
+uint64_t znp_zones_in_range(const struct znp_geom *g, uint64_t slba, uint64_t nlb);
+/* Does [@slba, @slba + @nlb) start at a zone start and end at a zone end? */
+bool znp_range_is_whole_zones(const struct znp_geom *g, uint64_t slba, uint64_t nlb);
 /* Is the last zone shorter than zone_size? */
 bool znp_has_small_last_zone(const struct znp_geom *g);
 /* ceil(nlbas / zone_size) with overflow safety; 0 when zone_size is 0. */

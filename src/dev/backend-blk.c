@@ -190,7 +190,8 @@ static bool select_all_applies(enum znp_zone_action a, uint8_t cond)
  * range ioctl over the device would also hit zones select-all skips
  * (finishing empty zones, opening full ones). Walk the zones instead.
  */
-static int blk_mgmt_all(struct znp_dev *dev, enum znp_zone_action a, unsigned long op)
+static int blk_mgmt_all(struct znp_dev *dev, enum znp_zone_action a, unsigned long op,
+			const volatile sig_atomic_t *stop)
 {
 	uint64_t sector = 0, end = dev->geom.nlbas * (dev->geom.lba_size / 512);
 	struct blk_zone_report *rep;
@@ -213,6 +214,10 @@ static int blk_mgmt_all(struct znp_dev *dev, enum znp_zone_action a, unsigned lo
 		for (i = 0; i < rep->nr_zones && !ret; i++) {
 			if (!select_all_applies(a, rep->zones[i].cond))
 				continue;
+			if (stop && *stop) {
+				ret = -EINTR;
+				break;
+			}
 			r.sector = rep->zones[i].start;
 			r.nr_sectors = rep->zones[i].len;
 			if (ioctl(dev->fd, op, &r))
@@ -228,7 +233,8 @@ static int blk_mgmt_all(struct znp_dev *dev, enum znp_zone_action a, unsigned lo
  * Reset-all is one range over the whole device, which the kernel turns
  * into a single reset-all. There is no offline ioctl.
  */
-static int blk_mgmt(struct znp_dev *dev, enum znp_zone_action a, uint64_t slba, bool all)
+static int blk_mgmt(struct znp_dev *dev, enum znp_zone_action a, uint64_t slba, bool all,
+		    const volatile sig_atomic_t *stop)
 {
 	const struct znp_geom *g = &dev->geom;
 	uint64_t spl = g->lba_size / 512;
@@ -238,7 +244,7 @@ static int blk_mgmt(struct znp_dev *dev, enum znp_zone_action a, uint64_t slba, 
 	if (!op)
 		return -EOPNOTSUPP;
 	if (all && a != ZNP_ZA_RESET)
-		return blk_mgmt_all(dev, a, op);
+		return blk_mgmt_all(dev, a, op, stop);
 	if (all) {
 		r.sector = 0;
 		r.nr_sectors = g->nlbas * spl;

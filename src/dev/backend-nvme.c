@@ -190,7 +190,8 @@ static int nvme_report(struct znp_dev *dev, uint64_t slba, enum znp_state_filter
 	return nvme_ret(nvme_zns_mgmt_recv(&args));
 }
 
-static int nvme_mgmt(struct znp_dev *dev, enum znp_zone_action a, uint64_t slba, bool all)
+static int nvme_mgmt(struct znp_dev *dev, enum znp_zone_action a, uint64_t slba, bool all,
+		     const volatile sig_atomic_t *stop)
 {
 	__u32 result = 0;
 	struct nvme_zns_mgmt_send_args args = {

@@ -8,6 +8,7 @@
 #ifndef ZNP_BACKEND_H
 #define ZNP_BACKEND_H
 
+#include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -32,10 +33,13 @@ struct znp_backend {
 	int (*report)(struct znp_dev *dev, uint64_t slba, enum znp_state_filter f,
 		      bool partial, void *buf, uint32_t len, uint64_t *ncmds);
 	/*
-	 * One zone action on the zone starting at @slba, or on all zones.
-	 * Return: 0, -errno or a positive NVMe status.
+	 * One zone action on the zone starting at @slba, or on all zones
+	 * (select-all: the backend owns its meaning). @stop (may be NULL) is
+	 * checked between the commands a select-all needs.
+	 * Return: 0, -EINTR when stopped, -errno or a positive NVMe status.
 	 */
-	int (*mgmt)(struct znp_dev *dev, enum znp_zone_action a, uint64_t slba, bool all);
+	int (*mgmt)(struct znp_dev *dev, enum znp_zone_action a, uint64_t slba, bool all,
+		    const volatile sig_atomic_t *stop);
 };
 
 /* dev->be_priv: block queue limits dev.c read from sysfs at open time. */

@@ -92,8 +92,11 @@ static int fk_report(struct znp_dev *dev, uint64_t slba, enum znp_state_filter f
 	return 0;
 }
 
-static int fk_mgmt(struct znp_dev *dev, enum znp_zone_action a, uint64_t slba, bool all)
+static int fk_mgmt(struct znp_dev *dev, enum znp_zone_action a, uint64_t slba, bool all,
+		   const volatile sig_atomic_t *stop)
 {
+	if (all && stop && *stop)
+		return -EINTR;
 	if (all)
 		fk.mgmt_all = true;
 	else
@@ -340,6 +343,38 @@ static void test_mgmt(void)
 	CHECK_U64(done, 0);
 }
 
+/* A stop request is seen on every path: queue depth 1 and select-all. */
+static void test_mgmt_stop(void)
+{
+	struct znp_mgmt_req r = { .action = ZNP_ZA_RESET, .slba = 0, .nr_zones = 5 };
+	volatile sig_atomic_t stop = 0;
+	struct znp_mgmt_opts o = { .qd = 1, .stop = &stop };
+	struct znp_aio_result res;
+	struct znp_dev dev;
+
+	setup(&dev, 10, 24576, 24576, 4096);
+	CHECK_INT(znp_zone_mgmt_run(&dev, &r, &o, &res), 0);
+	CHECK_U64(res.completed, 5);
+	CHECK_U64(res.submitted, 5);
+	CHECK_STR(znp_aio_engine_name(res.engine), "nvme-ioctl");
+
+	fk.mgmt_calls = 0;
+	stop = 1;
+	CHECK_INT(znp_zone_mgmt_run(&dev, &r, &o, &res), -EINTR);
+	CHECK(res.interrupted, "interrupted not set");
+	CHECK_U64(res.completed, 0);
+	CHECK_INT(fk.mgmt_calls, 0);
+
+	r.all = true;
+	CHECK_INT(znp_zone_mgmt_run(&dev, &r, &o, &res), -EINTR);
+	CHECK(res.interrupted, "select-all: interrupted not set");
+	CHECK_INT(fk.mgmt_calls, 0);
+	stop = 0;
+	CHECK_INT(znp_zone_mgmt_run(&dev, &r, &o, &res), 0);
+	CHECK_U64(res.completed, 1);
+	CHECK_INT(fk.mgmt_calls, 1);
+}
+
 int main(void)
 {
 	test_chunking();
@@ -348,5 +383,6 @@ int main(void)
 	test_probe_cap();
 	test_cap_varies_full();
 	test_mgmt();
+	test_mgmt_stop();
 	return t_done("test-report");
 }
