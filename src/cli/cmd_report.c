@@ -44,15 +44,15 @@ int znp_cmd_report(const struct znp_cli *cli, const struct znp_opts *o,
 		.filter = o->state,
 	};
 	p->ops->report_begin(p, &h);
-	while (left && (ret = znp_report_next(it, &z)) == 1) {
+	while (left && znp_report_next(it, &z, &ret)) {
 		p->ops->report_zone(p, &z, znp_zone_no(&dev->geom, z.start));
 		left--;
 	}
-	if (ret < 0 || ret > 1)
+	if (ret)
 		p->report_ret = ret;
 	p->ops->report_end(p);
 	znp_report_end(it);
-	if (ret < 0 || ret > 1)
+	if (ret)
 		ret = znp_cli_fail(cli, path, "zone report failed", ret);
 	else
 		ret = ZNP_EXIT_OK;

@@ -321,6 +321,9 @@ int znp_cli_run(const struct znp_cli *cli, const struct znp_cmd_desc *c,
 
 int znp_exit_from_ret(int ret)
 {
+	/* NVMe Invalid Command Opcode (SCT 0, SC 0x01; DNR/More ignored) */
+	if (ret > 0 && (ret & 0x7ff) == 0x001)
+		return ZNP_EXIT_UNSUPPORTED;
 	switch (ret) {
 	case 0:
 		return ZNP_EXIT_OK;

@@ -29,7 +29,8 @@ enum znp_exit {
  *
  * Errors that describe the device rather than the operation (-ENOENT,
  * -ENOTBLK, -ENODEV, -EISDIR, -EMEDIUMTYPE) are "unsuitable"; -EBUSY is a
- * safety refusal; -EOPNOTSUPP means the kernel lacks support; everything
+ * safety refusal; -EOPNOTSUPP and NVMe Invalid Command Opcode mean the
+ * kernel or device lacks support; everything
  * else, NVMe statuses included, is a failure. Commands detect bad arguments
  * themselves (ZNP_EXIT_USAGE) before calling the library.
  */

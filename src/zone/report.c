@@ -203,31 +203,28 @@ out_free:
 	return ret;
 }
 
-/**
- * znp_report_next() - next zone of a report
- * Return: 1 with *z filled, 0 at the end, -errno or a positive NVMe status
- * other than 1: NVMe status 0x001 (Invalid Command Opcode) would read as
- * "a zone", so it is returned as -EOPNOTSUPP, which is what it means.
- */
-int znp_report_next(struct znp_report_iter *it, struct znp_zone *z)
+bool znp_report_next(struct znp_report_iter *it, struct znp_zone *z, int *err)
 {
 	int ret;
 
-	if (!it || !z)
-		return -EINVAL;
+	*err = 0;
+	if (!it || !z) {
+		*err = -EINVAL;
+		return false;
+	}
 	if (it->pos == it->nz) {
 		if (it->eof)
-			return 0;
+			return false;
 		ret = report_fetch(it);
-		if (ret == 1)
-			return -EOPNOTSUPP;
-		if (ret)
-			return ret;
+		if (ret) {
+			*err = ret;
+			return false;
+		}
 		if (!it->nz)
-			return 0;
+			return false;
 	}
 	*z = it->zones[it->pos++];
-	return 1;
+	return true;
 }
 
 /**
@@ -320,7 +317,7 @@ int znp_dev_scan_caps(struct znp_dev *dev)
 	ret = znp_report_begin(dev, 0, ZNP_RF_ALL, &it);
 	if (ret)
 		return ret;
-	while ((ret = znp_report_next(it, &z)) == 1)
+	while (znp_report_next(it, &z, &ret))
 		;
 	if (!ret) {
 		dev->geom.zone_cap_varies = it->cap_varies ||

@@ -81,11 +81,18 @@ struct znp_report_iter;
  */
 int znp_report_begin(struct znp_dev *dev, uint64_t slba,
 		     enum znp_state_filter filter, struct znp_report_iter **out);
-/*
- * Return: 1 with *z filled, 0 at the end, -errno or a positive NVMe status
- * (never 1: Invalid Command Opcode comes back as -EOPNOTSUPP).
+/**
+ * znp_report_next() - next zone of a report
+ * @it: iterator
+ * @z: out, the zone
+ * @err: out, 0 at the end of the report or while zones come, else -errno
+ *       or the positive NVMe status that ended it
+ *
+ * Loop with `while (znp_report_next(it, &z, &ret))`; @ret then tells a
+ * complete report (0) from a failed one.
+ * Return: true with *z filled, false at the end or on an error.
  */
-int znp_report_next(struct znp_report_iter *it, struct znp_zone *z);
+bool znp_report_next(struct znp_report_iter *it, struct znp_zone *z, int *err);
 /* Zones matching the filter from slba on, as the device first reported. */
 uint64_t znp_report_nr_zones(const struct znp_report_iter *it);
 /* Zone Management Receive commands (or BLKREPORTZONE calls) issued so far. */

@@ -121,7 +121,7 @@ static uint64_t report_all(const char *name, struct znp_dev *dev, uint64_t slba,
 	*err = znp_report_begin(dev, slba, filter, &it);
 	if (*err)
 		goto out;
-	while ((ret = znp_report_next(it, &z)) == 1) {
+	while (znp_report_next(it, &z, &ret)) {
 		uint64_t this = z.start / dev->geom.zone_size;
 
 		if (filter == ZNP_RF_ALL)
@@ -411,10 +411,10 @@ static void case_report_last(void)
 	ret = znp_report_begin(dev, 10 * 32768, ZNP_RF_ALL, &it);
 	CHECK_INT(ret, 0);
 	if (!ret) {
-		CHECK_INT(znp_report_next(it, &z), 1);
+		CHECK(znp_report_next(it, &z, &ret), "no zone");
 		CHECK_U64(z.len, 1000);
 		CHECK_U64(z.cap, 1000);
-		CHECK_INT(znp_report_next(it, &z), 0);
+		CHECK(!znp_report_next(it, &z, &ret) && !ret, "not the end");
 		znp_report_end(it);
 	}
 	znp_dev_close(dev);
@@ -442,7 +442,7 @@ static void case_fail(uint64_t fail_at_report_cmd, int want)
 		CHECK(it == NULL, "no iterator on failure");
 	} else {
 		CHECK_INT(ret, 0);
-		while ((ret = znp_report_next(it, &z)) == 1)
+		while (znp_report_next(it, &z, &ret))
 			got++;
 		CHECK_INT(ret, want);
 		CHECK_U64(got, (fail_at_report_cmd - 1) * per);
@@ -483,7 +483,7 @@ static void case_malformed(int want_probe, uint64_t bad_zone)
 	}
 	ret = znp_report_begin(dev, 0, ZNP_RF_ALL, &it);
 	if (!ret) {
-		while ((ret = znp_report_next(it, &z)) == 1) {
+		while (znp_report_next(it, &z, &ret)) {
 			CHECK(z.start / dev->geom.zone_size < bad_zone, "zone %" PRIu64
 			      " delivered past the bad one", z.start / dev->geom.zone_size);
 			got++;
@@ -509,6 +509,7 @@ static void case_twin(void)
 	struct znp_dev *ng = open_dev("ng0n1", 0, 0);
 	struct znp_report_iter *it;
 	struct znp_zone z;
+	int ret;
 
 	if (!blk || !ng)
 		return;
@@ -518,7 +519,7 @@ static void case_twin(void)
 	CHECK_U64(znpemu_count("nvme0n1", ZNPEMU_CLS_IO, 0x79), 1);
 	CHECK_U64(znpemu_count("ng0n1", ZNPEMU_CLS_IO, 0x79), 0);
 	if (znp_report_begin(ng, 2 * ng->geom.zone_size, ZNP_RF_ALL, &it) == 0) {
-		CHECK_INT(znp_report_next(it, &z), 1);
+		CHECK(znp_report_next(it, &z, &ret), "no zone");
 		CHECK_U64(z.cond, ZNP_ZC_EXP_OPEN);
 		znp_report_end(it);
 	}

@@ -27,6 +27,7 @@ static struct {
 	long bad_wp_zone;	/* zone with wp past its capacity, -1: none */
 	long small_cap_zone;	/* zone with capacity cap - 1, -1: none */
 	int fail_call;		/* call number that returns an NVMe status, 0: none */
+	int fail_status;	/* that status, 0: 0x4002 */
 	/* management */
 	unsigned int mgmt_calls;
 	uint64_t mgmt_slba[MAXZ];
@@ -68,7 +69,7 @@ static int fk_report(struct znp_dev *dev, uint64_t slba, enum znp_state_filter f
 	CHECK(znp_is_zone_start(g, slba), "report slba %llu not a zone start",
 	      (unsigned long long)slba);
 	if (fk.fail_call && (int)fk.calls == fk.fail_call)
-		return 0x4002;
+		return fk.fail_status ? fk.fail_status : 0x4002;
 	memset(buf, 0, len);
 	for (z = znp_zone_no(g, slba); z < g->nr_zones; z++) {
 		unsigned char *d;
@@ -153,7 +154,7 @@ static long walk(struct znp_dev *dev, uint64_t slba, enum znp_state_filter f,
 	if (ret)
 		return ret;
 	*hdr = znp_report_nr_zones(it);
-	while ((ret = znp_report_next(it, &z)) == 1) {
+	while (znp_report_next(it, &z, &ret)) {
 		if (!n && first)
 			*first = z.start;
 		CHECK(matches(f, z.cond), "zone %llu cond %u does not match filter %d",
@@ -241,6 +242,27 @@ static void test_malformed(void)
 	CHECK_INT(walk(&dev, 0, ZNP_RF_ALL, &hdr, &cmds, NULL), -EMEDIUMTYPE);
 }
 
+/* NVMe status 0x001 (Invalid Command Opcode) is a status, not "a zone". */
+static void test_status_one(void)
+{
+	struct znp_report_iter *it;
+	struct znp_dev dev;
+	struct znp_zone z;
+	uint64_t n = 0;
+	int ret;
+
+	setup(&dev, 300, 24576, 24576, 4096);
+	fk.fail_call = 2;
+	fk.fail_status = 0x001;
+	CHECK_INT(znp_report_begin(&dev, 0, ZNP_RF_ALL, &it), 0);
+	while (znp_report_next(it, &z, &ret))
+		n++;
+	CHECK_INT(ret, 0x001);
+	CHECK(n > 0 && n < 300, "%llu zones before the failing command", (unsigned long long)n);
+	znp_report_end(it);
+	fk.fail_status = 0;
+}
+
 static void test_probe_cap(void)
 {
 	struct znp_dev dev;
@@ -271,7 +293,7 @@ static void test_cap_varies_full(void)
 	CHECK(!dev.geom.zone_cap_varies, "probe looks at the first chunk only");
 	CHECK_INT(znp_report_begin(&dev, 0, ZNP_RF_ALL, &it), 0);
 	CHECK(!znp_report_cap_varies(it), "not seen yet");
-	while ((ret = znp_report_next(it, &z)) == 1)
+	while (znp_report_next(it, &z, &ret))
 		;
 	CHECK_INT(ret, 0);
 	CHECK(znp_report_cap_varies(it), "zone 900 differs");
@@ -382,6 +404,7 @@ int main(void)
 	test_malformed();
 	test_probe_cap();
 	test_cap_varies_full();
+	test_status_one();
 	test_mgmt();
 	test_mgmt_stop();
 	return t_done("test-report");
