@@ -1,8 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* Discard targets, range lists, validation and planning. See discard.h. */
-#include <dirent.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,7 +13,6 @@
 
 #include "discard.h"
 #include "geometry.h"
-#include "sysfs.h"
 #include "zone.h"
 
 const char *znp_discard_type_name(enum znp_discard_type t)
@@ -28,123 +25,31 @@ const char *znp_discard_type_name(enum znp_discard_type t)
 	return "unknown";
 }
 
-/* Read a sysfs attribute of block device @rdev; "queue/..." falls back to
- * the whole disk for partitions. Returns 0 or -errno. */
-static int blk_attr(const struct znp_env *env, dev_t rdev, const char *attr,
-		    char *buf, size_t size)
+/* A block device that is not zoned: sizes and discard limits. */
+static int setup_block(const struct znp_env *env, struct znp_discard_target *t,
+		       const char **why)
 {
-	char path[512];
-	int i;
+	unsigned int maj, min;
+	uint64_t size, v;
+	struct stat st;
+	int lbs = 0, ret;
 
-	for (i = 0; i < 2; i++) {
-		/* a partition has no queue/: look at its disk */
-		if (znp_sysfs_path(env, path, sizeof(path), "dev/block/%u:%u/%s%s",
-				   major(rdev), minor(rdev), i ? "../" : "", attr))
-			continue;
-		if (!znp_attr_read(path, buf, size))
-			return 0;
-	}
-	return -ENOENT;
-}
-
-static uint64_t blk_attr_u64(const struct znp_env *env, dev_t rdev,
-			     const char *attr, uint64_t dflt)
-{
-	char buf[64];
-
-	if (blk_attr(env, rdev, attr, buf, sizeof(buf)))
-		return dflt;
-	return strtoull(buf, NULL, 10);
-}
-
-static bool blk_is_held(const struct znp_env *env, dev_t rdev)
-{
-	char path[512];
-	struct dirent *de;
-	bool held = false;
-	DIR *d;
-
-	if (znp_sysfs_path(env, path, sizeof(path), "dev/block/%u:%u/holders",
-			   major(rdev), minor(rdev)))
-		return false;
-	d = opendir(path);
-	if (!d)
-		return false;
-	while (!held && (de = readdir(d)))
-		held = de->d_name[0] != '.';
-	closedir(d);
-	return held;
-}
-
-static bool blk_is_mounted(dev_t rdev)
-{
-	unsigned int ma, mi;
-	char line[4096];
-	bool found = false;
-	FILE *f;
-
-	f = fopen("/proc/self/mountinfo", "re");
-	if (!f)
-		return false;
-	while (!found && fgets(line, sizeof(line), f))
-		found = sscanf(line, "%*u %*u %u:%u", &ma, &mi) == 2 &&
-			ma == major(rdev) && mi == minor(rdev);
-	fclose(f);
-	return found;
-}
-
-static int open_block(const struct znp_env *env, struct znp_discard_target *t,
-		      const struct stat *st, unsigned int flags, const char **why)
-{
-	int oflags = O_CLOEXEC, ro = 0, fd;
-	uint64_t size;
-
-	if (flags & ZNP_DISCARD_OPEN_EXCL) {
-		if (blk_is_mounted(st->st_rdev)) {
-			*why = "is mounted";
-			return -EBUSY;
-		}
-		if (blk_is_held(env, st->st_rdev)) {
-			*why = "is held by another device (device-mapper, md, ...)";
-			return -EBUSY;
-		}
-		oflags |= O_EXCL;
-	}
-	oflags |= flags & ZNP_DISCARD_OPEN_RDONLY ? O_RDONLY : O_RDWR;
-	fd = open(t->path, oflags);
-	if (fd < 0 && (errno == EROFS || errno == EACCES) &&
-	    !(flags & ZNP_DISCARD_OPEN_RDONLY)) {
-		fd = open(t->path, O_RDONLY | O_CLOEXEC);
-		if (fd >= 0 && !ioctl(fd, BLKROGET, &ro) && ro) {
-			close(fd);
-			*why = "is read-only";
-			return -EROFS;
-		}
-		if (fd >= 0)
-			close(fd);
-		errno = EACCES;
-		fd = -1;
-	}
-	if (fd < 0) {
-		*why = errno == EBUSY ? "is in use (mounted or opened exclusively)" :
-					"cannot be opened";
-		return -errno;
-	}
-	t->fd = fd;
-	if (!ioctl(fd, BLKROGET, &ro) && ro && !(flags & ZNP_DISCARD_OPEN_RDONLY)) {
-		*why = "is read-only";
-		return -EROFS;
-	}
-	if (ioctl(fd, BLKSSZGET, &ro) || ioctl(fd, BLKGETSIZE64, &size)) {
+	if (ioctl(t->fd, BLKSSZGET, &lbs) || ioctl(t->fd, BLKGETSIZE64, &size)) {
 		*why = "does not answer block size queries";
 		return -errno;
 	}
-	t->lba_size = (uint32_t)ro;
+	if (fstat(t->fd, &st))
+		return -errno;
+	maj = major(st.st_rdev);
+	min = minor(st.st_rdev);
+	t->lba_size = (uint32_t)lbs;
 	t->size = size;
-	t->granularity = blk_attr_u64(env, st->st_rdev, "queue/discard_granularity", 0);
+	ret = znp_blk_queue_u64(env, maj, min, "discard_granularity", &v);
+	t->granularity = ret ? 0 : v;
 	if (t->granularity < t->lba_size)
 		t->granularity = t->lba_size;
-	if (!blk_attr_u64(env, st->st_rdev, "queue/discard_max_bytes", 1)) {
+	ret = znp_blk_queue_u64(env, maj, min, "discard_max_bytes", &v);
+	if (!ret && !v) {
 		*why = "does not support discard";
 		return -EOPNOTSUPP;
 	}
@@ -152,20 +57,11 @@ static int open_block(const struct znp_env *env, struct znp_discard_target *t,
 	return 0;
 }
 
-static int open_nvme_or_zoned(const struct znp_env *env,
-			      struct znp_discard_target *t, unsigned int flags,
-			      const char **why)
+/* An NVMe namespace or zoned block device: its geometry. */
+static int setup_probed(struct znp_discard_target *t, const char **why)
 {
-	unsigned int dflags = 0;
 	int ret;
 
-	if (!(flags & ZNP_DISCARD_OPEN_RDONLY))
-		dflags |= ZNP_OPEN_WRITE;
-	if (flags & ZNP_DISCARD_OPEN_EXCL)
-		dflags |= ZNP_OPEN_EXCL;
-	ret = znp_dev_open(env, t->path, dflags, &t->dev, why);
-	if (ret)
-		return ret;
 	ret = znp_dev_probe(t->dev);
 	if (ret == -EMEDIUMTYPE && t->dev->kind != ZNP_DEV_ZONED_BLOCK) {
 		t->type = ZNP_DT_NVME_CONV;
@@ -175,7 +71,6 @@ static int open_nvme_or_zoned(const struct znp_env *env,
 	} else {
 		t->type = ZNP_DT_ZONED;
 	}
-	t->fd = t->dev->fd;
 	t->lba_size = t->dev->geom.lba_size;
 	t->size = t->dev->geom.nlbas * t->lba_size;
 	t->granularity = t->lba_size;
@@ -186,35 +81,34 @@ int znp_discard_open(const struct znp_env *env, const char *path,
 		     unsigned int flags, struct znp_discard_target **out,
 		     const char **why)
 {
+	unsigned int dflags = ZNP_OPEN_ANY_BLOCK;
 	struct znp_discard_target *t;
-	char zoned[32] = "";
-	struct stat st;
 	int ret;
 
 	*why = "";
 	*out = NULL;
-	if (stat(path, &st)) {
-		ret = -errno;
-		*why = ret == -ENOENT || ret == -ENOTDIR ? "does not exist" :
-		       ret == -ELOOP ? "too many levels of symbolic links" : "";
-		return ret;
-	}
-	if (!S_ISBLK(st.st_mode) && !S_ISCHR(st.st_mode)) {
-		*why = "is not a block device or NVMe namespace";
-		return -ENOTBLK;
-	}
+	if (!(flags & ZNP_DISCARD_OPEN_RDONLY))
+		dflags |= ZNP_OPEN_WRITE;
+	if (flags & ZNP_DISCARD_OPEN_EXCL)
+		dflags |= ZNP_OPEN_EXCL;
 	t = calloc(1, sizeof(*t));
 	if (!t)
 		return -ENOMEM;
-	t->fd = -1;
 	snprintf(t->path, sizeof(t->path), "%s", path);
-	if (S_ISBLK(st.st_mode))
-		blk_attr(env, st.st_rdev, "queue/zoned", zoned, sizeof(zoned));
-	if (S_ISBLK(st.st_mode) && (!zoned[0] || !strcmp(zoned, "none")))
-		ret = open_block(env, t, &st, flags, why);
-	else
-		ret = open_nvme_or_zoned(env, t, flags, why);
+	ret = znp_dev_open(env, path, dflags, &t->dev, why);
+	/* discard's own wording (blkdiscard's targets include any block device) */
+	if (ret == -ENOENT || ret == -ENOTDIR)
+		*why = "does not exist";
+	else if (ret == -ENOTBLK)
+		*why = "is not a block device or NVMe namespace";
+	if (!ret) {
+		t->fd = t->dev->fd;
+		ret = t->dev->kind == ZNP_DEV_BLOCK ? setup_block(env, t, why) :
+						       setup_probed(t, why);
+	}
 	if (ret) {
+		if (!*why)
+			*why = "";
 		znp_discard_close(t);
 		return ret;
 	}
@@ -226,10 +120,7 @@ void znp_discard_close(struct znp_discard_target *t)
 {
 	if (!t)
 		return;
-	if (t->dev)
-		znp_dev_close(t->dev);
-	else if (t->fd >= 0)
-		close(t->fd);
+	znp_dev_close(t->dev);
 	free(t);
 }
 

@@ -35,7 +35,7 @@ struct znp_discard_target {
 	uint32_t lba_size;	/* logical block size, bytes */
 	uint64_t size;		/* bytes */
 	uint64_t granularity;	/* discard granularity, bytes (>= lba_size) */
-	struct znp_dev *dev;	/* NVMe and zoned targets (geometry, nsid) */
+	struct znp_dev *dev;	/* the open device (kind ZNP_DEV_BLOCK for ZNP_DT_BLOCK) */
 };
 
 #define ZNP_DISCARD_OPEN_EXCL	(1u << 0)	/* O_EXCL; refuse mounted/held */
@@ -49,6 +49,9 @@ struct znp_discard_target {
  * @out: the target, free with znp_discard_close()
  * @why: on failure, a static one-line reason without the device name
  *
+ * Opens through znp_dev_open() (ZNP_OPEN_ANY_BLOCK; ZNP_OPEN_EXCL with
+ * ZNP_DISCARD_OPEN_EXCL): the exclusive descriptor is held until
+ * znp_discard_close(), as blkdiscard does.
  * Return: 0; -ENOENT missing; -ENOTBLK not a block or char device (e.g. a
  * regular file); -ENODEV a char device that is not an NVMe namespace;
  * -EISDIR an NVMe controller node; -EBUSY mounted or held (with

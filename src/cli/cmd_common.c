@@ -7,7 +7,6 @@
 #include <strings.h>
 #include <unistd.h>
 
-#include "async.h"
 #include "cmd.h"
 
 int znp_cli_confirm(const char *fmt, ...)

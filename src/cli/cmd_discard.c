@@ -14,7 +14,6 @@
 #include <unistd.h>
 
 #include "cmd.h"
-#include "discard.h"
 #include "sigint.h"
 
 struct progress_ctx {
@@ -71,8 +70,12 @@ static int read_ranges(const struct znp_cli *cli, const struct znp_opts *o,
 	int ret;
 
 	if (!f) {
-		znp_cli_err(cli, o->ranges, "cannot open the range list: %s", strerror(errno));
-		return ZNP_EXIT_USAGE;
+		/* a wrong path is a bad argument; EACCES, EIO, ... are failures */
+		int err = errno;
+
+		znp_cli_err(cli, o->ranges, "cannot open the range list: %s", strerror(err));
+		return err == ENOENT || err == ENOTDIR || err == EISDIR ? ZNP_EXIT_USAGE :
+									  ZNP_EXIT_FAILED;
 	}
 	ret = znp_range_list_read(f, znp_parse_u64, l, &line, &why);
 	if (!is_stdin)
@@ -134,8 +137,6 @@ static int open_target(const struct znp_cli *cli, const struct znp_opts *o,
 	if (!ret)
 		return 0;
 	znp_cli_err(cli, o->args[0], "%s", why && *why ? why : znp_strerror(ret));
-	if (ret == -EROFS)
-		return ZNP_EXIT_UNSUITABLE;
 	return znp_exit_from_ret(ret);
 }
 

@@ -3,7 +3,6 @@
 #include <errno.h>
 
 #include "cmd.h"
-#include "dm.h"
 
 struct list_ctx {
 	const struct znp_cli *cli;

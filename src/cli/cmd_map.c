@@ -26,9 +26,6 @@
 
 #include "cmd.h"
 #include "cmd_map.h"
-#include "dm.h"
-#include "dmconf.h"
-#include "sysfs.h"
 
 #define STEP_PERSIST	ZNP_DM_STEP_NR	/* after the four dm steps */
 #define MAP_ALREADY	(-1)		/* map_dev(): mapped already, by us, as asked */

@@ -14,33 +14,19 @@
 
 #include "cmd.h"
 #include "cmd_map.h"
-#include "dm.h"
-#include "dmconf.h"
-#include "nsinfo.h"
-#include "sysfs.h"
-
-/* Kernel name of block device MAJ:MIN ("nvme0n1"), from sysfs. */
-static int blk_kname(const struct znp_env *env, const char *majmin, char *buf, size_t size)
-{
-	char path[PATH_MAX];
-	int ret;
-
-	ret = znp_sysfs_path(env, path, sizeof(path), "dev/block/%s", majmin);
-	if (!ret)
-		ret = znp_link_basename(path, buf, size);
-	if (!ret && strchr(buf, ':'))
-		ret = -ENOENT;
-	return ret;
-}
 
 /* Backing device of a po2 mapping: its kernel name, else the table's text. */
 static void backing_of(const struct znp_env *env, const struct znp_dm_info *d, char *buf,
 		       size_t size)
 {
+	unsigned int maj, min;
+	char extra;
+
 	buf[0] = '\0';
 	if (!d->nr_targets || !d->table.dev[0])
 		return;
-	if (blk_kname(env, d->table.dev, buf, size))
+	if (sscanf(d->table.dev, "%u:%u%c", &maj, &min, &extra) != 2 ||
+	    znp_blk_kname(env, maj, min, buf, size))
 		znp_strlcpy(buf, d->table.dev, size);
 }
 
@@ -66,7 +52,6 @@ static int find_holder_cb(const struct znp_holder *h, void *arg)
  */
 static int resolve_mapping(const struct znp_cli *cli, const char *arg, char *name, size_t size)
 {
-	char path[PATH_MAX], majmin[32];
 	struct find_holder fh = { 0 };
 	struct znp_dm_info info;
 	struct znp_dev *dev;
@@ -89,12 +74,9 @@ static int resolve_mapping(const struct znp_cli *cli, const char *arg, char *nam
 		znp_cli_err(cli, arg, "no such device or mapping");
 		return ZNP_EXIT_UNSUITABLE;
 	}
-	if (S_ISBLK(st.st_mode)) {
-		snprintf(majmin, sizeof(majmin), "%u:%u", major(st.st_rdev), minor(st.st_rdev));
-		if (!znp_sysfs_path(&cli->env, path, sizeof(path), "dev/block/%s/dm/name", majmin) &&
-		    !znp_attr_read(path, name, size))
-			return 0;	/* a device-mapper device */
-	}
+	if (S_ISBLK(st.st_mode) &&
+	    !znp_blk_dm_name(&cli->env, major(st.st_rdev), minor(st.st_rdev), name, size))
+		return 0;	/* a device-mapper device */
 	ret = znp_dev_open(&cli->env, arg, 0, &dev, &why);
 	if (ret) {
 		znp_cli_err(cli, arg, "%s", why ? why : znp_strerror(ret));
@@ -111,25 +93,6 @@ static int resolve_mapping(const struct znp_cli *cli, const char *arg, char *nam
 	else
 		znp_cli_err(cli, arg, "is not mapped");
 	return ZNP_EXIT_UNSUITABLE;
-}
-
-/* Mount point of block device MAJ:MIN from /proc/self/mountinfo, or "". */
-static void mounted_on(uint32_t maj, uint32_t min, char *buf, size_t size)
-{
-	char line[1024], want[32], dev[32], mnt[512];
-	FILE *f = fopen("/proc/self/mountinfo", "re");
-
-	buf[0] = '\0';
-	if (!f)
-		return;
-	snprintf(want, sizeof(want), "%u:%u", maj, min);
-	while (fgets(line, sizeof(line), f)) {
-		if (sscanf(line, "%*s %*s %31s %*s %511s", dev, mnt) == 2 && !strcmp(dev, want)) {
-			znp_strlcpy(buf, mnt, size);
-			break;
-		}
-	}
-	fclose(f);
 }
 
 int znp_cmd_unmap(const struct znp_cli *cli, const struct znp_opts *o, struct znp_print *p)
@@ -161,7 +124,7 @@ int znp_cmd_unmap(const struct znp_cli *cli, const struct znp_opts *o, struct zn
 	v.name = name;
 	v.backing = backing[0] ? backing : NULL;
 	if (info.open_count > 0 && !o->force) {
-		mounted_on(info.major, info.minor, mnt, sizeof(mnt));
+		znp_blk_mount_point(info.major, info.minor, mnt, sizeof(mnt));
 		znp_cli_err(cli, name, "in use (open count %d%s%s): not removed; unmount or close "
 			    "it, or use --force to remove it at its last close", info.open_count,
 			    mnt[0] ? ", mounted on " : "", mnt);
@@ -225,7 +188,7 @@ static int status_one(const struct znp_dm_info *d, void *arg)
 		return 0;
 	backing_of(&s->cli->env, d, backing, sizeof(backing));
 	r.backing = backing[0] ? backing : NULL;
-	if (znp_name_is_disk(backing) && !znp_nsinfo_from_blk(&s->cli->env, backing, &ns))
+	if (!znp_ns_from_blk(&s->cli->env, backing, &ns))
 		r.ns = &ns;
 	r.ident = znp_dm_uuid_ident(d->uuid);
 	if (s->conf && znp_ident_valid(r.ident)) {

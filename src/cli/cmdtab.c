@@ -336,6 +336,7 @@ int znp_exit_from_ret(int ret)
 	case -ELOOP:		/* path problems: the device is missing */
 	case -ENOTDIR:
 	case -ENAMETOOLONG:
+	case -EROFS:		/* a read-only device cannot take the command */
 		return ZNP_EXIT_UNSUITABLE;
 	case -EBUSY:
 		return ZNP_EXIT_REFUSED;

@@ -17,7 +17,6 @@
 #include <stddef.h>
 #include <stdio.h>
 
-#include "dev.h"
 #include "opts.h"
 #include "print.h"
 

@@ -28,7 +28,7 @@ enum znp_exit {
  * @ret: a negative errno or a positive NVMe status
  *
  * Errors that describe the device rather than the operation (-ENOENT,
- * -ENOTBLK, -ENODEV, -EISDIR, -EMEDIUMTYPE) are "unsuitable"; -EBUSY is a
+ * -ENOTBLK, -ENODEV, -EISDIR, -EMEDIUMTYPE, -EROFS) are "unsuitable"; -EBUSY is a
  * safety refusal; -EOPNOTSUPP and NVMe Invalid Command Opcode mean the
  * kernel or device lacks support; everything
  * else, NVMe statuses included, is a failure. Commands detect bad arguments

@@ -10,7 +10,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "zone.h"
+#include "znp.h"
+
 
 enum znp_fmt {
 	ZNP_FMT_NORMAL,

@@ -13,7 +13,6 @@
 #include <stdio.h>
 
 #include "znp.h"
-#include "dm.h"
 #include "opts.h"
 
 #define ZNP_PF_HUMAN	(1u << 0)	/* -H: sizes in bytes with units */

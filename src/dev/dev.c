@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include <linux/blkzoned.h>
+#include <linux/fs.h>
 #include <libnvme.h>
 
 #include "backend.h"
@@ -55,11 +56,60 @@ static void dev_kernel_name(const char *dir, char *name, size_t len)
 	fclose(f);
 }
 
-static int classify(const struct znp_env *env, const struct stat *st,
+static int classify_char(const char *subsys, struct dev_class *c, const char **why)
+{
+	if (!strcmp(subsys, "nvme") || (!subsys[0] && znp_name_is_ctrl(c->name))) {
+		*why = "is an NVMe controller node; use a namespace node (ngXnY)";
+		return -EISDIR;
+	}
+	if (!strcmp(subsys, "nvme-generic") || (!subsys[0] && znp_name_is_ng(c->name))) {
+		c->kind = ZNP_DEV_NVME_CHAR;
+		return 0;
+	}
+	*why = WHY_NOT_OURS;
+	return -ENODEV;
+}
+
+/* @dir: the sysfs directory of a block device; @any: ZNP_OPEN_ANY_BLOCK. */
+static int classify_block(const char *dir, bool any, struct dev_class *c, const char **why)
+{
+	char path[600], val[32];
+	bool part, zoned_none, zoned_known;
+
+	snprintf(path, sizeof(path), "%s/partition", dir);
+	part = znp_path_exists(path);
+	snprintf(path, sizeof(path), part ? "%s/../queue/zoned" : "%s/queue/zoned", dir);
+	zoned_known = !znp_attr_read(path, val, sizeof(val));
+	zoned_none = zoned_known && !strcmp(val, "none");
+	if (any && (part || zoned_none)) {
+		c->kind = ZNP_DEV_BLOCK;
+		return 0;
+	}
+	if (part) {
+		*why = "is a partition; use the whole device";
+		return -ENODEV;
+	}
+	if (znp_name_is_disk(c->name) && (!any || zoned_known)) {
+		c->kind = ZNP_DEV_NVME_BLOCK;
+		return 0;
+	}
+	c->kind = ZNP_DEV_ZONED_BLOCK;
+	if (!zoned_known) {
+		c->zoned_unknown = true;
+		return 0;
+	}
+	if (zoned_none) {
+		*why = WHY_NOT_OURS;
+		return -ENODEV;
+	}
+	return 0;
+}
+
+static int classify(const struct znp_env *env, const struct stat *st, unsigned int flags,
 		    struct dev_class *c, const char **why)
 {
 	bool chr = S_ISCHR(st->st_mode);
-	char dir[512], path[600], subsys[ZNP_NAME_MAX] = "", val[32];
+	char dir[512], path[600], subsys[ZNP_NAME_MAX] = "";
 	int ret;
 
 	ret = znp_sysfs_path(env, dir, sizeof(dir), "dev/%s/%u:%u", chr ? "char" : "block",
@@ -76,42 +126,12 @@ static int classify(const struct znp_env *env, const struct stat *st,
 		return 0;
 	}
 	dev_kernel_name(dir, c->name, sizeof(c->name));
-	snprintf(path, sizeof(path), "%s/subsystem", dir);
-	znp_link_basename(path, subsys, sizeof(subsys));
-
 	if (chr) {
-		if (!strcmp(subsys, "nvme") || (!subsys[0] && znp_name_is_ctrl(c->name))) {
-			*why = "is an NVMe controller node; use a namespace node (ngXnY)";
-			return -EISDIR;
-		}
-		if (!strcmp(subsys, "nvme-generic") || (!subsys[0] && znp_name_is_ng(c->name))) {
-			c->kind = ZNP_DEV_NVME_CHAR;
-			return 0;
-		}
-		*why = WHY_NOT_OURS;
-		return -ENODEV;
+		snprintf(path, sizeof(path), "%s/subsystem", dir);
+		znp_link_basename(path, subsys, sizeof(subsys));
+		return classify_char(subsys, c, why);
 	}
-
-	snprintf(path, sizeof(path), "%s/partition", dir);
-	if (znp_path_exists(path)) {
-		*why = "is a partition; use the whole device";
-		return -ENODEV;
-	}
-	if (znp_name_is_disk(c->name)) {
-		c->kind = ZNP_DEV_NVME_BLOCK;
-		return 0;
-	}
-	c->kind = ZNP_DEV_ZONED_BLOCK;
-	snprintf(path, sizeof(path), "%s/queue/zoned", dir);
-	if (znp_attr_read(path, val, sizeof(val))) {
-		c->zoned_unknown = true;
-		return 0;
-	}
-	if (!strcmp(val, "none")) {
-		*why = WHY_NOT_OURS;
-		return -ENODEV;
-	}
-	return 0;
+	return classify_block(dir, flags & ZNP_OPEN_ANY_BLOCK, c, why);
 }
 
 static void read_limits(const struct znp_env *env, const char *blk, struct znp_queue_limits *l)
@@ -132,31 +152,86 @@ static void read_limits(const struct znp_env *env, const char *blk, struct znp_q
 		l->max_active = (uint32_t)v;
 }
 
-static int open_errno(int err, const char **why)
+/*
+ * Why block device @rdev is busy: mounted, held, or opened exclusively by
+ * someone we cannot see. @what prefixes the reason for a paired node.
+ */
+static const char *busy_reason(const struct znp_env *env, dev_t rdev, bool paired)
 {
-	switch (err) {
-	case EBUSY:
-		*why = "device is in use (mounted, mapped or held)";
-		break;
-	case EACCES:
-	case EPERM:
-		*why = "permission denied";
-		break;
-	default:
-		*why = "cannot open device";
-	}
-	return -err;
+	char kname[ZNP_NAME_MAX];
+
+	if (znp_blk_mount_point(major(rdev), minor(rdev), NULL, 0))
+		return paired ? "block device of this namespace is mounted" : "is mounted";
+	if (!znp_blk_kname(env, major(rdev), minor(rdev), kname, sizeof(kname)) &&
+	    znp_blk_is_held(env, kname))
+		return paired ? "block device of this namespace is held by another device "
+				"(device-mapper, md, ...)" :
+				"is held by another device (device-mapper, md, ...)";
+	return paired ? "block device of this namespace is in use (opened exclusively elsewhere)" :
+			"is in use (opened exclusively elsewhere)";
 }
 
 /*
- * ng char nodes have no O_EXCL semantics. For ZNP_OPEN_EXCL, probe the
- * paired block node (when visible) with O_EXCL so that a mounted or mapped
- * namespace is refused through either node.
+ * Open @path as classified. A read-only block device refuses a write open
+ * with EROFS or EACCES: tell that apart from a permission problem.
  */
-static int excl_check_blk(const struct znp_env *env, const struct znp_ns_info *ns,
-			  const char **why)
+static int open_node(const char *path, bool chr, unsigned int flags, int *fd, const char **why)
 {
+	int oflags = (flags & ZNP_OPEN_WRITE ? O_RDWR : O_RDONLY) | O_CLOEXEC, ro = 0, err;
+
+	if ((flags & ZNP_OPEN_EXCL) && !chr)
+		oflags |= O_EXCL;
+	*fd = open(path, oflags);
+	if (*fd >= 0)
+		return 0;
+	err = errno;
+	if (!chr && (flags & ZNP_OPEN_WRITE) && (err == EROFS || err == EACCES)) {
+		int rfd = open(path, O_RDONLY | O_CLOEXEC);
+
+		if (rfd >= 0 && !ioctl(rfd, BLKROGET, &ro) && ro) {
+			close(rfd);
+			*why = "is read-only";
+			return -EROFS;
+		}
+		if (rfd >= 0)
+			close(rfd);
+	}
+	*why = err == EBUSY ? "is in use (mounted, mapped or held)" :
+	       err == EACCES || err == EPERM ? "permission denied" :
+	       err == EROFS ? "is read-only" : "cannot open device";
+	return -err;
+}
+
+/* Mounts and holders of the device behind the descriptor we hold. */
+static int check_unused(const struct znp_env *env, int fd, bool paired, const char **why)
+{
+	char kname[ZNP_NAME_MAX];
+	struct stat st;
+	dev_t rdev;
+
+	if (fstat(fd, &st))
+		return -errno;
+	rdev = st.st_rdev;
+	if (znp_blk_mount_point(major(rdev), minor(rdev), NULL, 0) ||
+	    (!znp_blk_kname(env, major(rdev), minor(rdev), kname, sizeof(kname)) &&
+	     znp_blk_is_held(env, kname))) {
+		*why = busy_reason(env, rdev, paired);
+		return -EBUSY;
+	}
+	return 0;
+}
+
+/*
+ * ng char nodes have no O_EXCL semantics. For ZNP_OPEN_EXCL, open the
+ * paired block node (when visible) with O_EXCL and keep it open until
+ * znp_dev_close(), so that a mounted or mapped namespace is refused
+ * through either node and cannot be mounted while we work.
+ */
+static int excl_hold_blk(const struct znp_env *env, struct znp_dev *dev, const char **why)
+{
+	const struct znp_ns_info *ns = &dev->ns;
 	char path[PATH_MAX];
+	struct stat st;
 	int fd;
 
 	if (!ns->blk_visible || !ns->blk_name[0] ||
@@ -164,14 +239,14 @@ static int excl_check_blk(const struct znp_env *env, const struct znp_ns_info *n
 		return 0;
 	fd = open(path, O_RDONLY | O_EXCL | O_CLOEXEC);
 	if (fd < 0) {
-		if (errno == EBUSY) {
-			*why = "block device of this namespace is in use (mounted, mapped or held)";
-			return -EBUSY;
-		}
-		return 0;
+		if (errno != EBUSY)
+			return 0;	/* not there (or not ours to see): nothing to hold */
+		*why = stat(path, &st) ? "block device of this namespace is in use" :
+					 busy_reason(env, st.st_rdev, true);
+		return -EBUSY;
 	}
-	close(fd);
-	return 0;
+	dev->excl_fd = fd;
+	return check_unused(env, fd, true, why);
 }
 
 static int nvme_identity(const struct znp_env *env, struct znp_dev *dev, const char **why)
@@ -200,23 +275,77 @@ static int nvme_identity(const struct znp_env *env, struct znp_dev *dev, const c
 	return 0;
 }
 
-/**
- * znp_dev_open() - open and classify a device
- * @env: sysfs/dev roots (may be NULL)
- * @path: device path given by the user
- * @flags: ZNP_OPEN_*
- * @out: the opened device, free with znp_dev_close()
- * @why: on failure, a static one-line reason without the device name
- *       (may be NULL)
- *
- * Classifies through sysfs before opening, then issues only NVME_IOCTL_ID
- * (or BLKGETZONESZ for a block device sysfs does not describe).
- * ZNP_OPEN_EXCL opens block nodes with O_EXCL; for an ng node, whose open
- * has no exclusive mode, the namespace's visible block node is tried with
- * O_EXCL instead (nothing else can be checked: an ng node's other users
- * are not visible).
- * Return: 0, -ENOENT, -ENOTBLK, -ENODEV, -EISDIR, -EBUSY or another -errno.
- */
+/* After open: what drives the device, and its identity or zoned check. */
+static int attach(const struct znp_env *env, struct znp_dev *dev, const struct dev_class *cls,
+		  unsigned int flags, const char **why)
+{
+	__u32 zsz = 0;
+	int ro = 0, ret;
+
+	if (dev->kind != ZNP_DEV_NVME_CHAR && (flags & ZNP_OPEN_WRITE) &&
+	    !ioctl(dev->fd, BLKROGET, &ro) && ro) {
+		*why = "is read-only";
+		return -EROFS;
+	}
+	if (dev->kind != ZNP_DEV_NVME_CHAR && (flags & ZNP_OPEN_EXCL)) {
+		ret = check_unused(env, dev->fd, false, why);
+		if (ret)
+			return ret;
+	}
+	if (dev->kind == ZNP_DEV_ZONED_BLOCK && cls->zoned_unknown &&
+	    (ioctl(dev->fd, BLKGETZONESZ, &zsz) || !zsz)) {
+		if (!(flags & ZNP_OPEN_ANY_BLOCK)) {
+			*why = WHY_NOT_OURS;
+			return -ENODEV;
+		}
+		dev->kind = ZNP_DEV_BLOCK;
+	}
+	if (dev->kind == ZNP_DEV_BLOCK)
+		return 0;
+	if (dev->kind == ZNP_DEV_ZONED_BLOCK) {
+		dev->be = &znp_backend_blk;
+		read_limits(env, cls->name, dev->be_priv);
+		return 0;
+	}
+	ret = nvme_identity(env, dev, why);
+	if (!ret && dev->kind == ZNP_DEV_NVME_CHAR && (flags & ZNP_OPEN_EXCL))
+		ret = excl_hold_blk(env, dev, why);
+	if (ret)
+		return ret;
+	dev->be = &znp_backend_nvme;
+	read_limits(env, dev->ns.blk_name, dev->be_priv);
+	return 0;
+}
+
+static int stat_error(int ret, const char **why)
+{
+	*why = ret == -ENOENT || ret == -ENOTDIR ? "no such device" :
+	       ret == -ELOOP ? "too many levels of symbolic links" :
+	       ret == -ENAMETOOLONG ? "path too long" : "cannot access device";
+	return ret;
+}
+
+static struct znp_dev *dev_new(const char *path, const struct dev_class *cls)
+{
+	struct znp_dev *dev = calloc(1, sizeof(*dev));
+	char tmp[PATH_MAX];
+
+	if (!dev)
+		return NULL;
+	dev->fd = -1;
+	dev->excl_fd = -1;
+	dev->be_priv = calloc(1, sizeof(struct znp_queue_limits));
+	if (!dev->be_priv) {
+		free(dev);
+		return NULL;
+	}
+	dev->kind = cls->kind;
+	znp_strlcpy(dev->path, path, sizeof(dev->path));
+	znp_strlcpy(tmp, path, sizeof(tmp));
+	znp_strlcpy(dev->name, cls->name[0] ? cls->name : basename(tmp), sizeof(dev->name));
+	return dev;
+}
+
 int znp_dev_open(const struct znp_env *env, const char *path, unsigned int flags,
 		 struct znp_dev **out, const char **why)
 {
@@ -224,8 +353,7 @@ int znp_dev_open(const struct znp_env *env, const char *path, unsigned int flags
 	struct znp_dev *dev;
 	struct stat st, st2;
 	const char *dummy;
-	char tmp[PATH_MAX];
-	int oflags, ret;
+	int ret;
 
 	if (!why)
 		why = &dummy;
@@ -233,81 +361,37 @@ int znp_dev_open(const struct znp_env *env, const char *path, unsigned int flags
 	if (!path || !out)
 		return -EINVAL;
 	*out = NULL;
-	if (stat(path, &st)) {
-		ret = -errno;
-		*why = ret == -ENOENT || ret == -ENOTDIR ? "no such device" :
-		       ret == -ELOOP ? "too many levels of symbolic links" :
-		       ret == -ENAMETOOLONG ? "path too long" : "cannot access device";
-		return ret;
-	}
+	if (stat(path, &st))
+		return stat_error(-errno, why);
 	if (!S_ISBLK(st.st_mode) && !S_ISCHR(st.st_mode)) {
 		*why = "not a block or character device";
 		return -ENOTBLK;
 	}
-	ret = classify(env, &st, &cls, why);
+	ret = classify(env, &st, flags, &cls, why);
 	if (ret)
 		return ret;
-
-	dev = calloc(1, sizeof(*dev));
+	dev = dev_new(path, &cls);
 	if (!dev)
 		return -ENOMEM;
-	dev->be_priv = calloc(1, sizeof(struct znp_queue_limits));
-	if (!dev->be_priv) {
-		ret = -ENOMEM;
-		goto out_free;
-	}
-	dev->kind = cls.kind;
-	znp_strlcpy(dev->path, path, sizeof(dev->path));
-	znp_strlcpy(tmp, path, sizeof(tmp));
-	znp_strlcpy(dev->name, cls.name[0] ? cls.name : basename(tmp), sizeof(dev->name));
-
-	oflags = (flags & ZNP_OPEN_WRITE ? O_RDWR : O_RDONLY) | O_CLOEXEC;
-	if ((flags & ZNP_OPEN_EXCL) && S_ISBLK(st.st_mode))
-		oflags |= O_EXCL;
-	dev->fd = open(path, oflags);
-	if (dev->fd < 0) {
-		ret = open_errno(errno, why);
-		goto out_free;
-	}
+	ret = open_node(path, S_ISCHR(st.st_mode), flags, &dev->fd, why);
+	if (ret == -EBUSY)
+		*why = busy_reason(env, st.st_rdev, false);
+	if (ret)
+		goto out_close;
 	if (fstat(dev->fd, &st2) || st2.st_rdev != st.st_rdev ||
 	    (st2.st_mode & S_IFMT) != (st.st_mode & S_IFMT)) {
 		*why = "device changed while opening";
 		ret = -ENODEV;
 		goto out_close;
 	}
-
-	if (dev->kind == ZNP_DEV_ZONED_BLOCK) {
-		if (cls.zoned_unknown) {
-			__u32 zsz = 0;
-
-			if (ioctl(dev->fd, BLKGETZONESZ, &zsz) || !zsz) {
-				*why = WHY_NOT_OURS;
-				ret = -ENODEV;
-				goto out_close;
-			}
-		}
-		dev->be = &znp_backend_blk;
-		read_limits(env, cls.name, dev->be_priv);
-	} else {
-		ret = nvme_identity(env, dev, why);
-		if (ret)
-			goto out_close;
-		if (dev->kind == ZNP_DEV_NVME_CHAR && (flags & ZNP_OPEN_EXCL)) {
-			ret = excl_check_blk(env, &dev->ns, why);
-			if (ret)
-				goto out_close;
-		}
-		dev->be = &znp_backend_nvme;
-		read_limits(env, dev->ns.blk_name, dev->be_priv);
-	}
+	ret = attach(env, dev, &cls, flags, why);
+	if (ret)
+		goto out_close;
 	*out = dev;
 	return 0;
 
 out_close:
-	close(dev->fd);
-out_free:
-	free(dev->be_priv);
-	free(dev);
+	znp_dev_close(dev);
 	return ret;
 }
 
@@ -321,6 +405,8 @@ void znp_dev_close(struct znp_dev *dev)
 		return;
 	if (dev->fd >= 0)
 		close(dev->fd);
+	if (dev->excl_fd >= 0)
+		close(dev->excl_fd);
 	free(dev->be_priv);
 	free(dev);
 }

@@ -9,6 +9,7 @@
 
 #include <limits.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "geometry.h"
@@ -17,6 +18,7 @@ enum znp_dev_kind {
 	ZNP_DEV_NVME_CHAR,	/* /dev/ngXnY */
 	ZNP_DEV_NVME_BLOCK,	/* /dev/nvmeXnY */
 	ZNP_DEV_ZONED_BLOCK,	/* other zoned block device */
+	ZNP_DEV_BLOCK,		/* block device, not zoned (ZNP_OPEN_ANY_BLOCK); no backend */
 };
 
 enum znp_csi {
@@ -58,13 +60,15 @@ struct znp_dev {
 	bool is_zoned;			/* ZNS namespace or zoned block device */
 	const struct znp_backend *be;
 	void *be_priv;
+	int excl_fd;			/* ng node + ZNP_OPEN_EXCL: its block node, held O_EXCL; -1 */
 };
 
 #define ZNP_OPEN_WRITE	(1u << 0)	/* O_RDWR instead of O_RDONLY */
 #define ZNP_OPEN_EXCL	(1u << 1)	/* O_EXCL on block devices; refuse mounted/held */
+#define ZNP_OPEN_ANY_BLOCK (1u << 2)	/* also non-zoned block devices (ZNP_DEV_BLOCK) */
 
 /**
- * znp_dev_open() - open and classify a device
+ * znp_dev_open() - open and classify a device: the library's one open path
  * @env: sysfs/dev roots (may be NULL)
  * @path: device path given by the user
  * @flags: ZNP_OPEN_*
@@ -72,13 +76,29 @@ struct znp_dev {
  * @why: on failure, set to a static one-line reason without the device
  *       name, e.g. "not an NVMe namespace or zoned block device",
  *       "is an NVMe controller node; use a namespace node (ngXnY)"
+ *       (may be NULL)
  *
- * Sends no command that changes anything. Opening is refused, with
- * distinct errors, for: a missing path (-ENOENT), something that is not a
- * block or char device (-ENOTBLK), a device that is neither an NVMe
- * namespace nor a zoned block device (-ENODEV), an NVMe controller node
- * (-EISDIR), a mounted or held block device with ZNP_OPEN_EXCL (-EBUSY).
- * Return: 0 or -errno.
+ * stat, classify through sysfs (<sysfs>/dev/{char,block}/MAJ:MIN and its
+ * subsystem link: an NVMe controller node never receives a namespace
+ * command), open, then fstat and compare, so the descriptor is the device
+ * that was classified. Sends no command that changes anything: only
+ * NVME_IOCTL_ID, BLKGETZONESZ (a block device sysfs does not describe)
+ * and BLKROGET.
+ *
+ * ZNP_OPEN_EXCL opens block nodes with O_EXCL (as blkdiscard does) and
+ * keeps that descriptor for the whole operation; an ng node has no
+ * exclusive open, so the namespace's visible block node is opened O_EXCL
+ * instead and held in @out->excl_fd until znp_dev_close(). Mounts and
+ * holders are then checked on the opened descriptor's device, so a mount
+ * cannot slip in between the check and the use.
+ * ZNP_OPEN_ANY_BLOCK accepts a block device that is not zoned (or a
+ * partition) as ZNP_DEV_BLOCK, with no backend: the caller drives it.
+ *
+ * Return: 0; -ENOENT missing; -ENOTBLK not a block or char device;
+ * -ENODEV neither an NVMe namespace nor a zoned block device (nor, with
+ * ZNP_OPEN_ANY_BLOCK, a block device); -EISDIR an NVMe controller node;
+ * -EBUSY mounted, held or opened exclusively elsewhere (ZNP_OPEN_EXCL);
+ * -EROFS read-only device with ZNP_OPEN_WRITE; another -errno.
  */
 int znp_dev_open(const struct znp_env *env, const char *path, unsigned int flags,
 		 struct znp_dev **out, const char **why);
@@ -99,5 +119,59 @@ int znp_dev_probe_flags(struct znp_dev *dev, unsigned int flags);
 
 /* Is @dev an NVMe device (char or block node)? */
 bool znp_dev_is_nvme(const struct znp_dev *dev);
+
+/* "<dev root>/<name>". Return: 0 or -ENAMETOOLONG. */
+int znp_dev_path(const struct znp_env *env, char *buf, size_t len, const char *name);
+
+/**
+ * znp_ns_from_blk() - identity of the NVMe namespace whose block device
+ * is @blk (kernel name, "nvme0n1"), from sysfs; sends no command
+ * @ns: out (zeroed here)
+ * Return: 0, or -EINVAL when @blk is not an NVMe namespace block device.
+ */
+int znp_ns_from_blk(const struct znp_env *env, const char *blk, struct znp_ns_info *ns);
+
+/*
+ * Block devices, from sysfs and /proc/self/mountinfo (the library's one
+ * reader of each). MAJ:MIN identify the device; @blk is a kernel name.
+ */
+
+#define ZNP_DM_NAME_MAX		128	/* DM_NAME_LEN, with the NUL */
+#define ZNP_DM_UUID_MAX		129	/* DM_UUID_LEN, with the NUL */
+
+/* Kernel name of block device MAJ:MIN ("nvme0n1"). Return: 0 or -errno. */
+int znp_blk_kname(const struct znp_env *env, unsigned int maj, unsigned int min,
+		  char *buf, size_t len);
+/* Device-mapper name of MAJ:MIN. Return: 0, -ENOENT when not a dm device, -errno. */
+int znp_blk_dm_name(const struct znp_env *env, unsigned int maj, unsigned int min,
+		    char *buf, size_t len);
+/*
+ * queue/@attr of MAJ:MIN (a partition's disk for a partition), a decimal
+ * number. Return: 0, -ENOENT (no such attribute), -EINVAL (not a number).
+ */
+int znp_blk_queue_u64(const struct znp_env *env, unsigned int maj, unsigned int min,
+		      const char *attr, uint64_t *v);
+/* Is MAJ:MIN mounted? @buf (may be NULL) receives the first mount point. */
+bool znp_blk_mount_point(unsigned int maj, unsigned int min, char *buf, size_t len);
+
+/* One holder of a block device, from sysfs (<blk>/holders/<dm-N>/dm). */
+struct znp_holder {
+	char kname[32];			/* "dm-3" */
+	char dm_name[ZNP_DM_NAME_MAX];	/* "" when not a device-mapper device */
+	char dm_uuid[ZNP_DM_UUID_MAX];
+};
+
+/**
+ * znp_blk_holders() - who holds block device @blk (kernel name)?
+ * @cb: called for each holder; a non-zero return stops and is returned
+ * Return: 0 (also when sysfs has no holders directory), or @cb's value.
+ */
+int znp_blk_holders(const struct znp_env *env, const char *blk,
+		    int (*cb)(const struct znp_holder *h, void *arg), void *arg);
+/* Does anything (device-mapper, md, ...) hold @blk? */
+bool znp_blk_is_held(const struct znp_env *env, const char *blk);
+
+/* Discovery (znp_scan) is part of this room's public face. */
+#include "scan.h"
 
 #endif

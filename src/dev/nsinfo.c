@@ -294,3 +294,11 @@ void znp_nsinfo_set_nsid(struct znp_ns_info *ns, uint32_t nsid, bool via_ng)
 	}
 	ns->nsid = nsid;
 }
+
+int znp_ns_from_blk(const struct znp_env *env, const char *blk, struct znp_ns_info *ns)
+{
+	memset(ns, 0, sizeof(*ns));
+	if (!blk || !znp_name_is_disk(blk))
+		return -EINVAL;
+	return znp_nsinfo_from_blk(env, blk, ns);
+}

@@ -24,21 +24,6 @@ static const char *znp_dev_root(const struct znp_env *env)
 	return env && env->dev_root ? env->dev_root : "/dev";
 }
 
-int znp_strlcpy(char *dst, const char *src, size_t len)
-{
-	size_t n = strlen(src);
-
-	if (!len)
-		return -ENAMETOOLONG;
-	if (n >= len) {
-		memcpy(dst, src, len - 1);
-		dst[len - 1] = '\0';
-		return -ENAMETOOLONG;
-	}
-	memcpy(dst, src, n + 1);
-	return 0;
-}
-
 int znp_sysfs_path(const struct znp_env *env, char *buf, size_t len, const char *fmt, ...)
 {
 	char rel[512];
@@ -97,8 +82,11 @@ int znp_attr_read_u64(const char *path, uint64_t *v)
 	ret = znp_attr_read(path, buf, sizeof(buf));
 	if (ret)
 		return ret;
+	/* sysfs numbers are decimal: no octal, hex or sign */
+	if (buf[0] < '0' || buf[0] > '9')
+		return -EINVAL;
 	errno = 0;
-	x = strtoull(buf, &end, 0);
+	x = strtoull(buf, &end, 10);
 	if (errno || end == buf || *end)
 		return -EINVAL;
 	*v = x;

@@ -7,6 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "core.h"
 #include "dev.h"
 
 /* Longest kernel device name we keep ("nvme12c3n45", "ng0n1", "dm-3"). */
@@ -15,8 +16,6 @@
 /* "<sysfs root>/<printf result>"; -ENAMETOOLONG when it does not fit. */
 int znp_sysfs_path(const struct znp_env *env, char *buf, size_t len, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
-/* "<dev root>/<name>" */
-int znp_dev_path(const struct znp_env *env, char *buf, size_t len, const char *name);
 
 /* Read a sysfs attribute, trailing whitespace removed. Return: 0 or -errno. */
 int znp_attr_read(const char *path, char *buf, size_t len);
@@ -25,7 +24,5 @@ int znp_attr_read_u64(const char *path, uint64_t *v);
 int znp_link_basename(const char *path, char *buf, size_t len);
 bool znp_path_exists(const char *path);
 
-/* Copy @src into @dst (size @len), always terminated; -ENAMETOOLONG if cut. */
-int znp_strlcpy(char *dst, const char *src, size_t len);
 
 #endif

@@ -4,7 +4,6 @@
  * captured (the library never prints): the last error is kept for the
  * command layer to show.
  */
-#include <dirent.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -16,7 +15,7 @@
 #include <libdevmapper.h>
 
 #include "dm.h"
-#include "sysfs.h"
+#include "core.h"
 
 #define DM_LOG_LEVEL_MASK	0x0f	/* libdevmapper's level without its flag bits */
 #define DM_LOG_ERR		3
@@ -445,39 +444,7 @@ int znp_dm_remove_leftover(const char *uuid, char *name, size_t size)
 	return 1;
 }
 
-/* ---- holders, from sysfs ------------------------------------------------ */
-
-int znp_blk_holders(const struct znp_env *env, const char *blk,
-		    int (*cb)(const struct znp_holder *h, void *arg), void *arg)
-{
-	char dir[PATH_MAX], path[PATH_MAX + 300];
-	struct dirent *d;
-	DIR *dp;
-	int ret = 0;
-
-	if (!blk || !*blk || strchr(blk, '/'))
-		return 0;
-	if (znp_sysfs_path(env, dir, sizeof(dir), "block/%s/holders", blk))
-		return 0;
-	dp = opendir(dir);
-	if (!dp)
-		return 0;
-	while (!ret && (d = readdir(dp))) {
-		struct znp_holder h = { 0 };
-
-		if (d->d_name[0] == '.')
-			continue;
-		if (znp_strlcpy(h.kname, d->d_name, sizeof(h.kname)))
-			continue;
-		snprintf(path, sizeof(path), "%s/%s/dm/name", dir, d->d_name);
-		znp_attr_read(path, h.dm_name, sizeof(h.dm_name));
-		snprintf(path, sizeof(path), "%s/%s/dm/uuid", dir, d->d_name);
-		znp_attr_read(path, h.dm_uuid, sizeof(h.dm_uuid));
-		ret = cb(&h, arg);
-	}
-	closedir(dp);
-	return ret;
-}
+/* ---- our mapping among the holders ----------------------------------- */
 
 static int first_ours(const struct znp_holder *h, void *arg)
 {

@@ -18,6 +18,7 @@
 #include <stdint.h>
 
 #include "dev.h"
+#include "dmconf.h"
 #include "dmtext.h"
 
 struct znp_dm_info {
@@ -117,21 +118,6 @@ int znp_dm_remove_leftover(const char *uuid, char *name, size_t size);
 
 /* The last message libdevmapper logged as an error in this thread ("" if none). */
 const char *znp_dm_last_error(void);
-
-/* One holder of a block device, from sysfs (<blk>/holders/<dm-N>/dm). */
-struct znp_holder {
-	char kname[32];			/* "dm-3" */
-	char dm_name[ZNP_DM_NAME_MAX];	/* "" when not a device-mapper device */
-	char dm_uuid[ZNP_DM_UUID_MAX];
-};
-
-/**
- * znp_blk_holders() - who holds block device @blk (kernel name)?
- * @cb: called for each holder; a non-zero return stops and is returned
- * Return: 0 (also when sysfs has no holders directory), or @cb's value.
- */
-int znp_blk_holders(const struct znp_env *env, const char *blk,
-		    int (*cb)(const struct znp_holder *h, void *arg), void *arg);
 
 /**
  * znp_blk_po2_holder() - our mapping on top of @blk, from sysfs

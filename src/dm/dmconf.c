@@ -12,7 +12,7 @@
 #include <unistd.h>
 
 #include "dmconf.h"
-#include "sysfs.h"
+#include "core.h"
 
 #define DMCONF_MAX	(1u << 20)
 

@@ -17,8 +17,6 @@
 
 #include "dev.h"
 
-#define ZNP_DM_NAME_MAX		128	/* DM_NAME_LEN, with the NUL */
-#define ZNP_DM_UUID_MAX		129	/* DM_UUID_LEN, with the NUL */
 /* Longest name a user may choose: room for the ZNP_DM_CREATING_PREFIX. */
 #define ZNP_DM_USER_NAME_MAX	100
 /* Every mapping made by this toolkit has a UUID starting with this. */

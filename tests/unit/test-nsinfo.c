@@ -4,6 +4,7 @@
  * block devices, multipath names, NSIDs never taken from instance names.
  */
 #include "nsinfo.h"
+#include "sysfs.h"
 #include "faketree.h"
 #include "test.h"
 
@@ -187,6 +188,27 @@ static void test_set_nsid(void)
 	CHECK_STR(ns.blk_name, "nvme0n1");
 }
 
+/* sysfs numbers are decimal: octal, hex, signs and junk are refused. */
+static void test_attr_u64(void)
+{
+	static const struct { const char *text; int ret; uint64_t v; } c[] = {
+		{ "4096\n", 0, 4096 }, { "0", 0, 0 }, { "010", 0, 10 },
+		{ "0x10", -EINVAL, 0 }, { "-1", -EINVAL, 0 }, { "+5", -EINVAL, 0 },
+		{ " 7", -EINVAL, 0 }, { "12abc", -EINVAL, 0 }, { "", -EINVAL, 0 },
+		{ "18446744073709551616", -EINVAL, 0 },
+	};
+	uint64_t v;
+	size_t i;
+
+	for (i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+		v = 99;
+		ft_write("num", c[i].text);
+		CHECK_INT(znp_attr_read_u64(ft_path("num"), &v), c[i].ret);
+		if (!c[i].ret)
+			CHECK_U64(v, c[i].v);
+	}
+}
+
 int main(void)
 {
 	struct znp_env env;
@@ -202,6 +224,7 @@ int main(void)
 	test_multipath(&env);
 	test_subsys_instance(&env);
 	test_set_nsid();
+	test_attr_u64();
 	ft_cleanup();
 	return t_done("test-nsinfo");
 }
