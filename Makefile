@@ -3,7 +3,7 @@ BUILD   ?= build
 MESON   ?= meson
 SHELL   := /bin/bash
 
-.PHONY: all deps check test demo bench kernel nvme-cli fuzz install clean
+.PHONY: all deps check hooks test demo bench kernel nvme-cli fuzz install clean
 
 all: $(BUILD)/build.ninja
 	ninja -C $(BUILD)
@@ -17,13 +17,18 @@ deps:
 check: all
 	$(MESON) test -C $(BUILD) --suite fast --print-errorlogs
 
-test: all
+# The test hooks (ZNP_TEST_MAP_KILL_AT, ZNP_FORCE_SYNC) are built in only here.
+hooks: $(BUILD)/build.ninja
+	$(MESON) setup --reconfigure $(BUILD) -Dtest_hooks=true >/dev/null
+	ninja -C $(BUILD)
+
+test: hooks
 	bash scripts/run-layers.sh
 
 demo: all
 	bash tests/vm/demo.sh
 
-bench: all
+bench: hooks
 	bash bench/run.sh
 
 kernel:

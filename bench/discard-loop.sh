@@ -22,7 +22,6 @@ cd "$(dirname "$0")/.."
 ROOT=$PWD
 N=${N:-200000} ROUNDS=${ROUNDS:-5} QD=${QD:-64} SIZE=${SIZE:-2G} BD_N=${BD_N:-300}
 BIN=${ZNP_BIN:-$ROOT/build/nvme-zns-npo2}
-[ -x "$BIN" ] || BIN=$ROOT/build/src/cli/nvme-zns-npo2
 OUT=$ROOT/build/bench
 mkdir -p "$OUT"
 [ "$(id -u)" = 0 ] || { echo "discard-loop: needs root (loop devices)" >&2; exit 1; }

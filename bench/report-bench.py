@@ -28,10 +28,8 @@ ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), '..'))
 
 
 def find_ours():
-    for p in ('build/nvme-zns-npo2', 'build/src/cli/nvme-zns-npo2'):
-        if os.access(os.path.join(ROOT, p), os.X_OK):
-            return os.path.join(ROOT, p)
-    return None
+    p = os.path.join(ROOT, 'build', 'nvme-zns-npo2')
+    return p if os.access(p, os.X_OK) else None
 
 
 class Namespace:

@@ -2,7 +2,7 @@
 /*
  * `nvme zns-npo2 <command>`: zoned namespaces whose zone size is not a power
  * of two. The commands, their options and their output come from the
- * zns-npo2 command table (lib/cli/cmdtab.c); this list must name exactly the
+ * zns-npo2 command table (src/cli/cmdtab.c); this list must name exactly the
  * table's visible commands (tests/docs checks it).
  */
 #undef CMD_INC_FILE

@@ -249,6 +249,21 @@ static void print_plan(struct znp_print *p, const struct znp_discard_target *t,
 	}
 }
 
+/*
+ * Test and benchmark hook (meson -Dtest_hooks=true only): ZNP_FORCE_SYNC=1
+ * runs the synchronous engine, the baseline of the benchmarks.
+ */
+static bool force_sync(void)
+{
+#ifdef ZNP_TEST_HOOKS
+	const char *env = getenv("ZNP_FORCE_SYNC");
+
+	return env && *env && strcmp(env, "0");
+#else
+	return false;
+#endif
+}
+
 static int exit_code(int ret)
 {
 	if (ret > 0)
@@ -259,8 +274,8 @@ static int exit_code(int ret)
 int znp_cmd_discard(const struct znp_cli *cli, const struct znp_opts *o,
 		    struct znp_print *p)
 {
-	const char *path = o->args[0], *why = NULL, *env = getenv("ZNP_FORCE_SYNC");
-	bool sync = env && *env && strcmp(env, "0");
+	const char *path = o->args[0], *why = NULL;
+	bool sync = force_sync();
 	struct znp_range_list l = { 0 };
 	struct znp_discard_target *t = NULL;
 	struct znp_discard_summary s;

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * unmap, status: the dm-po2zone mappings made by `map` (recognised by their
- * UUID prefix; see src/dm.h), found by name, device-mapper node, or the
+ * UUID prefix; see src/dm/dm.h), found by name, device-mapper node, or the
  * device they map.
  */
 #include <errno.h>

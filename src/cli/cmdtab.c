@@ -78,13 +78,10 @@ static const enum znp_opt_id zone_opts[] = {
 };
 static const enum znp_opt_id help_opts[] = { ZNP_O_HELP, ZNP_O_NR };
 static const enum znp_opt_id version_opts[] = { ZNP_O_OUTPUT_FORMAT, ZNP_O_HELP, ZNP_O_NR };
-#ifdef ZNP_HAVE_CMD_DISCARD
 static const enum znp_opt_id discard_opts[] = {
 	COMMON, ZNP_O_OFFSET, ZNP_O_LENGTH, ZNP_O_RANGES, ZNP_O_LBA, ZNP_O_FORCE,
 	ZNP_O_DRY_RUN, ZNP_O_QUEUE_DEPTH, ZNP_O_NR
 };
-#endif
-#ifdef ZNP_HAVE_CMD_MAP
 static const enum znp_opt_id map_opts[] = {
 	COMMON, ZNP_O_NAME, ZNP_O_PERSIST, ZNP_O_RESTORE, ZNP_O_CONFIG, ZNP_O_DRY_RUN, ZNP_O_NR
 };
@@ -92,7 +89,6 @@ static const enum znp_opt_id unmap_opts[] = {
 	COMMON, ZNP_O_FORCE, ZNP_O_CONFIG, ZNP_O_DRY_RUN, ZNP_O_NR
 };
 static const enum znp_opt_id status_opts[] = { COMMON, ZNP_O_CONFIG, ZNP_O_NR };
-#endif
 
 const struct znp_cmd_desc znp_cmds[] = {
 	{ "list", "list NVMe ZNS namespaces, including those whose block device is hidden",
@@ -111,18 +107,14 @@ const struct znp_cmd_desc znp_cmds[] = {
 	  "<device>", 1, 1, znp_cmd_reset, zone_opts, false },
 	{ "offline", "take zones offline (permanently; destructive)",
 	  "<device>", 1, 1, znp_cmd_offline, zone_opts, false },
-#ifdef ZNP_HAVE_CMD_DISCARD
 	{ "discard", "discard byte or LBA ranges, many commands in flight; whole zones of zoned devices are reset (destructive)",
 	  "<device>", 1, 1, znp_cmd_discard, discard_opts, false },
-#endif
-#ifdef ZNP_HAVE_CMD_MAP
 	{ "map", "map a npo2 zoned namespace to power-of-2 zones (dm-po2zone)",
 	  "[<device>]", 0, 1, znp_cmd_map, map_opts, false },
 	{ "unmap", "remove a power-of-2 mapping",
 	  "<mapping|device>", 1, 1, znp_cmd_unmap, unmap_opts, false },
 	{ "status", "show the power-of-2 mappings made by this tool",
 	  "[<mapping|device>]", 0, 1, znp_cmd_status, status_opts, false },
-#endif
 	{ "help", "show help for a command", "[<command>]", 0, 1, znp_cmd_help,
 	  help_opts, false },
 	{ "version", "show the version", "", 0, 0, znp_cmd_version, version_opts, false },

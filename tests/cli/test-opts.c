@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli-check.h"
+#include "../unit/test.h"
 #include "cmdtab.h"
 #include "exit.h"
 
@@ -20,7 +20,7 @@ static void u64_ok(const char *s, uint64_t want)
 		fprintf(stderr, "parse_u64(\"%s\"): ret %d v %llu why %s, want %llu\n",
 			s, ret, (unsigned long long)v, why ? why : "-",
 			(unsigned long long)want);
-		failures++;
+		t_failed++;
 	}
 }
 
@@ -33,7 +33,7 @@ static void u64_bad(const char *s, int want_ret, const char *want_why)
 	if (ret != want_ret || !why || strcmp(why, want_why) || v != 12345) {
 		fprintf(stderr, "parse_u64(\"%s\"): ret %d why %s, want %d %s\n",
 			s, ret, why ? why : "-", want_ret, want_why);
-		failures++;
+		t_failed++;
 	}
 }
 
@@ -120,14 +120,14 @@ static void test_state(void)
 		f = (enum znp_state_filter)99;
 		if (znp_parse_state(ok[i].s, &f, &why) || f != ok[i].f) {
 			fprintf(stderr, "parse_state(\"%s\") -> %d\n", ok[i].s, f);
-			failures++;
+			t_failed++;
 		}
 	}
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		why = NULL;
 		if (znp_parse_state(bad[i], &f, &why) != -EINVAL || !why) {
 			fprintf(stderr, "parse_state(\"%s\") accepted\n", bad[i]);
-			failures++;
+			t_failed++;
 		}
 	}
 	/* every canonical name parses back to its filter */
@@ -266,7 +266,7 @@ static void test_argv(void)
 		if (ret != t->want || strcmp(err, t->want_err ? t->want_err : "")) {
 			fprintf(stderr, "argv case %zu: ret %d (want %d), stderr \"%s\"\n",
 				i, ret, t->want, err);
-			failures++;
+			t_failed++;
 		}
 		free(err);
 	}
@@ -313,5 +313,5 @@ int main(void)
 	test_argv();
 	test_argv_values();
 	test_exit_map();
-	return check_done();
+	return t_done("test-cli-opts");
 }

@@ -15,7 +15,7 @@
 
 #include <json-c/json.h>
 
-#include "cli-check.h"
+#include "../unit/test.h"
 #include "print.h"
 
 static const char *golden_dir;
@@ -259,7 +259,7 @@ static void compare(const char *name, const char *got, size_t len)
 	f = fopen(path, "r");
 	if (!f) {
 		fprintf(stderr, "%s: %s\n", path, strerror(errno));
-		failures++;
+		t_failed++;
 		return;
 	}
 	want = malloc(len + 2);
@@ -267,7 +267,7 @@ static void compare(const char *name, const char *got, size_t len)
 	fclose(f);
 	if (wlen != len || memcmp(want, got, len)) {
 		fprintf(stderr, "%s differs from the golden file; got:\n%s", path, got);
-		failures++;
+		t_failed++;
 	}
 	free(want);
 }
@@ -284,7 +284,7 @@ static struct json_object *parse(const char *name, const char *s)
 	    strspn(s + end, "\n") != strlen(s + end) || s[strlen(s) - 1] != '\n') {
 		fprintf(stderr, "%s: not one JSON document: %s\n", name,
 			json_tokener_error_desc(json_tokener_get_error(tok)));
-		failures++;
+		t_failed++;
 	}
 	json_tokener_free(tok);
 	return o;
@@ -296,7 +296,7 @@ static uint64_t get_u64(struct json_object *o, const char *key)
 
 	if (!json_object_object_get_ex(o, key, &v) || !json_object_is_type(v, json_type_int)) {
 		fprintf(stderr, "missing integer key %s\n", key);
-		failures++;
+		t_failed++;
 		return UINT64_MAX - 1;
 	}
 	return json_object_get_uint64(v);
@@ -405,5 +405,5 @@ int main(int argc, char **argv)
 		}
 		free(out);
 	}
-	return check_done();
+	return t_done("test-cli-print");
 }

@@ -35,7 +35,7 @@ if [ ! -f $B/build.ninja ]; then
 		{ cat $B.setup.log; exit 1; }
 	mv $B.setup.log $B/
 fi
-# targets are found with fs.exists() at configure time: reconfigure for new ones
+# a build dir configured before a target was added lacks it: reconfigure
 for t in "${targets[@]}"; do
 	[ -f tests/fuzz/fuzz-$t.c ] || { echo "no fuzz target $t" >&2; exit 2; }
 	if ! ninja -C $B -t targets all 2>/dev/null | grep -q "^tests/fuzz/fuzz-$t:"; then

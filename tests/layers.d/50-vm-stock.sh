@@ -4,7 +4,7 @@
 # plus host-side JSON checks of the same run (tests/vm/check-stock.py).
 set -uo pipefail
 cd "$(dirname "$0")/../.."
-[ -x build/nvme-zns-npo2 ] || [ -x build/src/cli/nvme-zns-npo2 ] || { echo "50-vm-stock: nvme-zns-npo2 not built: run make" >&2; exit 1; }
+[ -x build/nvme-zns-npo2 ] || { echo "50-vm-stock: nvme-zns-npo2 not built: run make" >&2; exit 1; }
 log=build/vm-logs/stock-$(date +%Y%m%d-%H%M%S).log
 start=$SECONDS
 bash tests/vm/vm-run.sh --kernel stock --preset standard --guest tests/vm/guest/stock.sh \

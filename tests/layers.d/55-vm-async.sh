@@ -5,7 +5,7 @@
 # (data read back), refusals (partial zones, misalignment), forced sync path.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
-[ -x build/nvme-zns-npo2 ] || [ -x build/src/cli/nvme-zns-npo2 ] ||
+[ -x build/nvme-zns-npo2 ] ||
 	{ echo "55-vm-async: nvme-zns-npo2 missing: run make" >&2; exit 1; }
 log=build/vm-logs/async-$(date +%Y%m%d-%H%M%S).log
 mkdir -p build/vm-logs

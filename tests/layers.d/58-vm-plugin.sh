@@ -7,7 +7,6 @@
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 znp=build/nvme-zns-npo2
-[ -x "$znp" ] || znp=build/src/cli/nvme-zns-npo2
 [ -x "$znp" ] || { echo "58-vm-plugin: nvme-zns-npo2 not built: run make" >&2; exit 1; }
 # The plugin is built from the same sources (layer 45 builds it; rebuild if stale).
 bash scripts/build-nvme-cli.sh || { echo "58-vm-plugin: building nvme-cli failed" >&2; exit 1; }

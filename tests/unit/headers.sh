@@ -30,5 +30,10 @@ for h in sysfs.h nsinfo.h backend.h; do
 		esac
 	done
 done
+# source paths named in comments of the sources and the plugin glue exist
+root=$(cd "$src/.." && pwd)
+while IFS=: read -r f m; do
+	[ -e "$root/$m" ] || bad "${f#"$root"/} names $m, which does not exist"
+done < <(grep -roE '\b(src|lib)/[A-Za-z0-9_/.-]+\.(c|h|md)\b' "$src" "$plugin" --include='*.[ch]')
 [ $fail -eq 0 ] && echo "ok - the command layer and plugin include only public headers"
 exit $fail

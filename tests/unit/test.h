@@ -1,11 +1,19 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* Minimal assertion helpers for the plain-C unit tests (exit 0 pass, 1 fail). */
+/*
+ * The one assertion header of the C tests (unit, emulator, command layer):
+ * exit 0 pass, 1 fail, 77 skip (as liburing's tests; meson reports a skip,
+ * never a pass). CHECK(cond) or CHECK(cond, "format", ...): the message,
+ * when given, must start with a string literal.
+ */
 #ifndef ZNP_TEST_H
 #define ZNP_TEST_H
 
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+
+#define T_EXIT_SKIP	77
 
 static int t_failed;
 static int t_checks;
@@ -14,9 +22,9 @@ static int t_checks;
 	t_checks++;							\
 	if (!(cond)) {							\
 		t_failed++;						\
-		fprintf(stderr, "%s:%d: CHECK(%s) failed: ",		\
+		fprintf(stderr, "%s:%d: CHECK(%s) failed:",		\
 			__FILE__, __LINE__, #cond);			\
-		fprintf(stderr, __VA_ARGS__);				\
+		fprintf(stderr, " " __VA_ARGS__);			\
 		fputc('\n', stderr);					\
 	}								\
 } while (0)
@@ -37,6 +45,13 @@ static int t_checks;
 	CHECK(g_ && !strcmp(g_, w_), "%s = \"%s\", want \"%s\"",	\
 	      #got, g_ ? g_ : "(null)", w_);				\
 } while (0)
+
+/* Stop here: the test cannot run on this machine (exit 77). */
+static inline void t_skip(const char *why)
+{
+	fprintf(stderr, "SKIP: %s\n", why);
+	exit(T_EXIT_SKIP);
+}
 
 static inline int t_done(const char *name)
 {

@@ -253,7 +253,7 @@ for src in "$VM_DIR"/helpers/*.c; do
 	cp "$out" "$stage/usr/bin/"
 done
 # the binary under test: build/nvme-zns-npo2 (or where meson puts it)
-for znp in "${ZNP_BIN:-}" "$BUILD/nvme-zns-npo2" "$BUILD/src/cli/nvme-zns-npo2"; do
+for znp in "${ZNP_BIN:-}" "$BUILD/nvme-zns-npo2"; do
 	[ -n "$znp" ] && [ -x "$znp" ] || continue
 	znp=$(readlink -f "$znp")
 	copy_elf "$stage" "$znp"
@@ -356,7 +356,7 @@ elapsed=$((SECONDS - start))
 fail=()
 [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ] && fail+=("timed out after ${timeout}s")
 [ "$rc" -ne 0 ] && [ "$rc" -ne 124 ] && [ "$rc" -ne 137 ] && fail+=("qemu exited with status $rc")
-bad=$(grep -v -e 'Kernel command line' -e 'vm-run-ignore' "$log" |
+bad=$(grep -v -e 'Kernel command line' "$log" |
 	grep -E 'BUG:|WARNING:|Oops|[Pp]anic' | grep -v 'panic=' | head -5 || true)
 [ -n "$bad" ] && fail+=("kernel trouble in the console log: $(echo "$bad" | head -1)")
 result=$(grep -a '^GUEST-RESULT: ' "$log" | tail -1 || true)
