@@ -12,7 +12,7 @@
 #include <linux/fs.h>
 
 #include "discard.h"
-#include "geometry.h"
+#include "core.h"
 #include "zone.h"
 
 const char *znp_discard_type_name(enum znp_discard_type t)
@@ -126,17 +126,11 @@ void znp_discard_close(struct znp_discard_target *t)
 
 int znp_range_list_add(struct znp_range_list *l, uint64_t start, uint64_t len)
 {
-	struct znp_aio_range *n;
-	size_t cap;
+	struct znp_aio_range *n = znp_grow(l->r, &l->cap, l->nr, sizeof(*n), 64);
 
-	if (l->nr == l->cap) {
-		cap = l->cap ? 2 * l->cap : 64;
-		n = realloc(l->r, cap * sizeof(*n));
-		if (!n)
-			return -ENOMEM;
-		l->r = n;
-		l->cap = cap;
-	}
+	if (!n)
+		return -ENOMEM;
+	l->r = n;
 	l->r[l->nr].start = start;
 	l->r[l->nr].len = len;
 	l->nr++;
@@ -254,15 +248,11 @@ int znp_discard_validate(const struct znp_discard_target *t,
 
 static int plan_add(struct znp_aio_job *job, size_t *cap, uint64_t s, uint64_t l)
 {
-	struct znp_aio_range *n = (struct znp_aio_range *)job->ranges;
+	struct znp_aio_range *n = znp_grow((void *)job->ranges, cap, job->nr, sizeof(*n), 64);
 
-	if (job->nr == *cap) {
-		*cap = *cap ? 2 * *cap : 64;
-		n = realloc(n, *cap * sizeof(*n));
-		if (!n)
-			return -ENOMEM;
-		job->ranges = n;
-	}
+	if (!n)
+		return -ENOMEM;
+	job->ranges = n;
 	n[job->nr].start = s;
 	n[job->nr].len = l;
 	job->nr++;

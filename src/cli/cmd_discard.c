@@ -159,6 +159,7 @@ static int run(const struct znp_cli *cli, const struct znp_opts *o,
 	struct znp_mgmt_opts mo;
 	int ret;
 
+	memset(res, 0, sizeof(*res));	/* filled even when nothing was sent */
 	job->qd = o->queue_depth;
 	job->force_sync = sync;
 	job->stop = &znp_cli_interrupted;

@@ -1,10 +1,27 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* help, version, usage text and the hidden __table dump. */
+#include <stdarg.h>
 #include <string.h>
 
 #include "cmdtab.h"
 #include "exit.h"
 #include "znp-config.h"
+
+/* Append to @buf (size @size, *@n used) and clamp: *@n never passes @size - 1. */
+__attribute__((format(printf, 4, 5)))
+static void spec_add(char *buf, size_t size, size_t *n, const char *fmt, ...)
+{
+	va_list ap;
+	int r;
+
+	if (*n >= size - 1)
+		return;
+	va_start(ap, fmt);
+	r = vsnprintf(buf + *n, size - *n, fmt, ap);
+	va_end(ap);
+	if (r > 0)
+		*n = *n + (size_t)r < size - 1 ? *n + (size_t)r : size - 1;
+}
 
 void znp_cli_usage(const struct znp_cli *cli, const struct znp_cmd_desc *c, FILE *f)
 {
@@ -12,18 +29,17 @@ void znp_cli_usage(const struct znp_cli *cli, const struct znp_cmd_desc *c, FILE
 		c->name, *c->args ? " " : "", c->args, c->help);
 	for (const enum znp_opt_id *p = c->opts; *p != ZNP_O_NR; p++) {
 		const struct znp_opt_desc *d = znp_opt_by_id(*p);
-		char spec[80];
-		int n;
+		char spec[80] = "";
+		size_t n = 0;
 
 		if (d->short_name)
-			n = snprintf(spec, sizeof(spec), "-%c, --%s", d->short_name,
-				     d->long_name);
+			spec_add(spec, sizeof(spec), &n, "-%c, --%s", d->short_name, d->long_name);
 		else
-			n = snprintf(spec, sizeof(spec), "    --%s", d->long_name);
+			spec_add(spec, sizeof(spec), &n, "    --%s", d->long_name);
 		if (d->alias)
-			n += snprintf(spec + n, sizeof(spec) - (size_t)n, ", --%s", d->alias);
+			spec_add(spec, sizeof(spec), &n, ", --%s", d->alias);
 		if (d->meta)
-			snprintf(spec + n, sizeof(spec) - (size_t)n, "=%s", d->meta);
+			spec_add(spec, sizeof(spec), &n, "=%s", d->meta);
 		fprintf(f, "  %-32s %s", spec, d->help);
 		if (d->values && d->kind == ZNP_OK_STATE)
 			fprintf(f, "\n  %-32s (%s)", "", d->values);

@@ -9,10 +9,11 @@
  * identity; `map --restore` maps every recorded namespace present, found by
  * that identity, never by instance names (they change between boots).
  *
- * Test hook (undocumented for users, documented in tests/vm/README.md):
+ * Test hook (-Dtest_hooks=true; documented in tests/vm/patched-map/README.md):
  * ZNP_TEST_MAP_KILL_AT=N makes `map` SIGKILL itself right before creation
  * step N (1 create, 2 load, 3 resume, 4 rename: enum znp_dm_step; 5 record
  * in the mapping file), to prove that no half-made mapping survives.
+ * Restore is in cmd_map_restore.c.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -28,25 +29,13 @@
 #include "cmd_map.h"
 
 #define STEP_PERSIST	ZNP_DM_STEP_NR	/* after the four dm steps */
-#define MAP_ALREADY	(-1)		/* map_dev(): mapped already, by us, as asked */
-
-struct map_ctx {
-	const struct znp_cli *cli;
-	const struct znp_opts *o;
-	struct znp_print *p;
-	const char *name;		/* NULL: default name */
-	bool persist;
-	bool quiet;			/* restore: no map view */
-	char err[320];			/* why map_dev() failed */
-};
 
 const char *znp_map_config(const struct znp_opts *o)
 {
 	return o->config ? o->config : ZNP_DMCONF_PATH;
 }
 
-__attribute__((format(printf, 3, 4)))
-static int fail(struct map_ctx *m, int code, const char *fmt, ...)
+int znp_map_fail(struct map_ctx *m, int code, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -63,10 +52,6 @@ static int kill_hook(enum znp_dm_step step, void *arg)
 	return 0;
 }
 
-/*
- * Test hook (meson -Dtest_hooks=true only): ZNP_TEST_MAP_KILL_AT=N makes
- * map raise SIGKILL before step N, to test crash recovery.
- */
 static int kill_at(void)
 {
 #ifdef ZNP_TEST_HOOKS
@@ -88,35 +73,35 @@ static int refuse_verdict(struct map_ctx *m, const struct znp_dev *dev,
 	case ZNP_V_MAPPABLE:
 		break;
 	case ZNP_V_PO2:
-		return fail(m, ZNP_EXIT_UNSUITABLE, "zone size 0x%" PRIx64
+		return znp_map_fail(m, ZNP_EXIT_UNSUITABLE, "zone size 0x%" PRIx64
 			    " LBAs is a power of 2: nothing to do (no mapping needed)", g->zone_size);
 	case ZNP_V_NEEDS_KERNEL:
-		return fail(m, ZNP_EXIT_UNSUPPORTED, "kernel lacks npo2 support: it hid the block "
+		return znp_map_fail(m, ZNP_EXIT_UNSUPPORTED, "kernel lacks npo2 support: it hid the block "
 			    "device of this npo2 namespace (boot a kernel with kernel-patches/)");
 	case ZNP_V_CAP_LT_SIZE:
-		return fail(m, ZNP_EXIT_UNSUITABLE, "zone capacity 0x%" PRIx64
+		return znp_map_fail(m, ZNP_EXIT_UNSUITABLE, "zone capacity 0x%" PRIx64
 			    " < zone size 0x%" PRIx64 " LBAs: dm-po2zone needs capacity == size",
 			    g->zone_cap, g->zone_size);
 	case ZNP_V_CAP_VARIES:
-		return fail(m, ZNP_EXIT_UNSUITABLE, "%s", znp_verdict_text(r->verdict));
+		return znp_map_fail(m, ZNP_EXIT_UNSUITABLE, "%s", znp_verdict_text(r->verdict));
 	case ZNP_V_NOT_ZNS:
-		return fail(m, ZNP_EXIT_UNSUITABLE, "not a zoned namespace or zoned block device");
+		return znp_map_fail(m, ZNP_EXIT_UNSUITABLE, "not a zoned namespace or zoned block device");
 	}
 	if (r->reasons & ZNP_R_SMALL_LAST_ZONE)
-		return fail(m, ZNP_EXIT_UNSUITABLE, "the last zone is smaller than the others: "
+		return znp_map_fail(m, ZNP_EXIT_UNSUITABLE, "the last zone is smaller than the others: "
 			    "dm-po2zone maps whole zones only");
 	return 0;
 }
 
-static int target_error(struct map_ctx *m, int ret)
+int znp_map_target_error(struct map_ctx *m, int ret)
 {
 	if (ret == -ENODEV)
-		return fail(m, ZNP_EXIT_UNSUPPORTED, "device-mapper is not available (kernel "
+		return znp_map_fail(m, ZNP_EXIT_UNSUPPORTED, "device-mapper is not available (kernel "
 			    "without it, or no access to /dev/mapper/control)");
 	if (ret == -EOPNOTSUPP)
-		return fail(m, ZNP_EXIT_UNSUPPORTED, "the kernel has no dm-po2zone target: "
+		return znp_map_fail(m, ZNP_EXIT_UNSUPPORTED, "the kernel has no dm-po2zone target: "
 			    "build it with kernel-patches/ (CONFIG_DM_PO2ZONE)");
-	return fail(m, ZNP_EXIT_FAILED, "cannot list device-mapper targets: %s",
+	return znp_map_fail(m, ZNP_EXIT_FAILED, "cannot list device-mapper targets: %s",
 		    znp_strerror(ret));
 }
 
@@ -146,10 +131,10 @@ static int check_holders(struct map_ctx *m, const char *kname, const char *uuid)
 	if (hs.kind == 1)
 		return MAP_ALREADY;
 	if (hs.kind == 2 && znp_dm_uuid_is_ours(hs.found.dm_uuid))
-		return fail(m, ZNP_EXIT_REFUSED, "already mapped as %s (/dev/mapper/%s)",
+		return znp_map_fail(m, ZNP_EXIT_REFUSED, "already mapped as %s (/dev/mapper/%s)",
 			    hs.found.dm_name, hs.found.dm_name);
 	if (hs.kind == 2)
-		return fail(m, ZNP_EXIT_REFUSED, "in use by %s%s%s%s", hs.found.kname,
+		return znp_map_fail(m, ZNP_EXIT_REFUSED, "in use by %s%s%s%s", hs.found.kname,
 			    hs.found.dm_name[0] ? " (device-mapper device " : "",
 			    hs.found.dm_name, hs.found.dm_name[0] ? ")" : "");
 	return 0;
@@ -172,16 +157,16 @@ static int check_unused(struct map_ctx *m, const char *uuid, const char *backing
 		if (!ret && !m->o->dry_run) {
 			ret = znp_dm_remove_leftover(uuid, leftover, lsize);
 			if (ret < 0)
-				return fail(m, ZNP_EXIT_FAILED, "cannot remove %s, left by an "
+				return znp_map_fail(m, ZNP_EXIT_FAILED, "cannot remove %s, left by an "
 					    "interrupted map: %s", info.name, znp_strerror(ret));
 		} else if (ret && ret != -ENXIO) {
-			return fail(m, ZNP_EXIT_FAILED, "cannot list device-mapper devices: %s",
+			return znp_map_fail(m, ZNP_EXIT_FAILED, "cannot list device-mapper devices: %s",
 				    znp_strerror(ret));
 		}
 	}
 	fd = open(backing, O_RDONLY | O_EXCL | O_CLOEXEC);
 	if (fd < 0 && errno == EBUSY)
-		return fail(m, ZNP_EXIT_REFUSED, "block device %s is in use (mounted or held)",
+		return znp_map_fail(m, ZNP_EXIT_REFUSED, "block device %s is in use (mounted or held)",
 			    backing);
 	if (fd >= 0)
 		close(fd);
@@ -190,13 +175,14 @@ static int check_unused(struct map_ctx *m, const char *uuid, const char *backing
 
 /*
  * Create the mapping, then record it with --persist; a mapping that cannot
- * be recorded is removed again. Return: 0 or -errno, *recorded set.
+ * be recorded is removed again. Return: 0 or -errno; m->err is set when
+ * the mapping was created but could not be recorded.
  */
 static int create(struct map_ctx *m, struct znp_dm_create_req *req,
 		  const struct znp_dmconf_entry *e, struct znp_dm_info *info)
 {
 	sigset_t block, old;
-	int at = kill_at(), ret;
+	int at = kill_at(), ret, rm;
 
 	req->before_step = at ? kill_hook : NULL;
 	req->arg = &at;
@@ -213,116 +199,176 @@ static int create(struct map_ctx *m, struct znp_dm_create_req *req,
 	} else if (m->persist) {
 		kill_hook(STEP_PERSIST, &at);
 		ret = znp_dmconf_put(znp_map_config(m->o), e);
-		if (ret) {
+		rm = ret ? znp_dm_remove(req->name, false) : 0;
+		if (ret && rm < 0)
+			snprintf(m->err, sizeof(m->err), "cannot record it in %s: %s; and cannot "
+				 "remove it again (%s): still mapped as %s",
+				 znp_map_config(m->o), znp_strerror(ret), znp_strerror(rm),
+				 req->name);
+		else if (ret)
 			snprintf(m->err, sizeof(m->err), "cannot record it in %s: %s; not mapped",
 				 znp_map_config(m->o), znp_strerror(ret));
-			znp_dm_remove(req->name, false);
-		}
 	}
 	sigprocmask(SIG_SETMASK, &old, NULL);
 	return ret;
 }
 
-/*
- * Map an opened, probed device. Return: 0, MAP_ALREADY (mapped by us with
- * this identity), or an exit code with m->err set.
- */
-static int map_dev(struct map_ctx *m, struct znp_dev *dev)
+/* What map creates: computed from the device alone, nothing sent. */
+struct map_plan {
+	const struct znp_ns_info *ns;	/* NULL: not NVMe */
+	const char *kname;		/* block device to map (kernel name) */
+	char ident[ZNP_IDENT_MAX];	/* "" when the device has none */
+	char uuid[ZNP_DM_UUID_MAX];
+	char name[ZNP_DM_NAME_MAX];
+	char backing[PATH_MAX];
+	char table[PATH_MAX + 64];	/* the table line, for the view */
+	struct znp_dm_create_req req;
+};
+
+/* Identity, UUID and name of the mapping. */
+static int plan_names(struct map_ctx *m, const struct znp_dev *dev, struct map_plan *pl)
 {
-	const struct znp_ns_info *ns = znp_dev_is_nvme(dev) ? &dev->ns : NULL;
-	char ident[ZNP_IDENT_MAX] = "", uuid[ZNP_DM_UUID_MAX], name[ZNP_DM_NAME_MAX];
-	char backing[PATH_MAX], table[PATH_MAX + 64], leftover[ZNP_DM_NAME_MAX] = "";
-	struct znp_dm_create_req req = { 0 };
+	int ret = 0;
+
+	if (pl->ns && (ret = znp_ident_from_ns(pl->ns, pl->ident, sizeof(pl->ident))) &&
+	    ret != -ENODATA)
+		return znp_map_fail(m, ZNP_EXIT_FAILED, "cannot build its identity: %s",
+				    znp_strerror(ret));
+	if (m->persist && !pl->ident[0])
+		return znp_map_fail(m, ZNP_EXIT_UNSUITABLE, "--persist needs a stable identity "
+				    "(an NVMe namespace with an NGUID, EUI-64 or serial number)");
+	if (pl->ident[0])
+		ret = znp_dm_uuid(pl->ident, pl->uuid, sizeof(pl->uuid));
+	else
+		ret = snprintf(pl->uuid, sizeof(pl->uuid), ZNP_DM_UUID_PREFIX "dev:%s",
+			       pl->kname) >= (int)sizeof(pl->uuid) ? -ENAMETOOLONG : 0;
+	if (!ret)
+		ret = m->name ? znp_strlcpy(pl->name, m->name, sizeof(pl->name))
+			      : znp_dm_default_name(pl->ns, dev->name, pl->name, sizeof(pl->name));
+	if (ret)
+		return znp_map_fail(m, ZNP_EXIT_FAILED, "cannot name the mapping: %s",
+				    znp_strerror(ret));
+	return 0;
+}
+
+/* The pure plan: refusal by verdict, name, UUID and table. */
+static int map_plan(struct map_ctx *m, const struct znp_dev *dev, struct map_plan *pl)
+{
 	struct znp_check_result res;
+	int ret;
+
+	pl->ns = znp_dev_is_nvme(dev) ? &dev->ns : NULL;
+	ret = znp_check(pl->ns, &dev->geom, dev->is_zoned, &res);
+	if (ret)
+		return znp_map_fail(m, ZNP_EXIT_FAILED, "cannot decide: %s", znp_strerror(ret));
+	ret = refuse_verdict(m, dev, &res);
+	if (ret)
+		return ret;
+	pl->kname = pl->ns ? pl->ns->blk_name : dev->name;
+	if (!pl->kname[0] || znp_dev_path(&m->cli->env, pl->backing, sizeof(pl->backing),
+					  pl->kname))
+		return znp_map_fail(m, ZNP_EXIT_UNSUITABLE, "no block device to map");
+	ret = plan_names(m, dev, pl);
+	if (ret)
+		return ret;
+	pl->req.name = pl->name;
+	pl->req.uuid = pl->uuid;
+	if (znp_dm_table_len(&dev->geom, &pl->req.table.len))
+		return znp_map_fail(m, ZNP_EXIT_UNSUITABLE, "mapped size does not fit 64 bits");
+	if (znp_strlcpy(pl->req.table.dev, pl->backing, sizeof(pl->req.table.dev)))
+		return znp_map_fail(m, ZNP_EXIT_UNSUITABLE, "device path too long for a table: %s",
+				    pl->backing);
+	return 0;
+}
+
+/*
+ * What is there already: holders, the dm-po2zone target (its name goes
+ * into the table), leftovers, the name. Fills @pl->table.
+ */
+static int map_check(struct map_ctx *m, struct map_plan *pl, char *leftover, size_t lsize)
+{
 	struct znp_dm_info info;
-	const char *kname;
 	uint32_t ver[3];
 	bool dm_usable;
 	int ret;
 
-	ret = znp_check(ns, &dev->geom, dev->is_zoned, &res);
-	if (ret)
-		return fail(m, ZNP_EXIT_FAILED, "cannot decide: %s", znp_strerror(ret));
-	ret = refuse_verdict(m, dev, &res);
+	ret = check_holders(m, pl->kname, pl->uuid);
 	if (ret)
 		return ret;
-	kname = ns ? ns->blk_name : dev->name;
-	if (!kname[0] || znp_dev_path(&m->cli->env, backing, sizeof(backing), kname))
-		return fail(m, ZNP_EXIT_UNSUITABLE, "no block device to map");
-	if (ns && (ret = znp_ident_from_ns(ns, ident, sizeof(ident))) && ret != -ENODATA)
-		return fail(m, ZNP_EXIT_FAILED, "cannot build its identity: %s", znp_strerror(ret));
-	if (m->persist && !ident[0])
-		return fail(m, ZNP_EXIT_UNSUITABLE, "--persist needs a stable identity (an NVMe "
-			    "namespace with an NGUID, EUI-64 or serial number)");
-	if (ident[0])
-		ret = znp_dm_uuid(ident, uuid, sizeof(uuid));
-	else
-		ret = snprintf(uuid, sizeof(uuid), ZNP_DM_UUID_PREFIX "dev:%s", kname) >=
-		      (int)sizeof(uuid) ? -ENAMETOOLONG : 0;
-	if (!ret)
-		ret = m->name ? znp_strlcpy(name, m->name, sizeof(name))
-			      : znp_dm_default_name(ns, dev->name, name, sizeof(name));
-	if (ret)
-		return fail(m, ZNP_EXIT_FAILED, "cannot name the mapping: %s", znp_strerror(ret));
-
-	req.name = name;
-	req.uuid = uuid;
-	ret = znp_dm_table_len(&dev->geom, &req.table.len);
-	if (ret)
-		return fail(m, ZNP_EXIT_UNSUITABLE, "mapped size does not fit 64 bits");
-	if (znp_strlcpy(req.table.dev, backing, sizeof(req.table.dev)))
-		return fail(m, ZNP_EXIT_UNSUITABLE, "device path too long for a table: %s", backing);
-	ret = check_holders(m, kname, uuid);
-	if (ret)
-		return ret;
-	ret = znp_dm_target_find(req.table.target, sizeof(req.table.target), ver);
+	ret = znp_dm_target_find(pl->req.table.target, sizeof(pl->req.table.target), ver);
 	dm_usable = !ret;
 	if (ret && !m->o->dry_run)
-		return target_error(m, ret);
+		return znp_map_target_error(m, ret);
 	if (ret) {
 		/* a dry run changes nothing: show the command, say what is missing */
-		target_error(m, ret);
+		znp_map_target_error(m, ret);
 		fprintf(m->cli->err, "%s: %s: note: %s\n", m->cli->prog, m->o->args[0], m->err);
-		znp_strlcpy(req.table.target, "po2zone", sizeof(req.table.target));
+		znp_strlcpy(pl->req.table.target, "po2zone", sizeof(pl->req.table.target));
 	}
-	ret = check_unused(m, uuid, backing, dm_usable, leftover, sizeof(leftover));
+	ret = check_unused(m, pl->uuid, pl->backing, dm_usable, leftover, lsize);
 	if (ret)
 		return ret;
-	if (dm_usable && !znp_dm_get(name, &info))
-		return fail(m, ZNP_EXIT_REFUSED, "a device-mapper device named %s exists already "
-			    "(choose another name with --name)", name);
-	znp_dm_table_format(table, sizeof(table), &req.table);
+	if (dm_usable && !znp_dm_get(pl->name, &info))
+		return znp_map_fail(m, ZNP_EXIT_REFUSED, "a device-mapper device named %s exists "
+				    "already (choose another name with --name)", pl->name);
+	ret = znp_dm_table_format(pl->table, sizeof(pl->table), &pl->req.table);
+	if (ret)
+		return znp_map_fail(m, ZNP_EXIT_UNSUITABLE, "cannot build the table: %s",
+				    znp_strerror(ret));
+	return 0;
+}
 
-	struct znp_map_view v = {
-		.device = m->o->nargs ? m->o->args[0] : dev->path, .backing = backing, .ns = ns,
-		.geom = &dev->geom, .name = name, .uuid = uuid, .ident = ident[0] ? ident : NULL,
-		.target = req.table.target, .table = table, .table_len = req.table.len,
-		.leftover = leftover[0] ? leftover : NULL, .dry_run = m->o->dry_run,
-		.persisted = m->persist, .config = znp_map_config(m->o),
-	};
-	char dmk[32];
+/* Create (and record) the mapping; @dmk receives its kernel name. */
+static int map_apply(struct map_ctx *m, const struct znp_dev *dev, struct map_plan *pl,
+		     char *dmk, size_t dsize)
+{
+	struct znp_dmconf_entry e = { .lba_size = dev->geom.lba_size,
+		.zone_size = dev->geom.zone_size, .nr_zones = dev->geom.nr_zones };
+	struct znp_dm_info info;
+	int ret;
 
-	if (!m->o->dry_run) {
-		struct znp_dmconf_entry e = { .lba_size = dev->geom.lba_size,
-			.zone_size = dev->geom.zone_size, .nr_zones = dev->geom.nr_zones };
-
-		znp_strlcpy(e.name, name, sizeof(e.name));
-		znp_strlcpy(e.ident, ident, sizeof(e.ident));
-		ret = create(m, &req, &e, &info);
-		if (ret && m->err[0])
-			return ZNP_EXIT_FAILED;
-		if (ret == -EEXIST)
-			return fail(m, ZNP_EXIT_REFUSED, "cannot create %s: name or identity in use "
-				    "(%s)", name, znp_dm_last_error());
-		if (ret)
-			return fail(m, ret == -EBUSY ? ZNP_EXIT_REFUSED : ZNP_EXIT_FAILED,
-				    "cannot create %s: %s%s%s", name, znp_strerror(ret),
+	znp_strlcpy(e.name, pl->name, sizeof(e.name));
+	znp_strlcpy(e.ident, pl->ident, sizeof(e.ident));
+	ret = create(m, &pl->req, &e, &info);
+	if (ret && m->err[0])
+		return ZNP_EXIT_FAILED;
+	if (ret == -EEXIST)
+		return znp_map_fail(m, ZNP_EXIT_REFUSED, "cannot create %s: name or identity in "
+				    "use (%s)", pl->name, znp_dm_last_error());
+	if (ret)
+		return znp_map_fail(m, ret == -EBUSY ? ZNP_EXIT_REFUSED : ZNP_EXIT_FAILED,
+				    "cannot create %s: %s%s%s", pl->name, znp_strerror(ret),
 				    *znp_dm_last_error() ? ": " : "", znp_dm_last_error());
-		snprintf(dmk, sizeof(dmk), "dm-%" PRIu32, info.minor);
-		v.dm_kname = dmk;
-	}
-	if (!m->quiet)
+	snprintf(dmk, dsize, "dm-%" PRIu32, info.minor);
+	return 0;
+}
+
+int znp_map_dev(struct map_ctx *m, struct znp_dev *dev)
+{
+	char leftover[ZNP_DM_NAME_MAX] = "", dmk[32] = "";
+	struct map_plan pl = { 0 };
+	int ret;
+
+	ret = map_plan(m, dev, &pl);
+	if (!ret)
+		ret = map_check(m, &pl, leftover, sizeof(leftover));
+	if (!ret && !m->o->dry_run)
+		ret = map_apply(m, dev, &pl, dmk, sizeof(dmk));
+	if (ret)
+		return ret;
+	if (!m->quiet) {
+		struct znp_map_view v = {
+			.device = m->o->nargs ? m->o->args[0] : dev->path,
+			.backing = pl.backing, .ns = pl.ns, .geom = &dev->geom, .name = pl.name,
+			.uuid = pl.uuid, .ident = pl.ident[0] ? pl.ident : NULL,
+			.target = pl.req.table.target, .table = pl.table,
+			.table_len = pl.req.table.len, .leftover = leftover[0] ? leftover : NULL,
+			.dry_run = m->o->dry_run, .persisted = m->persist,
+			.config = znp_map_config(m->o), .dm_kname = dmk[0] ? dmk : NULL,
+		};
+
 		m->p->ops->map(m->p, &v);
+	}
 	return 0;
 }
 
@@ -335,186 +381,19 @@ static int map_one(const struct znp_cli *cli, const struct znp_opts *o, struct z
 	ret = znp_cli_open_dev(cli, o, ZNP_CLI_FULL_CAP, false, &dev);
 	if (ret)
 		return ret;
-	ret = map_dev(&m, dev);
+	ret = znp_map_dev(&m, dev);
 	if (ret == MAP_ALREADY) {
 		struct znp_holder h = { 0 };
 		const char *kname = znp_dev_is_nvme(dev) ? dev->ns.blk_name : dev->name;
 
 		if (!znp_blk_po2_holder(&cli->env, kname, &h))
 			znp_strlcpy(h.dm_name, "a mapping of this tool", sizeof(h.dm_name));
-		ret = fail(&m, ZNP_EXIT_REFUSED, "already mapped as %s", h.dm_name);
+		ret = znp_map_fail(&m, ZNP_EXIT_REFUSED, "already mapped as %s", h.dm_name);
 	}
 	if (ret)
 		znp_cli_err(cli, o->args[0], "%s", m.err);
 	znp_dev_close(dev);
 	return ret;
-}
-
-/* ---- map --restore ------------------------------------------------------ */
-
-struct ns_found {
-	struct znp_ns_info ns;
-	char ident[ZNP_IDENT_MAX];
-	struct znp_geom geom;
-	bool ok;			/* probed and zoned */
-};
-
-struct restore_ctx {
-	const struct znp_cli *cli;
-	const struct znp_opts *o;
-	struct znp_print *p;
-	struct ns_found *ns;
-	size_t nr_ns, cap;
-	int first_fail;			/* exit code of the first failure */
-};
-
-static int collect_ns(const struct znp_scan_entry *e, void *arg)
-{
-	struct restore_ctx *r = arg;
-	struct ns_found *f;
-
-	if (r->nr_ns == r->cap) {
-		size_t cap = r->cap ? 2 * r->cap : 16;
-		struct ns_found *v = realloc(r->ns, cap * sizeof(*v));
-
-		if (!v)
-			return -ENOMEM;
-		r->ns = v;
-		r->cap = cap;
-	}
-	f = &r->ns[r->nr_ns++];
-	memset(f, 0, sizeof(*f));
-	f->ns = e->ns;
-	f->geom = e->geom;
-	f->ok = !e->probe_ret && e->is_zoned;
-	if (znp_ident_from_ns(&e->ns, f->ident, sizeof(f->ident)))
-		f->ident[0] = '\0';
-	return 0;
-}
-
-static void restore_result(struct restore_ctx *r, struct znp_restore_entry *re, int code)
-{
-	r->p->ops->restore_entry(r->p, re);
-	if (code && !r->first_fail)
-		r->first_fail = code;
-	if (code)
-		znp_cli_err(r->cli, re->name ? re->name : znp_map_config(r->o), "%s", re->error);
-}
-
-static int restore_entry(unsigned int lineno, const struct znp_dmconf_entry *e,
-			 const char *why, void *arg)
-{
-	struct restore_ctx *r = arg;
-	struct znp_restore_entry re = { .line = lineno };
-	struct map_ctx m = { .cli = r->cli, .o = r->o, .p = r->p, .quiet = true };
-	const struct ns_found *f = NULL;
-	char path[PATH_MAX], msg[400];
-	struct znp_dev *dev;
-	const char *dwhy;
-	int ret;
-
-	if (!e) {
-		snprintf(msg, sizeof(msg), "%s line %u: %s", znp_map_config(r->o), lineno, why);
-		re.result = "invalid";
-		re.error = msg;
-		restore_result(r, &re, ZNP_EXIT_FAILED);
-		return 0;
-	}
-	re.name = e->name;
-	re.ident = e->ident;
-	for (size_t i = 0; i < r->nr_ns && !f; i++)
-		if (!strcmp(r->ns[i].ident, e->ident))
-			f = &r->ns[i];
-	if (!f) {
-		re.result = "missing";
-		re.error = "namespace not present: skipped";
-		restore_result(r, &re, 0);
-		return 0;
-	}
-	znp_dev_path(&r->cli->env, path, sizeof(path),
-		     f->ns.blk_visible && f->ns.blk_name[0] ? f->ns.blk_name : f->ns.ng_name);
-	re.device = path;
-	re.result = "failed";
-	if (f->ok && ((e->lba_size && e->lba_size != f->geom.lba_size) ||
-		      (e->zone_size && e->zone_size != f->geom.zone_size) ||
-		      (e->nr_zones && e->nr_zones != f->geom.nr_zones))) {
-		snprintf(msg, sizeof(msg), "geometry differs from the recorded one (LBA size %"
-			 PRIu32 ", zone size %" PRIu64 ", %" PRIu64 " zones): not mapped",
-			 f->geom.lba_size, f->geom.zone_size, f->geom.nr_zones);
-		re.error = msg;
-		restore_result(r, &re, ZNP_EXIT_UNSUITABLE);
-		return 0;
-	}
-	ret = znp_dev_open(&r->cli->env, path, 0, &dev, &dwhy);
-	if (!ret) {
-		ret = znp_dev_probe_flags(dev, ZNP_PROBE_FULL_CAP);
-		if (ret == -EMEDIUMTYPE)
-			ret = 0;
-		if (ret)
-			znp_dev_close(dev);
-	}
-	if (ret) {
-		snprintf(msg, sizeof(msg), "%s", dwhy ? dwhy : znp_strerror(ret));
-		re.error = msg;
-		restore_result(r, &re, znp_exit_from_ret(ret));
-		return 0;
-	}
-	m.name = e->name;
-	ret = map_dev(&m, dev);
-	znp_dev_close(dev);
-	if (ret == MAP_ALREADY) {
-		re.result = "already-mapped";
-		ret = 0;
-	} else if (!ret) {
-		re.result = r->o->dry_run ? "would-map" : "mapped";
-	} else {
-		snprintf(msg, sizeof(msg), "%s", m.err);
-		re.error = msg;
-	}
-	restore_result(r, &re, ret);
-	return 0;
-}
-
-static int map_restore(const struct znp_cli *cli, const struct znp_opts *o,
-		       struct znp_print *p)
-{
-	struct restore_ctx r = { .cli = cli, .o = o, .p = p };
-	const char *conf = znp_map_config(o);
-	char target[ZNP_DM_TARGET_MAX];
-	uint32_t ver[3];
-	char *buf = NULL;
-	size_t len = 0;
-	int ret;
-
-	ret = znp_dmconf_read(conf, &buf, &len);
-	if (ret == -ENOENT) {
-		p->ops->restore_begin(p, conf);
-		p->ops->restore_end(p);
-		return ZNP_EXIT_OK;	/* nothing recorded */
-	}
-	if (ret)
-		return znp_cli_fail(cli, conf, "cannot read the mapping file", ret);
-	ret = znp_dm_target_find(target, sizeof(target), ver);
-	if (ret && !o->dry_run) {
-		struct map_ctx m = { 0 };
-
-		ret = target_error(&m, ret);
-		znp_cli_err(cli, "map", "%s", m.err);
-		free(buf);
-		return ret;
-	}
-	ret = znp_scan(&cli->env, collect_ns, &r);
-	if (ret) {
-		free(buf);
-		free(r.ns);
-		return znp_cli_fail(cli, "map", "cannot list NVMe namespaces", ret);
-	}
-	p->ops->restore_begin(p, conf);
-	znp_dmconf_parse(buf, len, restore_entry, &r);
-	p->ops->restore_end(p);
-	free(buf);
-	free(r.ns);
-	return r.first_fail;
 }
 
 int znp_cmd_map(const struct znp_cli *cli, const struct znp_opts *o, struct znp_print *p)
@@ -526,7 +405,7 @@ int znp_cmd_map(const struct znp_cli *cli, const struct znp_opts *o, struct znp_
 		return ZNP_EXIT_USAGE;
 	}
 	if (o->restore)
-		return map_restore(cli, o, p);
+		return znp_map_restore(cli, o, p);
 	if (!o->nargs) {
 		znp_cli_err(cli, "map", "missing argument <device> (or --restore)");
 		return ZNP_EXIT_USAGE;

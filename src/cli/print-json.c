@@ -371,11 +371,12 @@ static void json_map(struct znp_print *p, const struct znp_map_view *v)
 	j_put(p, "dm", str_or_null(v->dm_kname));
 	j_put(p, "leftover_removed", str_or_null(v->leftover));
 	j_put(p, "lba_size", u64(g->lba_size));
-	j_put(p, "dev_zone_size", u64(g->zone_size));
-	j_put(p, "zone_size", u64(znp_po2_zone_size(g)));
+	/* keys mean what they mean everywhere: the namespace's; po2_*: the mapping's */
+	j_put(p, "zone_size", u64(g->zone_size));
 	j_put(p, "zone_cap", u64(g->zone_cap));
 	j_put(p, "nr_zones", u64(g->nr_zones));
-	j_put(p, "nlbas", u64(znp_po2_dev_lbas(g)));
+	j_put(p, "po2_zone_size", u64(znp_po2_zone_size(g)));
+	j_put(p, "po2_nlbas", u64(znp_po2_dev_lbas(g)));
 	j_put(p, "size_sectors", u64(v->table_len));
 	j_put(p, "persisted", json_object_new_boolean(v->persisted));
 	j_put(p, "config", str_or_null(v->persisted ? v->config : NULL));

@@ -2,7 +2,7 @@
 /*
  * The core room's public face: the return convention and its decoder
  * (error.h), all zone arithmetic (geometry.h), eligibility for a po2
- * mapping (check.h), and the string helper every room uses.
+ * mapping (check.h), and the string and array helpers every room uses.
  */
 #ifndef ZNP_CORE_H
 #define ZNP_CORE_H
@@ -15,5 +15,26 @@
 
 /* Copy @src into @dst (size @len), always terminated; -ENAMETOOLONG if cut. */
 int znp_strlcpy(char *dst, const char *src, size_t len);
+
+/**
+ * znp_grow() - the growable-array helper: room for element @nr of @v
+ * @v: the array (may be NULL), @nr elements used, *@cap allocated
+ * @size: bytes per element
+ * @first: capacity of the first allocation (doubling after that)
+ *
+ * Return: @v when it has room, else the reallocated array (*@cap updated),
+ * or NULL on failure (@v and *@cap untouched: still valid).
+ */
+void *znp_grow(void *v, size_t *cap, size_t nr, size_t size, size_t first);
+
+/**
+ * znp_line_next() - the line walker: the next line of @buf (@len bytes,
+ * need not be NUL-terminated) from *@off
+ * @n: out, its length without the newline
+ *
+ * Advances *@off past the line and its newline (a last line may lack one).
+ * Return: the line's first byte, or NULL when *@off reached @len.
+ */
+const char *znp_line_next(const char *buf, size_t len, size_t *off, size_t *n);
 
 #endif

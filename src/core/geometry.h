@@ -18,7 +18,8 @@ struct znp_geom {
 	uint32_t lba_size;	/* bytes per logical block */
 	uint64_t nlbas;		/* namespace / device size in LBAs */
 	uint64_t zone_size;	/* LBAs per zone (zone stride) */
-	uint64_t zone_cap;	/* writable LBAs per zone (from the report) */
+	uint64_t zone_cap;	/* writable LBAs of zone 0, the first full-size zone
+				 * (from the report) */
 	bool zone_cap_varies;	/* zones report different capacities */
 	uint64_t nr_zones;	/* including a smaller last zone, if any */
 	uint32_t mdts_bytes;	/* max data transfer, 0 = unlimited/unknown */

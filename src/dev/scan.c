@@ -24,15 +24,10 @@ static struct znp_scan_entry *list_add(struct ns_list *l)
 {
 	struct znp_scan_entry *e;
 
-	if (l->n == l->cap) {
-		size_t cap = l->cap ? 2 * l->cap : 16;
-
-		e = realloc(l->v, cap * sizeof(*e));
-		if (!e)
-			return NULL;
-		l->v = e;
-		l->cap = cap;
-	}
+	e = znp_grow(l->v, &l->cap, l->n, sizeof(*e), 16);
+	if (!e)
+		return NULL;
+	l->v = e;
 	e = &l->v[l->n++];
 	memset(e, 0, sizeof(*e));
 	return e;

@@ -53,8 +53,15 @@ int znp_dmconf_read(const char *path, char **buf, size_t *len)
 		n = read(fd, b + off, (size_t)st.st_size - off);
 		if (n < 0 && errno == EINTR)
 			continue;
-		if (n <= 0)
-			break;
+		if (n <= 0) {
+			/*
+			 * A failed or short read must never pass for the whole file:
+			 * the next rewrite would drop the recorded mappings.
+			 */
+			ret = n < 0 ? -errno : -EIO;
+			free(b);
+			goto out_close;
+		}
 		off += (size_t)n;
 	}
 	b[off] = '\0';
@@ -110,6 +117,22 @@ static int write_all(int fd, const char *s, size_t n)
 	return 0;
 }
 
+static int fsync_dir(const char *path)
+{
+	char tmp[PATH_MAX];
+	int fd, ret = 0;
+
+	if (znp_strlcpy(tmp, path, sizeof(tmp)))
+		return -ENAMETOOLONG;
+	fd = open(dirname(tmp), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (fsync(fd))
+		ret = -errno;
+	close(fd);
+	return ret;
+}
+
 /*
  * Rewrite @path: keep every line of @old except those matching (@ident or
  * @name), then append @add (may be NULL). Return: lines dropped or -errno.
@@ -118,31 +141,35 @@ static int rewrite(const char *path, const char *old, size_t len, const char *id
 		   const char *name, const char *add)
 {
 	char tmp[PATH_MAX];
-	size_t off = 0;
+	mode_t mode = 0644;
+	struct stat st;
+	size_t off = 0, n;
+	const char *line;
 	int fd, ret = 0, dropped = 0;
 
 	if (snprintf(tmp, sizeof(tmp), "%s.tmp.%d", path, (int)getpid()) >= (int)sizeof(tmp))
 		return -ENAMETOOLONG;
-	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (!stat(path, &st))
+		mode = st.st_mode & 07777;	/* keep the file's mode */
+	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
 	if (fd < 0)
 		return -errno;
-	if (!old)
+	if (fchmod(fd, mode))
+		ret = -errno;
+	if (!ret && !old)
 		ret = write_all(fd, header, sizeof(header) - 1);
-	while (!ret && old && off < len) {
-		const char *nl = memchr(old + off, '\n', len - off);
-		size_t n = nl ? (size_t)(nl - (old + off)) : len - off;
+	while (!ret && old && (line = znp_line_next(old, len, &off, &n))) {
 		struct znp_dmconf_entry e;
 		const char *why;
 
-		if (znp_dmconf_parse_line(old + off, n, &e, &why) == 1 &&
+		if (znp_dmconf_parse_line(line, n, &e, &why) == 1 &&
 		    ((ident && !strcmp(e.ident, ident)) || (name && !strcmp(e.name, name)))) {
 			dropped++;
 		} else {
-			ret = write_all(fd, old + off, n);
+			ret = write_all(fd, line, n);
 			if (!ret)
 				ret = write_all(fd, "\n", 1);
 		}
-		off += n + (nl ? 1 : 0);
 	}
 	if (!ret && add)
 		ret = write_all(fd, add, strlen(add));
@@ -156,7 +183,8 @@ static int rewrite(const char *path, const char *old, size_t len, const char *id
 		unlink(tmp);
 		return ret;
 	}
-	return dropped;
+	ret = fsync_dir(path);	/* the rename itself must reach the disk */
+	return ret ? ret : dropped;
 }
 
 int znp_dmconf_put(const char *path, const struct znp_dmconf_entry *e)
@@ -191,7 +219,8 @@ int znp_dmconf_drop(const char *path, const char *ident, const char *name)
 	struct znp_dmconf_entry e;
 	const char *why;
 	char *old = NULL;
-	size_t len = 0, off = 0;
+	size_t len = 0, off = 0, n;
+	const char *line;
 	bool found = false;
 	int lock, ret;
 
@@ -203,14 +232,9 @@ int znp_dmconf_drop(const char *path, const char *ident, const char *name)
 		ret = ret == -ENOENT ? 0 : ret;
 		goto out;
 	}
-	while (!found && off < len) {
-		const char *nl = memchr(old + off, '\n', len - off);
-		size_t n = nl ? (size_t)(nl - (old + off)) : len - off;
-
-		found = znp_dmconf_parse_line(old + off, n, &e, &why) == 1 &&
+	while (!found && (line = znp_line_next(old, len, &off, &n)))
+		found = znp_dmconf_parse_line(line, n, &e, &why) == 1 &&
 			((ident && !strcmp(e.ident, ident)) || (!ident && name && !strcmp(e.name, name)));
-		off += n + (nl ? 1 : 0);
-	}
 	if (found)
 		ret = rewrite(path, old, len, ident, ident ? NULL : name, NULL) > 0;
 out:

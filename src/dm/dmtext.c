@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core.h"
 #include "dmtext.h"
 
 #define SEP " \t"
@@ -485,15 +486,11 @@ static const char *dup_of(const struct seen_list *l, const struct znp_dmconf_ent
 
 static int seen_add(struct seen_list *l, const struct znp_dmconf_entry *e)
 {
-	if (l->n == l->cap) {
-		size_t cap = l->cap ? 2 * l->cap : 16;
-		struct znp_dmconf_entry *v = realloc(l->v, cap * sizeof(*v));
+	struct znp_dmconf_entry *v = znp_grow(l->v, &l->cap, l->n, sizeof(*v), 16);
 
-		if (!v)
-			return -ENOMEM;
-		l->v = v;
-		l->cap = cap;
-	}
+	if (!v)
+		return -ENOMEM;
+	l->v = v;
 	l->v[l->n++] = *e;
 	return 0;
 }
@@ -509,15 +506,15 @@ int znp_dmconf_parse(const char *buf, size_t len,
 	size_t off = 0;
 	int ret = 0;
 
-	while (off < len && !ret) {
-		const char *nl = memchr(buf + off, '\n', len - off);
-		size_t n = nl ? (size_t)(nl - (buf + off)) : len - off;
+	const char *line;
+	size_t n;
+
+	while (!ret && (line = znp_line_next(buf, len, &off, &n))) {
 		const char *why = NULL;
 		int r;
 
 		lineno++;
-		r = znp_dmconf_parse_line(buf + off, n, &e, &why);
-		off += n + (nl ? 1 : 0);
+		r = znp_dmconf_parse_line(line, n, &e, &why);
 		if (r == 1 && (why = dup_of(&seen, &e)))
 			r = -EINVAL;
 		if (r == 1) {

@@ -163,7 +163,7 @@ int znp_dmconf_parse_line(const char *line, size_t len, struct znp_dmconf_entry 
  *      the 1-based line number; a non-zero return stops and is returned
  *
  * Duplicate names or identities are reported as bad lines (the first wins).
- * Return: 0 or what @cb returned.
+ * Return: 0, -ENOMEM, or what @cb returned.
  */
 int znp_dmconf_parse(const char *buf, size_t len,
 		     int (*cb)(unsigned int lineno, const struct znp_dmconf_entry *e,

@@ -142,6 +142,15 @@ static int report_fetch(struct znp_report_iter *it)
  * (not zoned / not probed), -ENOMEM, -EPROTO (malformed data, zone count
  * differs from Identify), another -errno or a positive NVMe status.
  */
+/*
+ * geom.zone_cap, on both probe paths: the capacity of zone 0, the first
+ * full-size zone (zone_size <= nlbas: zone 0 is never the short one).
+ */
+static uint64_t first_cap(const struct znp_report_iter *it)
+{
+	return it->zones[0].cap;
+}
+
 int znp_report_begin(struct znp_dev *dev, uint64_t slba,
 		     enum znp_state_filter filter, struct znp_report_iter **out)
 {
@@ -190,9 +199,9 @@ int znp_report_begin(struct znp_dev *dev, uint64_t slba,
 	ret = report_fetch(it);
 	if (ret)
 		goto out_free;
-	if (!dev->geom.zone_cap && it->cap_seen) {
+	if (!dev->geom.zone_cap && it->nz) {
 		/* deferred capacity probe: an unfiltered report from zone 0 */
-		dev->geom.zone_cap = it->cap;
+		dev->geom.zone_cap = first_cap(it);
 		dev->geom.zone_cap_varies = it->cap_varies;
 	}
 	*out = it;
@@ -289,7 +298,7 @@ int znp_report_probe_cap(struct znp_dev *dev)
 		ret = -EPROTO;
 		goto out_end;
 	}
-	g->zone_cap = it->zones[0].cap;
+	g->zone_cap = first_cap(it);
 	g->zone_cap_varies = it->cap_varies;
 out_end:
 	znp_report_end(it);

@@ -84,11 +84,12 @@ LD_PRELOAD= python3 - "$root/out" <<'PY' && ok || bad "dry run JSON"
 import json, sys
 j = json.load(open(sys.argv[1]))
 exp = {"name": "mine", "target": "po2zone", "dry_run": True, "dm": None, "lba_size": 4096,
-       "dev_zone_size": 24576, "zone_size": 32768, "zone_cap": 24576, "nr_zones": 10,
-       "nlbas": 327680, "size_sectors": 2621440, "persisted": False, "nsid": 1,
+       "zone_size": 24576, "po2_zone_size": 32768, "zone_cap": 24576, "nr_zones": 10,
+       "po2_nlbas": 327680, "size_sectors": 2621440, "persisted": False, "nsid": 1,
        "serial": "SN-ZNS-0", "dm_path": "/dev/mapper/mine"}
 bad = {k: (j.get(k), v) for k, v in exp.items() if j.get(k) != v}
 assert not bad, bad
+assert "dev_zone_size" not in j and "nlbas" not in j, j   # one meaning per key
 assert j["backing"].endswith("/dev/nvme0n1"), j["backing"]
 assert j["uuid"] == "ZNPO2-" + j["identity"], j
 assert j["table"] == "0 2621440 po2zone " + j["backing"], j

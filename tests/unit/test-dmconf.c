@@ -6,10 +6,60 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "dmconf.h"
 #include "test.h"
+
+/*
+ * read(2) with a fault switch: the library's read() resolves to this one
+ * (it is linked into the test program), so a read error can be injected.
+ */
+static int read_fails;
+
+ssize_t read(int fd, void *buf, size_t count)
+{
+	if (read_fails) {
+		errno = EIO;
+		return -1;
+	}
+	return syscall(SYS_read, fd, buf, count);
+}
+
+/* A read error must not make the next update drop the recorded mappings. */
+static void test_read_error(const char *path, const struct znp_dmconf_entry *c)
+{
+	char *before = NULL, *after = NULL;
+	size_t len;
+
+	CHECK_INT(znp_dmconf_read(path, &before, &len), 0);
+	read_fails = 1;
+	CHECK_INT(znp_dmconf_read(path, &after, &len), -EIO);
+	CHECK_INT(znp_dmconf_put(path, c), -EIO);
+	CHECK_INT(znp_dmconf_drop(path, "sn:a:nsid:1", NULL), -EIO);
+	read_fails = 0;
+	CHECK_INT(znp_dmconf_read(path, &after, &len), 0);
+	CHECK(before && after && !strcmp(before, after), "file changed after a read error:\n%s",
+	      after ? after : "(null)");
+	free(before);
+	free(after);
+}
+
+/* An update keeps the file's mode. */
+static void test_mode(const char *path, const struct znp_dmconf_entry *c)
+{
+	struct stat st;
+
+	CHECK_INT(chmod(path, 0600), 0);
+	CHECK_INT(znp_dmconf_put(path, c), 0);
+	CHECK_INT(stat(path, &st), 0);
+	CHECK_INT(st.st_mode & 07777, 0600);
+	CHECK_INT(chmod(path, 0640), 0);
+	CHECK_INT(znp_dmconf_drop(path, "sn:c:nsid:9", NULL), 1);
+	CHECK_INT(stat(path, &st), 0);
+	CHECK_INT(st.st_mode & 07777, 0640);
+}
 
 static char *slurp(const char *path)
 {
@@ -50,6 +100,9 @@ int main(void)
 	      "entry a: %s", s);
 	free(s);
 	CHECK_INT(znp_dmconf_put(path, &b), 0);
+	struct znp_dmconf_entry c = entry("po2-c", "sn:c:nsid:9", 4096);
+	test_read_error(path, &c);
+	test_mode(path, &c);
 
 	/* a foreign line and a comment survive every rewrite */
 	f = fopen(path, "a");

@@ -242,6 +242,26 @@ static void test_malformed(void)
 	CHECK_INT(walk(&dev, 0, ZNP_RF_ALL, &hdr, &cmds, NULL), -EMEDIUMTYPE);
 }
 
+/*
+ * zone_cap has one meaning on both probe paths (probe chunk, deferred to
+ * the first report): the capacity of zone 0, the first full-size zone.
+ */
+static void test_cap_meaning(void)
+{
+	struct znp_report_iter *it;
+	struct znp_dev dev;
+
+	setup(&dev, 5, 24576, 24576, 4096);
+	fk.small_cap_zone = 0;			/* zone 0 differs from the others */
+	dev.geom.zone_cap = 0;
+	CHECK_INT(znp_report_probe_cap(&dev), 0);
+	CHECK_U64(dev.geom.zone_cap, 24575);
+	dev.geom.zone_cap = 0;
+	CHECK_INT(znp_report_begin(&dev, 0, ZNP_RF_ALL, &it), 0);
+	CHECK_U64(dev.geom.zone_cap, 24575);
+	znp_report_end(it);
+}
+
 /* NVMe status 0x001 (Invalid Command Opcode) is a status, not "a zone". */
 static void test_status_one(void)
 {
@@ -405,6 +425,7 @@ int main(void)
 	test_probe_cap();
 	test_cap_varies_full();
 	test_status_one();
+	test_cap_meaning();
 	test_mgmt();
 	test_mgmt_stop();
 	return t_done("test-report");

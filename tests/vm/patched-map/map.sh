@@ -29,7 +29,8 @@ sed 's/^/# /' /tmp/mapA.json
 expect_eq "map A: name derived from serial and NSID" "$(jget name /tmp/mapA.json)" "$NA"
 expect_eq "map A: identity" "$(jget identity /tmp/mapA.json)" "sn:znsnpo2-c0:nsid:1"
 expect_eq "map A: uuid" "$(jget uuid /tmp/mapA.json)" "ZNPO2-sn:znsnpo2-c0:nsid:1"
-expect_eq "map A: po2 zone size (LBAs)" "$(jget zone_size /tmp/mapA.json)" \
+expect_eq "map A: namespace zone size (LBAs)" "$(jget zone_size /tmp/mapA.json)" $((za / 8))
+expect_eq "map A: po2 zone size (LBAs)" "$(jget po2_zone_size /tmp/mapA.json)" \
 	$(($(po2_roundup "$za") / 8))
 expect_eq "map A: zone capacity (LBAs)" "$(jget zone_cap /tmp/mapA.json)" $((za / 8))
 expect_eq "map A: zones" "$(jget nr_zones /tmp/mapA.json)" "$na"

@@ -1,0 +1,177 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * map --restore: map every namespace recorded in the mapping file that is
+ * present, found by its stable identity (never by instance names, which
+ * change between boots).
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cmd.h"
+#include "cmd_map.h"
+
+struct ns_found {
+	struct znp_ns_info ns;
+	char ident[ZNP_IDENT_MAX];
+	struct znp_geom geom;
+	bool ok;			/* probed and zoned */
+};
+
+struct restore_ctx {
+	const struct znp_cli *cli;
+	const struct znp_opts *o;
+	struct znp_print *p;
+	struct ns_found *ns;
+	size_t nr_ns, cap;
+	int first_fail;			/* exit code of the first failure */
+};
+
+static int collect_ns(const struct znp_scan_entry *e, void *arg)
+{
+	struct restore_ctx *r = arg;
+	struct ns_found *f;
+
+	f = znp_grow(r->ns, &r->cap, r->nr_ns, sizeof(*f), 16);
+	if (!f)
+		return -ENOMEM;
+	r->ns = f;
+	f = &r->ns[r->nr_ns++];
+	memset(f, 0, sizeof(*f));
+	f->ns = e->ns;
+	f->geom = e->geom;
+	f->ok = !e->probe_ret && e->is_zoned;
+	if (znp_ident_from_ns(&e->ns, f->ident, sizeof(f->ident)))
+		f->ident[0] = '\0';
+	return 0;
+}
+
+static void restore_result(struct restore_ctx *r, struct znp_restore_entry *re, int code)
+{
+	r->p->ops->restore_entry(r->p, re);
+	if (code && !r->first_fail)
+		r->first_fail = code;
+	if (code)
+		znp_cli_err(r->cli, re->name ? re->name : znp_map_config(r->o), "%s", re->error);
+}
+
+static int restore_entry(unsigned int lineno, const struct znp_dmconf_entry *e,
+			 const char *why, void *arg)
+{
+	struct restore_ctx *r = arg;
+	struct znp_restore_entry re = { .line = lineno };
+	struct map_ctx m = { .cli = r->cli, .o = r->o, .p = r->p, .quiet = true };
+	const struct ns_found *f = NULL;
+	char path[PATH_MAX], msg[400];
+	struct znp_dev *dev;
+	const char *dwhy;
+	int ret;
+
+	if (!e) {
+		snprintf(msg, sizeof(msg), "%s line %u: %s", znp_map_config(r->o), lineno, why);
+		re.result = "invalid";
+		re.error = msg;
+		restore_result(r, &re, ZNP_EXIT_FAILED);
+		return 0;
+	}
+	re.name = e->name;
+	re.ident = e->ident;
+	for (size_t i = 0; i < r->nr_ns && !f; i++)
+		if (!strcmp(r->ns[i].ident, e->ident))
+			f = &r->ns[i];
+	if (!f) {
+		re.result = "missing";
+		re.error = "namespace not present: skipped";
+		restore_result(r, &re, 0);
+		return 0;
+	}
+	znp_dev_path(&r->cli->env, path, sizeof(path),
+		     f->ns.blk_visible && f->ns.blk_name[0] ? f->ns.blk_name : f->ns.ng_name);
+	re.device = path;
+	re.result = "failed";
+	if (f->ok && ((e->lba_size && e->lba_size != f->geom.lba_size) ||
+		      (e->zone_size && e->zone_size != f->geom.zone_size) ||
+		      (e->nr_zones && e->nr_zones != f->geom.nr_zones))) {
+		snprintf(msg, sizeof(msg), "geometry differs from the recorded one (LBA size %"
+			 PRIu32 ", zone size %" PRIu64 ", %" PRIu64 " zones): not mapped",
+			 f->geom.lba_size, f->geom.zone_size, f->geom.nr_zones);
+		re.error = msg;
+		restore_result(r, &re, ZNP_EXIT_UNSUITABLE);
+		return 0;
+	}
+	ret = znp_dev_open(&r->cli->env, path, 0, &dev, &dwhy);
+	if (!ret) {
+		ret = znp_dev_probe_flags(dev, ZNP_PROBE_FULL_CAP);
+		if (ret == -EMEDIUMTYPE)
+			ret = 0;
+		if (ret)
+			znp_dev_close(dev);
+	}
+	if (ret) {
+		snprintf(msg, sizeof(msg), "%s", dwhy ? dwhy : znp_strerror(ret));
+		re.error = msg;
+		restore_result(r, &re, znp_exit_from_ret(ret));
+		return 0;
+	}
+	m.name = e->name;
+	ret = znp_map_dev(&m, dev);
+	znp_dev_close(dev);
+	if (ret == MAP_ALREADY) {
+		re.result = "already-mapped";
+		ret = 0;
+	} else if (!ret) {
+		re.result = r->o->dry_run ? "would-map" : "mapped";
+	} else {
+		snprintf(msg, sizeof(msg), "%s", m.err);
+		re.error = msg;
+	}
+	restore_result(r, &re, ret);
+	return 0;
+}
+
+int znp_map_restore(const struct znp_cli *cli, const struct znp_opts *o,
+		       struct znp_print *p)
+{
+	struct restore_ctx r = { .cli = cli, .o = o, .p = p };
+	const char *conf = znp_map_config(o);
+	char target[ZNP_DM_TARGET_MAX];
+	uint32_t ver[3];
+	char *buf = NULL;
+	size_t len = 0;
+	int ret;
+
+	ret = znp_dmconf_read(conf, &buf, &len);
+	if (ret == -ENOENT) {
+		p->ops->restore_begin(p, conf);
+		p->ops->restore_end(p);
+		return ZNP_EXIT_OK;	/* nothing recorded */
+	}
+	if (ret)
+		return znp_cli_fail(cli, conf, "cannot read the mapping file", ret);
+	ret = znp_dm_target_find(target, sizeof(target), ver);
+	if (ret && !o->dry_run) {
+		struct map_ctx m = { 0 };
+
+		ret = znp_map_target_error(&m, ret);
+		znp_cli_err(cli, "map", "%s", m.err);
+		free(buf);
+		return ret;
+	}
+	ret = znp_scan(&cli->env, collect_ns, &r);
+	if (ret) {
+		free(buf);
+		free(r.ns);
+		return znp_cli_fail(cli, "map", "cannot list NVMe namespaces", ret);
+	}
+	p->ops->restore_begin(p, conf);
+	ret = znp_dmconf_parse(buf, len, restore_entry, &r);
+	p->ops->restore_end(p);
+	free(buf);
+	free(r.ns);
+	if (ret < 0)	/* -ENOMEM: entries after the failure were not looked at */
+		return znp_cli_fail(cli, conf, "cannot go through the mapping file", ret);
+	return r.first_fail;
+}
+

@@ -1,0 +1,52 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* String and memory helpers. See core.h. */
+#include <errno.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core.h"
+
+int znp_strlcpy(char *dst, const char *src, size_t len)
+{
+	size_t n = strlen(src);
+
+	if (!len)
+		return -ENAMETOOLONG;
+	if (n >= len) {
+		memcpy(dst, src, len - 1);
+		dst[len - 1] = '\0';
+		return -ENAMETOOLONG;
+	}
+	memcpy(dst, src, n + 1);
+	return 0;
+}
+
+void *znp_grow(void *v, size_t *cap, size_t nr, size_t size, size_t first)
+{
+	size_t n;
+	void *p;
+
+	if (nr < *cap)
+		return v;
+	n = *cap ? 2 * *cap : first;
+	if (n < *cap || n > SIZE_MAX / size)
+		return NULL;
+	p = realloc(v, n * size);
+	if (p)
+		*cap = n;
+	return p;
+}
+
+const char *znp_line_next(const char *buf, size_t len, size_t *off, size_t *n)
+{
+	const char *line, *nl;
+
+	if (*off >= len)
+		return NULL;
+	line = buf + *off;
+	nl = memchr(line, '\n', len - *off);
+	*n = nl ? (size_t)(nl - line) : len - *off;
+	*off += *n + (nl ? 1 : 0);
+	return line;
+}
