@@ -8,102 +8,15 @@
  * so it is formatted directly, byte for byte what json-c prints (the golden
  * files in tests/cli/golden/ were produced by json-c and pin that). Keys
  * are snake_case; 64-bit quantities are JSON numbers (never int32).
+ * The mapping printers (map, unmap, status, restore) are in print-json-dm.c.
  */
 #include <string.h>
 
 #include <json-c/json.h>
 
 #include "cmdtab.h"
+#include "print-json.h"
 #include "print.h"
-
-#define JFLAGS	(JSON_C_TO_STRING_SPACED | JSON_C_TO_STRING_NOSLASHESCAPE)
-
-/* Emit and release @v (NULL prints null). */
-static void j_emit(struct znp_print *p, struct json_object *v)
-{
-	fputs(json_object_to_json_string_ext(v, JFLAGS), p->out);
-	json_object_put(v);
-}
-
-static void j_begin(struct znp_print *p)
-{
-	fputc('{', p->out);
-	p->first_key = true;
-}
-
-/* Keys are compile-time snake_case literals: no escaping needed. */
-static void j_key(struct znp_print *p, const char *key)
-{
-	fprintf(p->out, "%s\"%s\": ", p->first_key ? "\n  " : ",\n  ", key);
-	p->first_key = false;
-}
-
-static void j_put(struct znp_print *p, const char *key, struct json_object *v)
-{
-	j_key(p, key);
-	j_emit(p, v);
-}
-
-static void j_array_begin(struct znp_print *p, const char *key)
-{
-	j_key(p, key);
-	fputc('[', p->out);
-	p->first_elem = true;
-}
-
-static void j_array_elem(struct znp_print *p, struct json_object *v)
-{
-	fputs(p->first_elem ? "\n    " : ",\n    ", p->out);
-	p->first_elem = false;
-	j_emit(p, v);
-}
-
-static void j_array_end(struct znp_print *p)
-{
-	fputs(p->first_elem ? "]" : "\n  ]", p->out);
-}
-
-static void j_end(struct znp_print *p)
-{
-	fputs(p->first_key ? "}\n" : "\n}\n", p->out);
-}
-
-static struct json_object *u64(uint64_t v)
-{
-	return json_object_new_uint64(v);
-}
-
-static struct json_object *str(const char *s)
-{
-	return json_object_new_string(s);
-}
-
-static void add(struct json_object *o, const char *key, struct json_object *v)
-{
-	json_object_object_add(o, key, v);
-}
-
-/* Geometry keys shared by list, report and check. */
-static void add_geom(struct json_object *o, const struct znp_geom *g)
-{
-	add(o, "lba_size", u64(g->lba_size));
-	add(o, "nlbas", u64(g->nlbas));
-	add(o, "zone_size", u64(g->zone_size));
-	add(o, "zone_cap", u64(g->zone_cap));
-	add(o, "zone_cap_varies", json_object_new_boolean(g->zone_cap_varies));
-	add(o, "nr_zones", u64(g->nr_zones));
-	add(o, "zone_size_po2", json_object_new_boolean(g->zone_size_is_po2));
-}
-
-static void put_geom(struct znp_print *p, const struct znp_geom *g)
-{
-	j_put(p, "lba_size", u64(g->lba_size));
-	j_put(p, "nlbas", u64(g->nlbas));
-	j_put(p, "zone_size", u64(g->zone_size));
-	j_put(p, "zone_cap", u64(g->zone_cap));
-	j_put(p, "zone_cap_varies", json_object_new_boolean(g->zone_cap_varies));
-	j_put(p, "zone_size_po2", json_object_new_boolean(g->zone_size_is_po2));
-}
 
 static void json_list_begin(struct znp_print *p)
 {
@@ -343,127 +256,6 @@ static void json_version(struct znp_print *p, const char *prog, const char *vers
 
 /* ---- map, unmap, status (cmd_map.c) ------------------------------------- */
 
-static struct json_object *str_or_null(const char *s)
-{
-	return s ? str(s) : NULL;
-}
-
-static void json_map(struct znp_print *p, const struct znp_map_view *v)
-{
-	const struct znp_geom *g = v->geom;
-	char path[ZNP_DM_NAME_MAX + 16];
-
-	snprintf(path, sizeof(path), "/dev/mapper/%s", v->name);
-	j_begin(p);
-	j_put(p, "device", str(v->device));
-	j_put(p, "backing", str(v->backing));
-	if (v->ns) {
-		j_put(p, "nsid", u64(v->ns->nsid));
-		j_put(p, "serial", str(v->ns->serial));
-	}
-	j_put(p, "identity", str_or_null(v->ident));
-	j_put(p, "name", str(v->name));
-	j_put(p, "dm_path", json_object_new_string(path));
-	j_put(p, "uuid", str(v->uuid));
-	j_put(p, "target", str(v->target));
-	j_put(p, "table", str(v->table));
-	j_put(p, "dry_run", json_object_new_boolean(v->dry_run));
-	j_put(p, "dm", str_or_null(v->dm_kname));
-	j_put(p, "leftover_removed", str_or_null(v->leftover));
-	j_put(p, "lba_size", u64(g->lba_size));
-	/* keys mean what they mean everywhere: the namespace's; po2_*: the mapping's */
-	j_put(p, "zone_size", u64(g->zone_size));
-	j_put(p, "zone_cap", u64(g->zone_cap));
-	j_put(p, "nr_zones", u64(g->nr_zones));
-	j_put(p, "po2_zone_size", u64(znp_po2_zone_size(g)));
-	j_put(p, "po2_nlbas", u64(znp_po2_dev_lbas(g)));
-	j_put(p, "size_sectors", u64(v->table_len));
-	j_put(p, "persisted", json_object_new_boolean(v->persisted));
-	j_put(p, "config", str_or_null(v->persisted ? v->config : NULL));
-	j_end(p);
-}
-
-static void json_unmap(struct znp_print *p, const struct znp_unmap_view *v)
-{
-	j_begin(p);
-	j_put(p, "name", str(v->name));
-	j_put(p, "backing", str_or_null(v->backing));
-	j_put(p, "dry_run", json_object_new_boolean(v->dry_run));
-	j_put(p, "deferred", json_object_new_boolean(v->deferred));
-	j_put(p, "forgotten", json_object_new_boolean(v->forgotten));
-	j_end(p);
-}
-
-static void json_status_begin(struct znp_print *p)
-{
-	j_begin(p);
-	j_array_begin(p, "mappings");
-}
-
-static void json_status_row(struct znp_print *p, const struct znp_status_row *r)
-{
-	const struct znp_dm_info *d = r->dm;
-	struct json_object *o = json_object_new_object();
-	char kname[32];
-
-	snprintf(kname, sizeof(kname), "dm-%u", d->minor);
-	add(o, "name", str(d->name));
-	add(o, "dm", str(kname));
-	add(o, "uuid", str(d->uuid));
-	add(o, "identity", str_or_null(r->ident));
-	add(o, "backing", str_or_null(r->backing));
-	add(o, "ctrl", r->ns ? str(r->ns->ctrl) : NULL);
-	add(o, "nsid", r->ns ? u64(r->ns->nsid) : NULL);
-	add(o, "target", d->nr_targets ? str(d->table.target) : NULL);
-	if (d->has_status) {
-		add(o, "zone_sectors", u64(d->status.zone_sectors));
-		add(o, "po2_zone_sectors", u64(d->status.po2_zone_sectors));
-		add(o, "nr_zones", u64(d->status.nr_zones));
-	}
-	add(o, "size_sectors", d->nr_targets ? u64(d->table.len) : NULL);
-	add(o, "open_count", json_object_new_int64(d->open_count));
-	add(o, "suspended", json_object_new_boolean(d->suspended));
-	add(o, "creating", json_object_new_boolean(znp_dm_name_is_creating(d->name)));
-	add(o, "persisted", json_object_new_boolean(r->persisted));
-	j_array_elem(p, o);
-	p->nr_items++;
-}
-
-static void json_status_end(struct znp_print *p)
-{
-	j_array_end(p);
-	j_put(p, "nr_mappings", u64(p->nr_items));
-	j_end(p);
-}
-
-static void json_restore_begin(struct znp_print *p, const char *config)
-{
-	j_begin(p);
-	j_put(p, "config", str(config));
-	j_array_begin(p, "entries");
-}
-
-static void json_restore_entry(struct znp_print *p, const struct znp_restore_entry *e)
-{
-	struct json_object *o = json_object_new_object();
-
-	add(o, "line", u64(e->line));
-	add(o, "name", str_or_null(e->name));
-	add(o, "identity", str_or_null(e->ident));
-	add(o, "result", str(e->result));
-	add(o, "device", str_or_null(e->device));
-	add(o, "error", str_or_null(e->error));
-	j_array_elem(p, o);
-	p->nr_items++;
-}
-
-static void json_restore_end(struct znp_print *p)
-{
-	j_array_end(p);
-	j_put(p, "nr_entries", u64(p->nr_items));
-	j_end(p);
-}
-
 const struct znp_print_ops znp_print_json_ops = {
 	.name = "json",
 	.list_begin = json_list_begin,
@@ -480,14 +272,14 @@ const struct znp_print_ops znp_print_json_ops = {
 	.discard_cmd = json_discard_cmd,
 	.discard_end = json_discard_end,
 	.version = json_version,
-	.map = json_map,
-	.unmap = json_unmap,
-	.status_begin = json_status_begin,
-	.status_row = json_status_row,
-	.status_end = json_status_end,
-	.restore_begin = json_restore_begin,
-	.restore_entry = json_restore_entry,
-	.restore_end = json_restore_end,
+	.map = znp_json_map,
+	.unmap = znp_json_unmap,
+	.status_begin = znp_json_status_begin,
+	.status_row = znp_json_status_row,
+	.status_end = znp_json_status_end,
+	.restore_begin = znp_json_restore_begin,
+	.restore_entry = znp_json_restore_entry,
+	.restore_end = znp_json_restore_end,
 };
 
 static struct json_object *opt_json(const struct znp_opt_desc *d)

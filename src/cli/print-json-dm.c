@@ -1,0 +1,127 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* JSON printers of the mapping commands: map, unmap, status, map --restore. */
+#include <stdio.h>
+#include <string.h>
+
+#include "print-json.h"
+
+static struct json_object *str_or_null(const char *s)
+{
+	return s ? str(s) : NULL;
+}
+
+void znp_json_map(struct znp_print *p, const struct znp_map_view *v)
+{
+	const struct znp_geom *g = v->geom;
+	char path[ZNP_DM_NAME_MAX + 16];
+
+	snprintf(path, sizeof(path), "/dev/mapper/%s", v->name);
+	j_begin(p);
+	j_put(p, "device", str(v->device));
+	j_put(p, "backing", str(v->backing));
+	if (v->ns) {
+		j_put(p, "nsid", u64(v->ns->nsid));
+		j_put(p, "serial", str(v->ns->serial));
+	}
+	j_put(p, "identity", str_or_null(v->ident));
+	j_put(p, "name", str(v->name));
+	j_put(p, "dm_path", json_object_new_string(path));
+	j_put(p, "uuid", str(v->uuid));
+	j_put(p, "target", str(v->target));
+	j_put(p, "table", str(v->table));
+	j_put(p, "dry_run", json_object_new_boolean(v->dry_run));
+	j_put(p, "dm", str_or_null(v->dm_kname));
+	j_put(p, "leftover_removed", str_or_null(v->leftover));
+	j_put(p, "lba_size", u64(g->lba_size));
+	/* keys mean what they mean everywhere: the namespace's; po2_*: the mapping's */
+	j_put(p, "zone_size", u64(g->zone_size));
+	j_put(p, "zone_cap", u64(g->zone_cap));
+	j_put(p, "nr_zones", u64(g->nr_zones));
+	j_put(p, "po2_zone_size", u64(znp_po2_zone_size(g)));
+	j_put(p, "po2_nlbas", u64(znp_po2_dev_lbas(g)));
+	j_put(p, "size_sectors", u64(v->table_len));
+	j_put(p, "persisted", json_object_new_boolean(v->persisted));
+	j_put(p, "config", str_or_null(v->persisted ? v->config : NULL));
+	j_end(p);
+}
+
+void znp_json_unmap(struct znp_print *p, const struct znp_unmap_view *v)
+{
+	j_begin(p);
+	j_put(p, "name", str(v->name));
+	j_put(p, "backing", str_or_null(v->backing));
+	j_put(p, "dry_run", json_object_new_boolean(v->dry_run));
+	j_put(p, "deferred", json_object_new_boolean(v->deferred));
+	j_put(p, "forgotten", json_object_new_boolean(v->forgotten));
+	j_end(p);
+}
+
+void znp_json_status_begin(struct znp_print *p)
+{
+	j_begin(p);
+	j_array_begin(p, "mappings");
+}
+
+void znp_json_status_row(struct znp_print *p, const struct znp_status_row *r)
+{
+	const struct znp_dm_info *d = r->dm;
+	struct json_object *o = json_object_new_object();
+	char kname[32];
+
+	snprintf(kname, sizeof(kname), "dm-%u", d->minor);
+	add(o, "name", str(d->name));
+	add(o, "dm", str(kname));
+	add(o, "uuid", str(d->uuid));
+	add(o, "identity", str_or_null(r->ident));
+	add(o, "backing", str_or_null(r->backing));
+	add(o, "ctrl", r->ns ? str(r->ns->ctrl) : NULL);
+	add(o, "nsid", r->ns ? u64(r->ns->nsid) : NULL);
+	add(o, "target", d->nr_targets ? str(d->table.target) : NULL);
+	if (d->has_status) {
+		add(o, "zone_sectors", u64(d->status.zone_sectors));
+		add(o, "po2_zone_sectors", u64(d->status.po2_zone_sectors));
+		add(o, "nr_zones", u64(d->status.nr_zones));
+	}
+	add(o, "size_sectors", d->nr_targets ? u64(d->table.len) : NULL);
+	add(o, "open_count", json_object_new_int64(d->open_count));
+	add(o, "suspended", json_object_new_boolean(d->suspended));
+	add(o, "creating", json_object_new_boolean(znp_dm_name_is_creating(d->name)));
+	add(o, "persisted", json_object_new_boolean(r->persisted));
+	j_array_elem(p, o);
+	p->nr_items++;
+}
+
+void znp_json_status_end(struct znp_print *p)
+{
+	j_array_end(p);
+	j_put(p, "nr_mappings", u64(p->nr_items));
+	j_end(p);
+}
+
+void znp_json_restore_begin(struct znp_print *p, const char *config)
+{
+	j_begin(p);
+	j_put(p, "config", str(config));
+	j_array_begin(p, "entries");
+}
+
+void znp_json_restore_entry(struct znp_print *p, const struct znp_restore_entry *e)
+{
+	struct json_object *o = json_object_new_object();
+
+	add(o, "line", u64(e->line));
+	add(o, "name", str_or_null(e->name));
+	add(o, "identity", str_or_null(e->ident));
+	add(o, "result", str(e->result));
+	add(o, "device", str_or_null(e->device));
+	add(o, "error", str_or_null(e->error));
+	j_array_elem(p, o);
+	p->nr_items++;
+}
+
+void znp_json_restore_end(struct znp_print *p)
+{
+	j_array_end(p);
+	j_put(p, "nr_entries", u64(p->nr_items));
+	j_end(p);
+}
