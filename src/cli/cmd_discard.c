@@ -272,77 +272,72 @@ static int exit_code(int ret)
 	return znp_exit_from_ret(ret);
 }
 
-int znp_cmd_discard(const struct znp_cli *cli, const struct znp_opts *o,
-		    struct znp_print *p)
+/* What one discard works on, from the options to the plan. */
+struct discard {
+	struct znp_range_list l;
+	struct znp_discard_target *t;
+	struct znp_aio_job job;
+	struct znp_discard_view v;
+};
+
+/* Options, ranges, the device, validation and the plan: nothing is sent. */
+static int prepare(const struct znp_cli *cli, const struct znp_opts *o, bool sync,
+		   struct discard *d)
 {
 	const char *path = o->args[0], *why = NULL;
-	bool sync = force_sync();
-	struct znp_range_list l = { 0 };
-	struct znp_discard_target *t = NULL;
-	struct znp_discard_summary s;
-	struct znp_aio_result res;
-	struct znp_discard_view v;
-	struct znp_aio_job job = { 0 };
 	uint64_t bytes = 0;
 	size_t bad = 0, i;
 	int ret;
 
 	ret = check_opts(cli, o);
 	if (!ret && o->ranges)
-		ret = read_ranges(cli, o, &l);
+		ret = read_ranges(cli, o, &d->l);
+	if (!ret)
+		ret = open_target(cli, o, &d->t);
+	if (!ret)
+		ret = build_ranges(cli, o, d->t, &d->l);
 	if (ret)
-		goto out;
-	ret = open_target(cli, o, &t);
-	if (ret)
-		goto out;
-	ret = build_ranges(cli, o, t, &l);
-	if (ret)
-		goto out;
-	ret = znp_discard_validate(t, l.r, l.nr, &bad, &why);
+		return ret;
+	ret = znp_discard_validate(d->t, d->l.r, d->l.nr, &bad, &why);
 	if (ret == -EINVAL) {
 		znp_cli_err(cli, path, "range %zu (offset %" PRIu64 ", length %" PRIu64
-			    " bytes): %s", bad, l.r[bad].start, l.r[bad].len, why);
-		ret = ZNP_EXIT_USAGE;
-		goto out;
+			    " bytes): %s", bad, d->l.r[bad].start, d->l.r[bad].len, why);
+		return ZNP_EXIT_USAGE;
 	}
 	if (!ret)
-		ret = znp_discard_plan(t, l.r, l.nr, &job);
-	if (ret) {
-		ret = znp_cli_fail(cli, path, "cannot plan the discard", ret);
-		goto out;
-	}
-	for (i = 0; i < l.nr; i++)
-		bytes += l.r[i].len;
-	v = (struct znp_discard_view){
+		ret = znp_discard_plan(d->t, d->l.r, d->l.nr, &d->job);
+	if (ret)
+		return znp_cli_fail(cli, path, "cannot plan the discard", ret);
+	for (i = 0; i < d->l.nr; i++)
+		bytes += d->l.r[i].len;
+	d->v = (struct znp_discard_view){
 		.device = path,
-		.target = znp_discard_type_name(t->type),
-		.engine = planned_engine(t, sync),
-		.unit = t->type == ZNP_DT_BLOCK ? "bytes" : "lba",
+		.target = znp_discard_type_name(d->t->type),
+		.engine = planned_engine(d->t, sync),
+		.unit = d->t->type == ZNP_DT_BLOCK ? "bytes" : "lba",
 		.dry_run = o->dry_run,
 		.queue_depth = o->queue_depth ? o->queue_depth : ZNP_AIO_DEFAULT_QD,
-		.ranges = l.nr,
-		.commands = nr_commands(t, &job),
+		.ranges = d->l.nr,
+		.commands = nr_commands(d->t, &d->job),
 		.bytes = bytes,
 	};
-	if (!o->force && !o->dry_run) {
-		ret = znp_cli_refused(cli, path, "discard",
-				      confirm(&v, o->ranges && !strcmp(o->ranges, "-")));
-		if (ret)
-			goto out;
-	}
-	p->ops->discard_begin(p, &v);
-	if (o->dry_run) {
-		print_plan(p, t, &job);
-		p->ops->discard_end(p, NULL);
-		ret = 0;
-		goto out;
-	}
-	ret = run(cli, o, t, &job, &res, sync);
+	return 0;
+}
+
+/* Send the plan; print the summary and, on failure, what was done. */
+static int execute(const struct znp_cli *cli, const struct znp_opts *o,
+		   struct znp_print *p, struct discard *d, bool sync)
+{
+	struct znp_discard_summary s;
+	struct znp_aio_result res;
+	int ret;
+
+	ret = run(cli, o, d->t, &d->job, &res, sync);
 	s = (struct znp_discard_summary){
 		.engine = znp_aio_engine_name(res.engine),
 		.fallbacks = res.fallbacks,
 		.fallback_reason = res.fallbacks ? znp_strerror(res.fallback_reason) : NULL,
-		.commands = v.commands,
+		.commands = d->v.commands,
 		.submitted = res.submitted,
 		.completed = res.completed,
 		.failed = res.failed,
@@ -353,14 +348,36 @@ int znp_cmd_discard(const struct znp_cli *cli, const struct znp_opts *o,
 		.ret = ret,
 	};
 	p->ops->discard_end(p, &s);
-	if (ret) {
-		report_failure(cli, path, &job, &res, ret, v.commands,
-			       t->type == ZNP_DT_ZONED);
-		ret = exit_code(ret);
+	if (!ret)
+		return 0;
+	report_failure(cli, o->args[0], &d->job, &res, ret, d->v.commands,
+		       d->t->type == ZNP_DT_ZONED);
+	return exit_code(ret);
+}
+
+int znp_cmd_discard(const struct znp_cli *cli, const struct znp_opts *o,
+		    struct znp_print *p)
+{
+	bool sync = force_sync();
+	struct discard d = { 0 };
+	int ret;
+
+	ret = prepare(cli, o, sync, &d);
+	if (!ret && !o->force && !o->dry_run)
+		ret = znp_cli_refused(cli, o->args[0], "discard",
+				      confirm(&d.v, o->ranges && !strcmp(o->ranges, "-")));
+	if (ret)
+		goto out;
+	p->ops->discard_begin(p, &d.v);
+	if (o->dry_run) {
+		print_plan(p, d.t, &d.job);
+		p->ops->discard_end(p, NULL);
+	} else {
+		ret = execute(cli, o, p, &d, sync);
 	}
 out:
-	znp_discard_plan_free(&job);
-	znp_discard_close(t);
-	znp_range_list_free(&l);
+	znp_discard_plan_free(&d.job);
+	znp_discard_close(d.t);
+	znp_range_list_free(&d.l);
 	return ret;
 }
