@@ -5,17 +5,6 @@
 
 #include "check.h"
 
-/**
- * znp_check() - decide eligibility (pure)
- * @ns: NVMe identity, NULL for a non-NVMe zoned block device
- * @g: probed geometry (ignored when !@is_zoned)
- * @is_zoned: ZNS namespace / zoned block device
- * @r: out, verdict and every applicable reason bit
- *
- * Verdict precedence: not zoned > po2 > capacity varies > capacity < size
- * > block device hidden > mappable.
- * Return: 0, or -EINVAL when @r is NULL or a zoned @g has no zone size.
- */
 int znp_check(const struct znp_ns_info *ns, const struct znp_geom *g,
 	      bool is_zoned, struct znp_check_result *r)
 {
@@ -54,13 +43,6 @@ int znp_check(const struct znp_ns_info *ns, const struct znp_geom *g,
 	return 0;
 }
 
-/**
- * znp_verdict_name() - verdict as the JSON/CLI string
- * @v: verdict
- *
- * Return: "mappable", "po2", "needs-kernel-patches", "capacity-lt-size",
- * "capacity-varies", "not-zns" ("unknown" otherwise).
- */
 const char *znp_verdict_name(enum znp_verdict v)
 {
 	switch (v) {
@@ -80,12 +62,6 @@ const char *znp_verdict_name(enum znp_verdict v)
 	return "unknown";
 }
 
-/**
- * znp_verdict_text() - one-line explanation of a verdict
- * @v: verdict
- *
- * Return: a static string without the device name.
- */
 const char *znp_verdict_text(enum znp_verdict v)
 {
 	switch (v) {
@@ -105,12 +81,6 @@ const char *znp_verdict_text(enum znp_verdict v)
 	return "unknown verdict";
 }
 
-/**
- * znp_reason_name() - name of one ZNP_R_* bit
- * @reason_bit: exactly one bit
- *
- * Return: "not-zoned", "zone-size-po2", ..., or NULL for anything else.
- */
 const char *znp_reason_name(uint32_t reason_bit)
 {
 	switch (reason_bit) {

@@ -42,9 +42,27 @@ struct znp_check_result {
  */
 int znp_check(const struct znp_ns_info *ns, const struct znp_geom *g,
 	      bool is_zoned, struct znp_check_result *r);
+/**
+ * znp_verdict_name() - verdict as the JSON/CLI string
+ * @v: verdict
+ *
+ * Return: "mappable", "po2", "needs-kernel-patches", "capacity-lt-size",
+ * "capacity-varies", "not-zns" ("unknown" otherwise).
+ */
 const char *znp_verdict_name(enum znp_verdict v);	/* "mappable", "po2", ... */
+/**
+ * znp_verdict_text() - one-line explanation of a verdict
+ * @v: verdict
+ *
+ * Return: a static string without the device name.
+ */
 const char *znp_verdict_text(enum znp_verdict v);	/* one-line explanation */
-/* "zone-size-npo2", ...; NULL unless @reason_bit is exactly one ZNP_R_* bit. */
+/**
+ * znp_reason_name() - name of one ZNP_R_* bit
+ * @reason_bit: exactly one bit
+ *
+ * Return: "not-zoned", "zone-size-po2", ..., or NULL for anything else.
+ */
 const char *znp_reason_name(uint32_t reason_bit);
 
 #endif

@@ -11,15 +11,6 @@
 /* Enough for "NVMe status 0x7fff: " plus libnvme's longest status name. */
 #define ZNP_ERRBUF_SIZE 160
 
-/**
- * znp_strerror() - describe a library return value
- * @ret: 0, a negative errno or a positive NVMe status (SCT/SC, optionally
- *       with the CRD/More/DNR bits, as the NVMe ioctls return it)
- *
- * NVMe status texts come from libnvme's table, cut to the short name
- * before libnvme's ": long explanation".
- * Return: a string valid until the next call from the same thread.
- */
 const char *znp_strerror(int ret)
 {
 	static __thread char buf[ZNP_ERRBUF_SIZE];

@@ -8,23 +8,11 @@
 
 #include "geometry.h"
 
-/**
- * znp_is_po2() - is @v a power of two?
- * @v: value
- *
- * Return: true for 1, 2, 4, ...; false for 0.
- */
 bool znp_is_po2(uint64_t v)
 {
 	return v && !(v & (v - 1));
 }
 
-/**
- * znp_po2_roundup() - smallest power of two >= @v
- * @v: value
- *
- * Return: the power of two, or 0 when @v is 0 or above 2^63.
- */
 uint64_t znp_po2_roundup(uint64_t v)
 {
 	if (!v || v > (UINT64_C(1) << 63))
@@ -34,14 +22,6 @@ uint64_t znp_po2_roundup(uint64_t v)
 	return UINT64_C(1) << (64 - __builtin_clzll(v - 1));
 }
 
-/**
- * znp_nr_zones() - zones needed to cover @nlbas
- * @nlbas: device size in LBAs
- * @zone_size: zone size in LBAs
- *
- * Return: ceil(@nlbas / @zone_size), a smaller last zone included; 0 when
- * @zone_size is 0.
- */
 uint64_t znp_nr_zones(uint64_t nlbas, uint64_t zone_size)
 {
 	if (!zone_size)
@@ -50,13 +30,6 @@ uint64_t znp_nr_zones(uint64_t nlbas, uint64_t zone_size)
 	return nlbas / zone_size + (nlbas % zone_size != 0);
 }
 
-/**
- * znp_geom_init() - validate and finish a geometry
- * @g: geometry with lba_size, nlbas, zone_size (and optional fields) filled
- *
- * Also rejects a zone capacity larger than the zone size.
- * Return: 0 or -EINVAL.
- */
 int znp_geom_init(struct znp_geom *g)
 {
 	if (!g || !g->lba_size || !znp_is_po2(g->lba_size) || !g->zone_size ||
@@ -68,13 +41,6 @@ int znp_geom_init(struct znp_geom *g)
 	return 0;
 }
 
-/**
- * znp_zone_no() - zone number of an LBA (kernel: bdev_zone_no)
- * @g: initialised geometry
- * @lba: LBA
- *
- * Return: @lba / zone size.
- */
 uint64_t znp_zone_no(const struct znp_geom *g, uint64_t lba)
 {
 	if (g->zone_size_is_po2)
@@ -82,13 +48,6 @@ uint64_t znp_zone_no(const struct znp_geom *g, uint64_t lba)
 	return lba / g->zone_size;
 }
 
-/**
- * znp_zone_start() - first LBA of a zone
- * @g: initialised geometry
- * @zone_no: zone number
- *
- * Return: @zone_no * zone size, or UINT64_MAX if not representable.
- */
 uint64_t znp_zone_start(const struct znp_geom *g, uint64_t zone_no)
 {
 	uint64_t start;
@@ -103,14 +62,6 @@ uint64_t znp_zone_start(const struct znp_geom *g, uint64_t zone_no)
 	return start;
 }
 
-/**
- * znp_offset_from_zone_start() - offset of an LBA in its zone
- * (kernel: bdev_offset_from_zone_start)
- * @g: initialised geometry
- * @lba: LBA
- *
- * Return: @lba modulo the zone size.
- */
 uint64_t znp_offset_from_zone_start(const struct znp_geom *g, uint64_t lba)
 {
 	if (g->zone_size_is_po2)
@@ -118,25 +69,11 @@ uint64_t znp_offset_from_zone_start(const struct znp_geom *g, uint64_t lba)
 	return lba % g->zone_size;
 }
 
-/**
- * znp_is_zone_start() - is @lba the first LBA of a zone? (kernel: bdev_is_zone_start)
- * @g: initialised geometry
- * @lba: LBA
- *
- * Return: true when @lba is a multiple of the zone size.
- */
 bool znp_is_zone_start(const struct znp_geom *g, uint64_t lba)
 {
 	return znp_offset_from_zone_start(g, lba) == 0;
 }
 
-/**
- * znp_zone_len() - length of a zone
- * @g: initialised geometry
- * @zone_no: zone number
- *
- * Return: the zone size, less for a smaller last zone, 0 past the last zone.
- */
 uint64_t znp_zone_len(const struct znp_geom *g, uint64_t zone_no)
 {
 	uint64_t start;
@@ -149,14 +86,6 @@ uint64_t znp_zone_len(const struct znp_geom *g, uint64_t zone_no)
 	return g->zone_size;
 }
 
-/**
- * znp_next_zone_start() - start of the zone after the one holding @lba
- * @g: initialised geometry
- * @lba: LBA
- *
- * Additive, so it holds for any zone size (the report iterator steps with it).
- * Return: the LBA, or UINT64_MAX on overflow.
- */
 uint64_t znp_next_zone_start(const struct znp_geom *g, uint64_t lba)
 {
 	uint64_t start = znp_zone_start(g, znp_zone_no(g, lba));
@@ -181,35 +110,16 @@ bool znp_range_is_whole_zones(const struct znp_geom *g, uint64_t slba, uint64_t 
 	       last == znp_zone_start(g, zl) + znp_zone_len(g, zl) - 1;
 }
 
-/**
- * znp_has_small_last_zone() - is the last zone shorter than the others?
- * @g: initialised geometry
- *
- * Return: true when nlbas is not a multiple of the zone size.
- */
 bool znp_has_small_last_zone(const struct znp_geom *g)
 {
 	return g->nr_zones && znp_zone_len(g, g->nr_zones - 1) < g->zone_size;
 }
 
-/**
- * znp_po2_zone_size() - zone size rounded up to a power of two
- * @g: initialised geometry
- *
- * Return: the po2 zone size of a dm-po2zone mapping, 0 when it would be 2^64.
- */
 uint64_t znp_po2_zone_size(const struct znp_geom *g)
 {
 	return znp_po2_roundup(g->zone_size);
 }
 
-/**
- * znp_po2_gap() - padding per zone in the po2 space
- * @g: initialised geometry
- *
- * Return: po2 zone size - zone size (0 for po2 zones), UINT64_MAX when the
- * po2 size overflows.
- */
 uint64_t znp_po2_gap(const struct znp_geom *g)
 {
 	uint64_t po2 = znp_po2_zone_size(g);
@@ -219,13 +129,6 @@ uint64_t znp_po2_gap(const struct znp_geom *g)
 	return po2 - g->zone_size;
 }
 
-/**
- * znp_po2_dev_lbas() - size of the po2-mapped device
- * @g: initialised geometry
- *
- * Return: nr_zones * po2 zone size (a small last zone is padded too), or 0
- * when that overflows.
- */
 uint64_t znp_po2_dev_lbas(const struct znp_geom *g)
 {
 	uint64_t po2 = znp_po2_zone_size(g);
@@ -236,15 +139,6 @@ uint64_t znp_po2_dev_lbas(const struct znp_geom *g)
 	return n;
 }
 
-/**
- * znp_po2_to_dev() - translate an LBA of the po2 space to the device
- * @g: initialised geometry
- * @po2_lba: LBA in the po2 space (zone n starts at n * po2 zone size)
- * @dev_lba: out, the device LBA
- *
- * Return: true with *@dev_lba set; false when @po2_lba lies in a padding
- * area or past the last zone.
- */
 bool znp_po2_to_dev(const struct znp_geom *g, uint64_t po2_lba, uint64_t *dev_lba)
 {
 	uint64_t po2 = znp_po2_zone_size(g);
@@ -263,13 +157,6 @@ bool znp_po2_to_dev(const struct znp_geom *g, uint64_t po2_lba, uint64_t *dev_lb
 	return true;
 }
 
-/**
- * znp_dev_to_po2() - translate a device LBA to the po2 space
- * @g: initialised geometry
- * @dev_lba: device LBA
- *
- * Return: the po2-space LBA, or UINT64_MAX when it is not representable.
- */
 uint64_t znp_dev_to_po2(const struct znp_geom *g, uint64_t dev_lba)
 {
 	uint64_t po2 = znp_po2_zone_size(g);
@@ -284,13 +171,6 @@ uint64_t znp_dev_to_po2(const struct znp_geom *g, uint64_t dev_lba)
 	return r;
 }
 
-/**
- * znp_descs_per_xfer() - zone descriptors that fit in a Report Zones transfer
- * @g: geometry (zdes_bytes selects the extended layout)
- * @bytes: transfer size
- *
- * Return: (@bytes - 64-byte header) / (64 + zdes_bytes), 0 when too small.
- */
 uint64_t znp_descs_per_xfer(const struct znp_geom *g, uint64_t bytes)
 {
 	uint64_t stride = ZNP_ZDESC_SIZE + g->zdes_bytes;

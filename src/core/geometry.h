@@ -46,23 +46,72 @@ struct znp_geom {
  */
 int znp_geom_init(struct znp_geom *g);
 
+/**
+ * znp_is_po2() - is @v a power of two?
+ * @v: value
+ *
+ * Return: true for 1, 2, 4, ...; false for 0.
+ */
 bool znp_is_po2(uint64_t v);
-/* Smallest power of two >= v; 0 when v is 0 or the result overflows. */
+/**
+ * znp_po2_roundup() - smallest power of two >= @v
+ * @v: value
+ *
+ * Return: the power of two, or 0 when @v is 0 or above 2^63.
+ */
 uint64_t znp_po2_roundup(uint64_t v);
 
 /* The helpers below take a geometry that passed znp_geom_init(). */
 
-/* Zone number of @lba (bdev_zone_no). */
+/**
+ * znp_zone_no() - zone number of an LBA (kernel: bdev_zone_no)
+ * @g: initialised geometry
+ * @lba: LBA
+ *
+ * Return: @lba / zone size.
+ */
 uint64_t znp_zone_no(const struct znp_geom *g, uint64_t lba);
-/* First LBA of zone @zone_no; UINT64_MAX when not representable. */
+/**
+ * znp_zone_start() - first LBA of a zone
+ * @g: initialised geometry
+ * @zone_no: zone number
+ *
+ * Return: @zone_no * zone size, or UINT64_MAX if not representable.
+ */
 uint64_t znp_zone_start(const struct znp_geom *g, uint64_t zone_no);
-/* @lba minus the start of its zone (bdev_offset_from_zone_start). */
+/**
+ * znp_offset_from_zone_start() - offset of an LBA in its zone
+ * (kernel: bdev_offset_from_zone_start)
+ * @g: initialised geometry
+ * @lba: LBA
+ *
+ * Return: @lba modulo the zone size.
+ */
 uint64_t znp_offset_from_zone_start(const struct znp_geom *g, uint64_t lba);
-/* Is @lba the first LBA of a zone (bdev_is_zone_start)? */
+/**
+ * znp_is_zone_start() - is @lba the first LBA of a zone? (kernel: bdev_is_zone_start)
+ * @g: initialised geometry
+ * @lba: LBA
+ *
+ * Return: true when @lba is a multiple of the zone size.
+ */
 bool znp_is_zone_start(const struct znp_geom *g, uint64_t lba);
-/* Length of zone @zone_no in LBAs (the last zone may be smaller); 0 past the end. */
+/**
+ * znp_zone_len() - length of a zone
+ * @g: initialised geometry
+ * @zone_no: zone number
+ *
+ * Return: the zone size, less for a smaller last zone, 0 past the last zone.
+ */
 uint64_t znp_zone_len(const struct znp_geom *g, uint64_t zone_no);
-/* Start of the zone after the one holding @lba; UINT64_MAX on overflow. */
+/**
+ * znp_next_zone_start() - start of the zone after the one holding @lba
+ * @g: initialised geometry
+ * @lba: LBA
+ *
+ * Additive, so it holds for any zone size (the report iterator steps with it).
+ * Return: the LBA, or UINT64_MAX on overflow.
+ */
 uint64_t znp_next_zone_start(const struct znp_geom *g, uint64_t lba);
 /*
  * Number of zones the LBA range [@slba, @slba + @nlb) touches (@nlb >= 1,
@@ -71,32 +120,71 @@ uint64_t znp_next_zone_start(const struct znp_geom *g, uint64_t lba);
 uint64_t znp_zones_in_range(const struct znp_geom *g, uint64_t slba, uint64_t nlb);
 /* Does [@slba, @slba + @nlb) start at a zone start and end at a zone end? */
 bool znp_range_is_whole_zones(const struct znp_geom *g, uint64_t slba, uint64_t nlb);
-/* Is the last zone shorter than zone_size? */
+/**
+ * znp_has_small_last_zone() - is the last zone shorter than the others?
+ * @g: initialised geometry
+ *
+ * Return: true when nlbas is not a multiple of the zone size.
+ */
 bool znp_has_small_last_zone(const struct znp_geom *g);
-/* ceil(nlbas / zone_size) with overflow safety; 0 when zone_size is 0. */
+/**
+ * znp_nr_zones() - zones needed to cover @nlbas
+ * @nlbas: device size in LBAs
+ * @zone_size: zone size in LBAs
+ *
+ * Return: ceil(@nlbas / @zone_size), a smaller last zone included; 0 when
+ * @zone_size is 0.
+ */
 uint64_t znp_nr_zones(uint64_t nlbas, uint64_t zone_size);
 
-/* Zone size rounded up to a power of two; 0 when that overflows 64 bits. */
+/**
+ * znp_po2_zone_size() - zone size rounded up to a power of two
+ * @g: initialised geometry
+ *
+ * Return: the po2 zone size of a dm-po2zone mapping, 0 when it would be 2^64.
+ */
 uint64_t znp_po2_zone_size(const struct znp_geom *g);
-/* Padding per zone when rounded up to a power of two, in LBAs (UINT64_MAX on overflow). */
+/**
+ * znp_po2_gap() - padding per zone in the po2 space
+ * @g: initialised geometry
+ *
+ * Return: po2 zone size - zone size (0 for po2 zones), UINT64_MAX when the
+ * po2 size overflows.
+ */
 uint64_t znp_po2_gap(const struct znp_geom *g);
-/*
- * Size in LBAs of the po2-mapped device (nr_zones * po2 zone size; a small
- * last zone is padded like the others); 0 when that overflows.
+/**
+ * znp_po2_dev_lbas() - size of the po2-mapped device
+ * @g: initialised geometry
+ *
+ * Return: nr_zones * po2 zone size (a small last zone is padded too), or 0
+ * when that overflows.
  */
 uint64_t znp_po2_dev_lbas(const struct znp_geom *g);
-/*
- * Translate between the po2 space of a dm-po2zone mapping and the device.
- * znp_po2_to_dev() returns false when @po2_lba falls in a padding area.
+/**
+ * znp_po2_to_dev() - translate an LBA of the po2 space to the device
+ * @g: initialised geometry
+ * @po2_lba: LBA in the po2 space (zone n starts at n * po2 zone size)
+ * @dev_lba: out, the device LBA
+ *
+ * Return: true with *@dev_lba set; false when @po2_lba lies in a padding
+ * area or past the last zone.
  */
 bool znp_po2_to_dev(const struct znp_geom *g, uint64_t po2_lba, uint64_t *dev_lba);
-/* UINT64_MAX when the result is not representable. */
+/**
+ * znp_dev_to_po2() - translate a device LBA to the po2 space
+ * @g: initialised geometry
+ * @dev_lba: device LBA
+ *
+ * Return: the po2-space LBA, or UINT64_MAX when it is not representable.
+ */
 uint64_t znp_dev_to_po2(const struct znp_geom *g, uint64_t dev_lba);
 
-/*
- * Zone descriptors that fit in a Report Zones transfer of @bytes: header,
- * then descriptors of 64 bytes + zdes_bytes (use a geometry with
- * zdes_bytes = 0 for the basic, non-extended report).
+/**
+ * znp_descs_per_xfer() - zone descriptors that fit in a Report Zones transfer
+ * @g: geometry (zdes_bytes selects the extended layout)
+ * @bytes: transfer size
+ *
+ * Return: (@bytes - 64-byte header) / (64 + zdes_bytes), 0 when too small.
  */
 uint64_t znp_descs_per_xfer(const struct znp_geom *g, uint64_t bytes);
 

@@ -395,10 +395,6 @@ out_close:
 	return ret;
 }
 
-/**
- * znp_dev_close() - close and free a device (NULL is fine)
- * @dev: device from znp_dev_open()
- */
 void znp_dev_close(struct znp_dev *dev)
 {
 	if (!dev)
@@ -411,33 +407,11 @@ void znp_dev_close(struct znp_dev *dev)
 	free(dev);
 }
 
-/**
- * znp_dev_probe() - read the geometry into @dev->geom
- * @dev: an open device
- *
- * NVMe: Identify Controller (MDTS), Identify Namespace (LBA format, size),
- * Identify Namespace Descriptor List (command set), ZNS Identify Namespace
- * (zone size, descriptor extension, open/active limits), then the first
- * zone report chunk (zone capacity). Block: the zone ioctls and one
- * BLKREPORTZONE chunk.
- * Return: 0, -errno, or a positive NVMe status; -EMEDIUMTYPE when the
- * namespace is not zoned (@dev->geom then holds lba_size and nlbas).
- */
 int znp_dev_probe(struct znp_dev *dev)
 {
 	return znp_dev_probe_flags(dev, 0);
 }
 
-/**
- * znp_dev_probe_flags() - znp_dev_probe() with ZNP_PROBE_* flags
- * @dev: device
- * @flags: ZNP_PROBE_DEFER_CAP leaves @dev->geom.zone_cap at 0; the first
- *         zone report fills it in (a full report then needs no extra command).
- *         ZNP_PROBE_FULL_CAP reads the whole zone report once, so that
- *         zone_cap_varies covers every zone, not just the first chunk.
- *
- * Return: as znp_dev_probe().
- */
 int znp_dev_probe_flags(struct znp_dev *dev, unsigned int flags)
 {
 	int ret;
@@ -456,12 +430,6 @@ int znp_dev_probe_flags(struct znp_dev *dev, unsigned int flags)
 	return znp_report_probe_cap(dev);
 }
 
-/**
- * znp_dev_is_nvme() - is @dev driven by NVMe passthrough?
- * @dev: device
- *
- * Return: true for ngXnY and nvmeXnY nodes.
- */
 bool znp_dev_is_nvme(const struct znp_dev *dev)
 {
 	return dev && dev->kind != ZNP_DEV_ZONED_BLOCK;

@@ -102,22 +102,47 @@ struct znp_dev {
  */
 int znp_dev_open(const struct znp_env *env, const char *path, unsigned int flags,
 		 struct znp_dev **out, const char **why);
+/**
+ * znp_dev_close() - close and free a device (NULL is fine)
+ * @dev: device from znp_dev_open()
+ */
 void znp_dev_close(struct znp_dev *dev);
 
 /**
- * znp_dev_probe() - read the geometry (Identify Controller/Namespace, ZNS
- * Identify Namespace, first zone report for the capacity) into @dev->geom.
- * Return: 0, -errno, or a positive NVMe status. -EMEDIUMTYPE when the
+ * znp_dev_probe() - read the geometry into @dev->geom
+ * @dev: an open device
+ *
+ * NVMe: Identify Controller (MDTS), Identify Namespace (LBA format, size),
+ * Identify Namespace Descriptor List (command set), ZNS Identify Namespace
+ * (zone size, descriptor extension, open/active limits), then the first
+ * zone report chunk (zone capacity). Block: the zone ioctls and one
+ * BLKREPORTZONE chunk.
+ * Return: 0, -errno, or a positive NVMe status; -EMEDIUMTYPE when the
  * namespace is not zoned (conventional): @dev->is_zoned is false then and
- * @dev->geom holds lba_size/nlbas.
+ * @dev->geom holds lba_size and nlbas.
  */
 int znp_dev_probe(struct znp_dev *dev);
 
 #define ZNP_PROBE_DEFER_CAP	(1u << 0)	/* zone_cap from the first report */
 #define ZNP_PROBE_FULL_CAP	(1u << 1)	/* read every zone: exact zone_cap_varies */
+/**
+ * znp_dev_probe_flags() - znp_dev_probe() with ZNP_PROBE_* flags
+ * @dev: device
+ * @flags: ZNP_PROBE_DEFER_CAP leaves @dev->geom.zone_cap at 0; the first
+ *         zone report fills it in (a full report then needs no extra command).
+ *         ZNP_PROBE_FULL_CAP reads the whole zone report once, so that
+ *         zone_cap_varies covers every zone, not just the first chunk.
+ *
+ * Return: as znp_dev_probe().
+ */
 int znp_dev_probe_flags(struct znp_dev *dev, unsigned int flags);
 
-/* Is @dev an NVMe device (char or block node)? */
+/**
+ * znp_dev_is_nvme() - is @dev driven by NVMe passthrough?
+ * @dev: device
+ *
+ * Return: true for ngXnY and nvmeXnY nodes.
+ */
 bool znp_dev_is_nvme(const struct znp_dev *dev);
 
 /* "<dev root>/<name>". Return: 0 or -ENAMETOOLONG. */

@@ -170,18 +170,6 @@ static int entry_cmp(const void *pa, const void *pb)
 	return strcmp(a->ns.ng_name, b->ns.ng_name);
 }
 
-/**
- * znp_scan() - call @cb for every NVMe namespace, ordered by controller
- * name then NSID
- * @env: sysfs/dev roots (may be NULL)
- * @cb: callback; a non-zero return stops the scan and is returned
- * @arg: passed to @cb
- *
- * Conventional namespaces are reported too: probe_ret -EMEDIUMTYPE,
- * is_zoned false, ns.csi and geom.lba_size/nlbas valid. No NVMe subsystem
- * in sysfs is not an error (no callback).
- * Return: 0, -errno, or what @cb returned.
- */
 int znp_scan(const struct znp_env *env,
 	     int (*cb)(const struct znp_scan_entry *e, void *arg), void *arg)
 {

@@ -130,18 +130,6 @@ static int report_fetch(struct znp_report_iter *it)
 	return 0;
 }
 
-/**
- * znp_report_begin() - start a streamed zone report
- * @dev: probed zoned device
- * @slba: first LBA (any LBA inside a zone; the report starts at its zone)
- * @filter: state filter
- * @out: iterator, free with znp_report_end()
- *
- * Issues the first command, so znp_report_nr_zones() is valid on return.
- * Return: 0, -EINVAL (bad arguments, @slba past the end), -EMEDIUMTYPE
- * (not zoned / not probed), -ENOMEM, -EPROTO (malformed data, zone count
- * differs from Identify), another -errno or a positive NVMe status.
- */
 /*
  * geom.zone_cap, on both probe paths: the capacity of zone 0, the first
  * full-size zone (zone_size <= nlbas: zone 0 is never the short one).
@@ -236,46 +224,21 @@ bool znp_report_next(struct znp_report_iter *it, struct znp_zone *z, int *err)
 	return true;
 }
 
-/**
- * znp_report_nr_zones() - zones the report covers
- * @it: iterator
- *
- * Return: the first command's header count: zones matching the filter from
- * the start zone on, as the device first reported.
- */
 uint64_t znp_report_nr_zones(const struct znp_report_iter *it)
 {
 	return it ? it->nr_reported : 0;
 }
 
-/**
- * znp_report_cmds() - commands issued so far
- * @it: iterator
- *
- * Return: Zone Management Receive commands (or BLKREPORTZONE calls).
- */
 uint64_t znp_report_cmds(const struct znp_report_iter *it)
 {
 	return it ? it->ncmds : 0;
 }
 
-/**
- * znp_report_cap_varies() - did full-size zones report different capacities?
- * @it: iterator
- *
- * Covers the zones fetched so far (the whole device once an unfiltered
- * report from LBA 0 has ended).
- * Return: true when two full-size zones differ in capacity.
- */
 bool znp_report_cap_varies(const struct znp_report_iter *it)
 {
 	return it && it->cap_varies;
 }
 
-/**
- * znp_report_end() - free an iterator (NULL is fine)
- * @it: iterator
- */
 void znp_report_end(struct znp_report_iter *it)
 {
 	if (!it)
@@ -305,16 +268,6 @@ out_end:
 	return ret;
 }
 
-/**
- * znp_dev_scan_caps() - read the whole zone report to learn whether zone
- * capacities differ
- * @dev: device after the backend probe (zone_cap may still be 0: the first
- *       chunk of this report sets it)
- *
- * ZNP_PROBE_FULL_CAP: eligibility decisions (check, map) need every zone,
- * not just the first chunk. No-op for a device that is not zoned.
- * Return: 0, -errno or a positive NVMe status.
- */
 int znp_dev_scan_caps(struct znp_dev *dev)
 {
 	struct znp_report_iter *it;

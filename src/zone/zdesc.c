@@ -69,27 +69,6 @@ static int zdesc_parse_one(const struct znp_geom *g, const unsigned char *d,
 	return 0;
 }
 
-/**
- * znp_zdesc_parse() - parse one Report Zones data buffer (pure; fuzzed)
- * @g: geometry (zone_size, zdes_bytes, nlbas) for validation; the
- *     descriptor stride is 64 + zdes_bytes (extended report)
- * @buf, @len: the data the device returned
- * @nr_reported: out, the header's Number of Zones
- * @zones, @max: parsed descriptors (at most @max)
- * @nparsed: out, descriptors parsed into @zones: the smallest of the
- *           header's count, what @len holds, and @max
- *
- * The write pointer is checked for empty, open and closed zones only: NVMe
- * leaves it undefined for full, read-only and offline zones and the kernel
- * reports start + len for full ones. A zone type other than conventional /
- * sequential, or an unknown condition, is malformed too. The header count
- * itself is not checked against the geometry (it depends on the command);
- * the caller does that, except that it may not exceed the zone count.
- * Return: 0, -EPROTO (malformed data, *nparsed counts the good
- * descriptors before the bad one) or -EINVAL (bad arguments, a geometry
- * that znp_geom_init() rejects; its derived fields are recomputed, not
- * trusted).
- */
 int znp_zdesc_parse(const struct znp_geom *g, const void *buf, size_t len,
 		    uint64_t *nr_reported, struct znp_zone *zones, size_t max,
 		    size_t *nparsed)
@@ -128,12 +107,6 @@ int znp_zdesc_parse(const struct znp_geom *g, const void *buf, size_t len,
 	return 0;
 }
 
-/**
- * znp_zone_cond_name() - nvme-cli name of a zone condition
- * @cond: enum znp_zone_cond
- *
- * Return: "EMPTY", "IMP_OPENED", ..., or "Unknown State".
- */
 const char *znp_zone_cond_name(uint8_t cond)
 {
 	switch (cond) {
@@ -157,12 +130,6 @@ const char *znp_zone_cond_name(uint8_t cond)
 	return "Unknown State";
 }
 
-/**
- * znp_zone_type_name() - nvme-cli name of a zone type
- * @type: enum znp_zone_type
- *
- * Return: "SEQWRITE_REQ", ..., or "Unknown".
- */
 const char *znp_zone_type_name(uint8_t type)
 {
 	switch (type) {
@@ -176,12 +143,6 @@ const char *znp_zone_type_name(uint8_t type)
 	return "Unknown";
 }
 
-/**
- * znp_zone_action_name() - CLI name of a zone action
- * @a: action
- *
- * Return: "close", "finish", "open", "reset", "offline" or "unknown".
- */
 const char *znp_zone_action_name(enum znp_zone_action a)
 {
 	switch (a) {

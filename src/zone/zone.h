@@ -93,16 +93,34 @@ int znp_report_begin(struct znp_dev *dev, uint64_t slba,
  * Return: true with *z filled, false at the end or on an error.
  */
 bool znp_report_next(struct znp_report_iter *it, struct znp_zone *z, int *err);
-/* Zones matching the filter from slba on, as the device first reported. */
+/**
+ * znp_report_nr_zones() - zones the report covers
+ * @it: iterator
+ *
+ * Return: the first command's header count: zones matching the filter from
+ * the start zone on, as the device first reported.
+ */
 uint64_t znp_report_nr_zones(const struct znp_report_iter *it);
-/* Zone Management Receive commands (or BLKREPORTZONE calls) issued so far. */
+/**
+ * znp_report_cmds() - commands issued so far
+ * @it: iterator
+ *
+ * Return: Zone Management Receive commands (or BLKREPORTZONE calls).
+ */
 uint64_t znp_report_cmds(const struct znp_report_iter *it);
-/*
- * Did full-size zones fetched so far report different capacities? After a
- * complete unfiltered report from LBA 0 this covers the whole device
- * (znp_dev_probe() only looks at the first chunk).
+/**
+ * znp_report_cap_varies() - did full-size zones report different capacities?
+ * @it: iterator
+ *
+ * Covers the zones fetched so far (the whole device once an unfiltered
+ * report from LBA 0 has ended).
+ * Return: true when two full-size zones differ in capacity.
  */
 bool znp_report_cap_varies(const struct znp_report_iter *it);
+/**
+ * znp_report_end() - free an iterator (NULL is fine)
+ * @it: iterator
+ */
 void znp_report_end(struct znp_report_iter *it);
 
 /**
@@ -192,8 +210,26 @@ int znp_zone_mgmt_ranges(struct znp_dev *dev, enum znp_zone_action action,
 int znp_zone_mgmt(struct znp_dev *dev, const struct znp_mgmt_req *r,
 		  uint64_t *done);
 
+/**
+ * znp_zone_cond_name() - nvme-cli name of a zone condition
+ * @cond: enum znp_zone_cond
+ *
+ * Return: "EMPTY", "IMP_OPENED", ..., or "Unknown State".
+ */
 const char *znp_zone_cond_name(uint8_t cond);	/* "EMPTY", "IMP_OPENED", ... (nvme-cli names) */
+/**
+ * znp_zone_type_name() - nvme-cli name of a zone type
+ * @type: enum znp_zone_type
+ *
+ * Return: "SEQWRITE_REQ", ..., or "Unknown".
+ */
 const char *znp_zone_type_name(uint8_t type);	/* "SEQWRITE_REQ", ... */
+/**
+ * znp_zone_action_name() - CLI name of a zone action
+ * @a: action
+ *
+ * Return: "close", "finish", "open", "reset", "offline" or "unknown".
+ */
 const char *znp_zone_action_name(enum znp_zone_action a); /* "reset", ... */
 
 #endif
