@@ -12,30 +12,32 @@
 #include "dev.h"
 #include "sysfs.h"
 
-int znp_blk_kname(const struct znp_env *env, unsigned int maj, unsigned int min,
-		  char *buf, size_t len)
+/* <sysfs>/dev/block/MAJ:MIN@sub read as a link target (@link) or an attribute. */
+static int blk_read(const struct znp_env *env, unsigned int maj, unsigned int min,
+		    const char *sub, bool link, char *buf, size_t len)
 {
 	char path[PATH_MAX];
 	int ret;
 
-	ret = znp_sysfs_path(env, path, sizeof(path), "dev/block/%u:%u", maj, min);
-	if (!ret)
-		ret = znp_link_basename(path, buf, len);
-	if (!ret && strchr(buf, ':'))
-		ret = -ENOENT;
-	return ret;
+	ret = znp_sysfs_path(env, path, sizeof(path), "dev/block/%u:%u%s", maj, min, sub);
+	if (ret)
+		return ret;
+	return link ? znp_link_basename(path, buf, len) : znp_attr_read(path, buf, len);
+}
+
+int znp_blk_kname(const struct znp_env *env, unsigned int maj, unsigned int min,
+		  char *buf, size_t len)
+{
+	int ret = blk_read(env, maj, min, "", true, buf, len);
+
+	/* a dangling link's text is "MAJ:MIN": no kernel name */
+	return !ret && strchr(buf, ':') ? -ENOENT : ret;
 }
 
 int znp_blk_dm_name(const struct znp_env *env, unsigned int maj, unsigned int min,
 		    char *buf, size_t len)
 {
-	char path[PATH_MAX];
-	int ret;
-
-	ret = znp_sysfs_path(env, path, sizeof(path), "dev/block/%u:%u/dm/name", maj, min);
-	if (!ret)
-		ret = znp_attr_read(path, buf, len);
-	return ret;
+	return blk_read(env, maj, min, "/dm/name", false, buf, len);
 }
 
 int znp_blk_queue_u64(const struct znp_env *env, unsigned int maj, unsigned int min,
