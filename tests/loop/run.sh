@@ -241,5 +241,23 @@ interrupt_test() {	# NAME ENV QD DELAY
 interrupt_test "io_uring" "ZNP_FORCE_SYNC=0" 2 0.3
 interrupt_test "fallback" "ZNP_FORCE_SYNC=1" 64 0.3
 
+# --- the O_EXCL descriptor is held for the whole operation ----------------------
+# (blkdiscard's rule): while a discard runs, no one else can claim the device
+"$BIN" discard "$B" --ranges "$WORK/rbig" --force -q 1 -o json >"$WORK/out" 2>"$WORK/err" &
+DPID=$!
+for _ in $(seq 50); do grep -q . /proc/$DPID/io 2>/dev/null && break; sleep 0.05; done
+sleep 0.3
+EXCL=$(python3 -c 'import errno,os,sys
+try:
+    os.close(os.open(sys.argv[1], os.O_RDONLY | os.O_EXCL)); print("opened")
+except OSError as e:
+    print(errno.errorcode[e.errno])' "$B")
+RUNNING=no
+kill -0 "$DPID" 2>/dev/null && RUNNING=yes
+while kill -INT "$DPID" 2>/dev/null; do sleep 0.1; done
+wait "$DPID"
+check "discard still running while another process tried O_EXCL ($RUNNING)" test "$RUNNING" = yes
+check "O_EXCL open during a discard refused (got $EXCL)" test "$EXCL" = EBUSY
+
 echo "# $T tests, $FAILED failed"
 [ "$FAILED" = 0 ]
