@@ -427,7 +427,7 @@ int znp_ublk_server_run(struct znp_ublk_server *s, void (*ready)(void *arg, int 
 	char path[64];
 	unsigned int i;
 	uint64_t v;
-	int ret;
+	int ret, bfd;
 
 	snprintf(path, sizeof(path), "/dev/ublkc%d", s->dev_id);
 	s->cdev_fd = open(path, O_RDWR | O_CLOEXEC);
@@ -500,7 +500,17 @@ int znp_ublk_server_run(struct znp_ublk_server *s, void (*ready)(void *arg, int 
 	}
 	ret = 0;
 	if (atomic_load(&s->stop)) {
-		/* sync'd by the caller; STOP_DEV waits for in-flight I/O */
+		/*
+		 * Write back the block device's cache while the queues still
+		 * serve: with user recovery, STOP_DEV fails later I/O.
+		 */
+		snprintf(path, sizeof(path), "/dev/ublkb%d", s->dev_id);
+		bfd = open(path, O_RDONLY | O_CLOEXEC);
+		if (bfd >= 0) {
+			fsync(bfd);
+			close(bfd);
+		}
+		/* STOP_DEV waits for in-flight I/O */
 		ret = znp_ublk_ctrl(s, UBLK_U_CMD_STOP_DEV, 0, NULL, 0);
 		if (ret && ret != -ENODEV)
 			znp_ublk_log(s, LOG_ERR, "ublk%d: STOP_DEV failed: %s", s->dev_id,
