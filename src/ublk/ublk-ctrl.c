@@ -7,6 +7,7 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <libnvme.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -314,6 +315,23 @@ int znp_ublk_server_recover(struct znp_dev *ns, int dev_id, const struct znp_ubl
 		znp_ublk_server_free(s);
 		return -EINVAL;
 	}
+	/*
+	 * The driver notices a dead server with some delay (its monitor work):
+	 * wait while the device is live but the recorded server is gone.
+	 */
+	while (s->info.state == UBLK_S_DEV_LIVE && waited < RECOVERY_WAIT_MS &&
+	       s->info.ublksrv_pid > 0 && kill(s->info.ublksrv_pid, 0) && errno == ESRCH) {
+		nanosleep(&ts, NULL);
+		waited += 100;
+		ret = znp_ublk_ctrl(s, UBLK_U_CMD_GET_DEV_INFO, 0, &s->info, sizeof(s->info));
+		if (ret)
+			break;
+	}
+	if (ret) {
+		znp_ublk_log(s, LOG_ERR, "ublk%d: GET_DEV_INFO failed: %s", dev_id, strerror(-ret));
+		znp_ublk_server_free(s);
+		return ret;
+	}
 	if (s->info.state != UBLK_S_DEV_QUIESCED) {
 		znp_ublk_log(s, LOG_ERR, "ublk%d: refused: state %s, not quiesced (its server "
 			     "is alive, or the device is not recoverable)", dev_id,
@@ -354,6 +372,7 @@ int znp_ublk_server_recover(struct znp_dev *ns, int dev_id, const struct znp_ubl
 		return ret;
 	}
 	s->recovering = true;
+	s->added = true;	/* ours now: a stop through this server deletes it */
 	znp_ublk_log(s, LOG_NOTICE, "ublk%d: recovering for %s", dev_id, ns->path);
 	*out = s;
 	return 0;
