@@ -443,6 +443,7 @@ static void stop_queues(struct znp_ublk_server *s)
 int znp_ublk_server_run(struct znp_ublk_server *s, void (*ready)(void *arg, int dev_id),
 			void *arg)
 {
+	sigset_t all, old;
 	char path[64];
 	unsigned int i;
 	uint64_t v;
@@ -466,13 +467,19 @@ int znp_ublk_server_run(struct znp_ublk_server *s, void (*ready)(void *arg, int 
 			goto fail;
 		}
 	}
+	/* signals go to the caller's thread, never to a queue thread */
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, &old);
 	for (i = 0; i < s->nr_queues; i++) {
 		ret = -pthread_create(&s->queues[i].thread, NULL, znp_ublk_queue_thread,
 				      &s->queues[i]);
 		if (ret)
-			goto fail;
+			break;
 		s->queues[i].thread_ok = true;
 	}
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (ret)
+		goto fail;
 	ret = wait_queues_ready(s);
 	if (ret) {
 		znp_ublk_log(s, LOG_ERR, "ublk%d: fetching requests failed: %s", s->dev_id,

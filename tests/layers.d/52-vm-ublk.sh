@@ -14,6 +14,7 @@ bash tests/vm/vm-run.sh --kernel stock --guest tests/vm/ublk/ublk.sh \
 	--ns ctrl=0,nsid=3,size=480M,lbas=4096,zoned=1,zsze=80M,zcap=64M \
 	--ns ctrl=0,nsid=4,size=64M,lbas=4096 \
 	--ns ctrl=1,nsid=1,size=240M,lbas=512,zoned=1,zsze=48M,zcap=48M \
+	--ns ctrl=1,nsid=2,size=3000M,lbas=4096,zoned=1,zsze=1536K,zcap=1536K \
 	--modules "ublk_drv nvmet nvme-loop" \
 	--timeout 420 --log "$log" --quiet
 vm=$?
