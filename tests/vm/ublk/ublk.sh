@@ -272,6 +272,19 @@ expect_eq "ublk zones: after reset all every namespace zone is empty" "$n_empty"
 expect_eq "ublk zones: after reset all blkzone reports every zone empty" \
 	"$(blkzone report /dev/ublkb0 | grep -c 'zcond: 1(em)')" "$NZ"
 
+# ---- zone resource limits: the namespace's errors reach the caller ------------
+# max_active 6: six zones written (open or implicitly closed: all active), a
+# seventh write must fail with the active-zones error (EOVERFLOW), not EIO
+for k in 0 1 2 3 4 5; do wr /dev/ublkb0 "$(sector $k 0)" /tmp/z64 || echo "#   write to zone $k failed"; done
+expect_eq "ublk limits: six zones active on the namespace" \
+	"$(nvme zns report-zones "$ng" -d "$NZ" | grep -cE 'State: 0x(20|30|40)')" 6
+dd if=/tmp/z64 of=/dev/ublkb0 bs=65536 count=1 seek="$(($(sector 6 0) * 512))" \
+	oflag=direct,seek_bytes >/tmp/dd7.out 2>&1
+expect_match "ublk limits: a seventh active zone is refused with EOVERFLOW (too many active zones)" \
+	"Value too large" "$(cat /tmp/dd7.out)"
+mirrored "ublk limits: the refused write moved no write pointer" 6 em 0
+expect_ok "ublk limits: reset all again" blkzone reset /dev/ublkb0
+
 # ---- fio zbd write + verify, several zones, several writes in flight ----------
 fio --name=ublk-zbd --filename=/dev/ublkb0 --direct=1 --zonemode=zbd --ioengine=io_uring \
 	--iodepth=8 --rw=randwrite --bs=64k --offset="$((ZS * 512))" --size="$((4 * ZS * 512))" \
