@@ -400,6 +400,14 @@ int znp_cmd_map(const struct znp_cli *cli, const struct znp_opts *o, struct znp_
 {
 	const char *why;
 
+	if (o->ublk)
+		return znp_cmd_map_ublk(cli, o, p);
+	if (o->foreground || o->recover || o->force_ublk || znp_opt_given(o, ZNP_O_QUEUES) ||
+	    znp_opt_given(o, ZNP_O_UBLK_ID) || znp_opt_given(o, ZNP_O_QUEUE_DEPTH)) {
+		znp_cli_err(cli, o->nargs ? o->args[0] : "map", "--foreground, --queues, "
+			    "--queue-depth, --ublk-id, --recover and --force-ublk need --ublk");
+		return ZNP_EXIT_USAGE;
+	}
 	if (o->restore && (o->nargs || o->name || o->persist)) {
 		znp_cli_err(cli, "map", "--restore takes no device, --name or --persist");
 		return ZNP_EXIT_USAGE;

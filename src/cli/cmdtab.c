@@ -63,6 +63,24 @@ const struct znp_opt_desc znp_opt_descs[ZNP_O_NR] = {
 	[ZNP_O_CONFIG] = { ZNP_O_CONFIG, "config", 0, NULL, "FILE",
 		"mapping file (default /etc/zns-npo2/mappings.conf)", NULL, ZNP_OK_STRING,
 		OPT(config) },
+	[ZNP_O_UBLK] = { ZNP_O_UBLK, "ublk", 0, NULL, NULL,
+		"serve the namespace as a po2 zoned ublk device (/dev/ublkbN), for kernels "
+		"without npo2 support", NULL, ZNP_OK_FLAG, OPT(ublk) },
+	[ZNP_O_FOREGROUND] = { ZNP_O_FOREGROUND, "foreground", 0, NULL, NULL,
+		"with --ublk: serve in the foreground until SIGTERM/SIGINT (for systemd)", NULL,
+		ZNP_OK_FLAG, OPT(foreground) },
+	[ZNP_O_QUEUES] = { ZNP_O_QUEUES, "queues", 0, NULL, "N",
+		"with --ublk: number of ublk queues, one thread each (default 1)", NULL,
+		ZNP_OK_U32, OPT(queues) },
+	[ZNP_O_UBLK_ID] = { ZNP_O_UBLK_ID, "ublk-id", 0, NULL, "ID",
+		"with --ublk: ublk device id (default: the kernel picks one)", NULL,
+		ZNP_OK_U32, OPT(ublk_id) },
+	[ZNP_O_RECOVER] = { ZNP_O_RECOVER, "recover", 0, NULL, NULL,
+		"with --ublk --ublk-id: take back that device after its server died", NULL,
+		ZNP_OK_FLAG, OPT(recover) },
+	[ZNP_O_FORCE_UBLK] = { ZNP_O_FORCE_UBLK, "force-ublk", 0, NULL, NULL,
+		"with --ublk: serve even a namespace whose block device the kernel shows "
+		"(testing; use plain map there)", NULL, ZNP_OK_FLAG, OPT(force_ublk) },
 };
 
 #define COMMON ZNP_O_OUTPUT_FORMAT, ZNP_O_VERBOSE, ZNP_O_HELP
@@ -83,7 +101,9 @@ static const enum znp_opt_id discard_opts[] = {
 	ZNP_O_DRY_RUN, ZNP_O_QUEUE_DEPTH, ZNP_O_NR
 };
 static const enum znp_opt_id map_opts[] = {
-	COMMON, ZNP_O_NAME, ZNP_O_PERSIST, ZNP_O_RESTORE, ZNP_O_CONFIG, ZNP_O_DRY_RUN, ZNP_O_NR
+	COMMON, ZNP_O_NAME, ZNP_O_PERSIST, ZNP_O_RESTORE, ZNP_O_CONFIG, ZNP_O_DRY_RUN,
+	ZNP_O_UBLK, ZNP_O_FOREGROUND, ZNP_O_QUEUES, ZNP_O_QUEUE_DEPTH, ZNP_O_UBLK_ID,
+	ZNP_O_RECOVER, ZNP_O_FORCE_UBLK, ZNP_O_NR
 };
 static const enum znp_opt_id unmap_opts[] = {
 	COMMON, ZNP_O_FORCE, ZNP_O_CONFIG, ZNP_O_DRY_RUN, ZNP_O_NR

@@ -171,6 +171,48 @@ uint64_t znp_dev_to_po2(const struct znp_geom *g, uint64_t dev_lba)
 	return r;
 }
 
+static unsigned int po2_shift(const struct znp_geom *g)
+{
+	uint64_t po2 = znp_po2_zone_size(g);
+
+	/* po2 == 0: the rounded size is 2^64 */
+	return po2 ? (unsigned int)__builtin_ctzll(po2) : 64;
+}
+
+uint64_t znp_po2_zone_no(const struct znp_geom *g, uint64_t po2_lba)
+{
+	unsigned int shift = po2_shift(g);
+
+	return shift >= 64 ? 0 : po2_lba >> shift;
+}
+
+uint64_t znp_po2_offset_in_zone(const struct znp_geom *g, uint64_t po2_lba)
+{
+	unsigned int shift = po2_shift(g);
+
+	return shift >= 64 ? po2_lba : po2_lba & ((UINT64_C(1) << shift) - 1);
+}
+
+uint64_t znp_po2_zone_start(const struct znp_geom *g, uint64_t zone_no)
+{
+	unsigned int shift = po2_shift(g);
+
+	if (shift >= 64)
+		return zone_no ? UINT64_MAX : 0;
+	if (shift && zone_no >> (64 - shift))
+		return UINT64_MAX;
+	return zone_no << shift;
+}
+
+uint64_t znp_po2_data_left(const struct znp_geom *g, uint64_t po2_lba)
+{
+	uint64_t zno = znp_po2_zone_no(g, po2_lba);
+	uint64_t off = znp_po2_offset_in_zone(g, po2_lba);
+	uint64_t len = znp_zone_len(g, zno);
+
+	return off < len ? len - off : 0;
+}
+
 uint64_t znp_descs_per_xfer(const struct znp_geom *g, uint64_t bytes)
 {
 	uint64_t stride = ZNP_ZDESC_SIZE + g->zdes_bytes;
