@@ -39,6 +39,10 @@ enum znp_opt_id {
 	ZNP_O_PERSIST,
 	ZNP_O_RESTORE,
 	ZNP_O_CONFIG,
+	ZNP_O_WIDTH,
+	ZNP_O_COLOR,
+	ZNP_O_SVG,
+	ZNP_O_PADDING,
 	ZNP_O_NR
 };
 
@@ -65,6 +69,10 @@ struct znp_opts {
 	bool persist;			/* map: record in the mapping file */
 	bool restore;			/* map: restore every recorded mapping */
 	const char *config;		/* map/unmap/status: mapping file */
+	uint32_t width;			/* zonemap: columns */
+	const char *color;		/* zonemap: auto, always, never */
+	const char *svg;		/* zonemap: SVG file, "-" stdout */
+	bool padding;			/* zonemap: show the po2 padding */
 
 	uint32_t given;			/* 1u << enum znp_opt_id, set by znp_opt_set() */
 	const char *args[ZNP_MAX_ARGS];	/* positional arguments, args[0] = device */
