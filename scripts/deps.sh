@@ -15,6 +15,7 @@ PKGS=(
 	libdbus-1-dev
 	# docs, completions, tests
 	asciidoctor bash bash-completion zsh python3 valgrind time dpkg-dev
+	librsvg2-bin libxml2-utils
 	libfuzzer-14-dev libclang-rt-14-dev
 	# devices and reference tools
 	nvme-cli util-linux fio f2fs-tools dmsetup

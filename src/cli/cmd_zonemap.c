@@ -249,6 +249,7 @@ int znp_cmd_zonemap(const struct znp_cli *cli, const struct znp_opts *o,
 
 	if (o->svg) {
 		znp_zm_layout(&r.v, ZNP_ZM_SVG_COLS, ZNP_ZM_SVG_ROWS);
+		znp_zm_svg_shape(&r.v);
 		svg.out = svg_open(o->svg, &tmp);
 		if (!svg.out) {
 			znp_cli_err(cli, path, "cannot write %s: %s", o->svg, strerror(errno));

@@ -89,13 +89,19 @@ static void group_line(FILE *f, const struct znp_zm_view *v)
 		fprintf(f, "%" PRIu64 " zones per cell: dominant state, mean fill", v->group);
 }
 
-static void padding_line(FILE *f, const struct znp_zm_pad *pad)
+static void xml_escaped(FILE *f, const char *s);
+
+static void padding_line(FILE *f, const struct znp_zm_pad *pad, bool xml)
 {
 	uint64_t gap = pad->po2_size - pad->zone_size;
 
-	fprintf(f, "padding: %s mapping %s: each zone of %" PRIu64 " LBAs takes %" PRIu64
-		" (%" PRIu64 " LBAs of padding, %.1f%% of the mapping)", pad->kind, pad->mapping,
-		pad->zone_size, pad->po2_size, gap, 100.0 * (double)gap / (double)pad->po2_size);
+	fputs("padding: ", f);
+	if (xml)
+		xml_escaped(f, pad->mapping);
+	else
+		fputs(pad->mapping, f);
+	fprintf(f, " (%s), %" PRIu64 " LBAs per zone: %" PRIu64 " padding (%.1f%%)",
+		pad->kind, pad->po2_size, gap, 100.0 * (double)gap / (double)pad->po2_size);
 }
 
 /* ---- text --------------------------------------------------------------- */
@@ -153,7 +159,7 @@ static void text_begin(void *priv, const struct znp_zm_view *v)
 	group_line(t->out, v);
 	fputc('\n', t->out);
 	if (v->pad) {
-		padding_line(t->out, v->pad);
+		padding_line(t->out, v->pad, false);
 		fputc('\n', t->out);
 	}
 }
@@ -293,11 +299,9 @@ static void svg_begin(void *priv, const struct znp_zm_view *v)
 	group_line(s->out, v);
 	fputs("</text>\n", s->out);
 	if (v->pad) {
-		fprintf(s->out, "<text x=\"%u\" y=\"48\">padding: %s mapping ", SVG_MARGIN,
-			v->pad->kind);
-		xml_escaped(s->out, v->pad->mapping);
-		fprintf(s->out, ", each zone of %" PRIu64 " LBAs takes %" PRIu64 "</text>\n",
-			v->pad->zone_size, v->pad->po2_size);
+		fprintf(s->out, "<text x=\"%u\" y=\"48\">", SVG_MARGIN);
+		padding_line(s->out, v->pad, true);
+		fputs("</text>\n", s->out);
 	}
 }
 

@@ -124,3 +124,16 @@ void znp_zm_layout(struct znp_zm_view *v, unsigned int max_cols, unsigned int ma
 		v->cols = 1;
 	v->rows = (unsigned int)(v->nr_cells / v->cols + (v->nr_cells % v->cols != 0));
 }
+
+void znp_zm_svg_shape(struct znp_zm_view *v)
+{
+	unsigned int cols = 10;
+
+	/* about 4:1, rows of a multiple of 10 cells, at most ZNP_ZM_SVG_COLS */
+	while (cols < ZNP_ZM_SVG_COLS && (uint64_t)cols * cols < 4 * v->nr_cells)
+		cols += 10;
+	if (cols > v->nr_cells)
+		cols = v->nr_cells ? (unsigned int)v->nr_cells : 1;
+	v->cols = cols;
+	v->rows = (unsigned int)(v->nr_cells / cols + (v->nr_cells % cols != 0));
+}

@@ -84,6 +84,9 @@ struct znp_zm_cell {
  */
 void znp_zm_layout(struct znp_zm_view *v, unsigned int max_cols, unsigned int max_rows);
 
+/* SVG: after znp_zm_layout(), rows of 10 to 100 cells, about 4 times wider than high. */
+void znp_zm_svg_shape(struct znp_zm_view *v);
+
 enum znp_zm_state znp_zm_state_of(uint8_t cond);
 const char *znp_zm_state_name(enum znp_zm_state s);	/* "empty", "implicit-open", ... */
 
