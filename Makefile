@@ -14,13 +14,20 @@ $(BUILD)/build.ninja:
 deps:
 	bash scripts/deps.sh
 
+# The two commands of a first run, `make demo` and `make test`, install what
+# is missing first (the deps step: idempotent, fast when nothing is).
+
 check: all
 	$(MESON) test -C $(BUILD) --suite fast --print-errorlogs
 
-test: all
+test:
+	bash scripts/deps.sh
+	$(MAKE) all
 	bash scripts/run-layers.sh
 
-demo: all
+demo:
+	bash scripts/deps.sh
+	$(MAKE) all
 	bash tests/vm/demo.sh
 
 bench: all
