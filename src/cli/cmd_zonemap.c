@@ -4,6 +4,7 @@
  * text or SVG renderer (zonemap.h). Reads COLUMNS, NO_COLOR and the locale
  * variables: what a terminal program is expected to honour.
  */
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -49,8 +50,18 @@ static bool locale_is_utf8(void)
 	for (size_t i = 0; i < sizeof(vars) / sizeof(vars[0]); i++) {
 		const char *v = getenv(vars[i]);
 
-		if (v && *v)
-			return strcasestr(v, "utf-8") || strcasestr(v, "utf8");
+		if (v && *v) {
+			char cs[16];
+			size_t n = 0;
+
+			/* the codeset: after the '.', before any '@' */
+			v = strchr(v, '.');
+			for (v = v ? v + 1 : ""; *v && *v != '@' && n < sizeof(cs) - 1; v++)
+				if (*v != '-')
+					cs[n++] = (char)tolower((unsigned char)*v);
+			cs[n] = '\0';
+			return !strcmp(cs, "utf8");
+		}
 	}
 	return false;
 }
@@ -108,8 +119,11 @@ static FILE *svg_open(const char *path, char **tmp)
 		*tmp = NULL;
 		return stdout;
 	}
-	if (asprintf(tmp, "%s.XXXXXX", path) < 0)
+	*tmp = malloc(strlen(path) + sizeof(".XXXXXX"));
+	if (!*tmp)
 		return NULL;
+	strcpy(*tmp, path);
+	strcat(*tmp, ".XXXXXX");
 	fd = mkstemp(*tmp);
 	if (fd < 0 || fchmod(fd, 0666 & ~mask) || !(f = fdopen(fd, "w"))) {
 		if (fd >= 0) {
