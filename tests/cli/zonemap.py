@@ -67,7 +67,8 @@ class Run(znptest.Run):
     timeout = 120
 
     def __init__(self, root, args, env_extra=None):
-        self.env_extra = env_extra or {}
+        # the caller's terminal settings must not leak into the pictures
+        self.env_extra = dict({'COLUMNS': None, 'NO_COLOR': None}, **(env_extra or {}))
         super().__init__(BIN, EMU, root, args)
 
     def execute(self, argv, root, env, stdin):
@@ -377,6 +378,7 @@ def maxrss(root, args):
     """(exit code, peak RSS KiB, stdout) of one run, measured by GNU time: a
     child of this (large) Python process would count the copy made by fork."""
     env = znptest.emu_env(EMU, root, asan_extra='quarantine_size_mb=0')
+    env.pop('COLUMNS', None)
     out, rssf = os.path.join(root, 'rss.out'), os.path.join(root, 'rss.txt')
     with open(out, 'w') as f:
         p = subprocess.run(['/usr/bin/time', '-f', '%M', '-o', rssf, BIN] + args, cwd=root,
