@@ -12,6 +12,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include "cmd.h"
@@ -104,6 +105,51 @@ static int find_padding(const struct znp_cli *cli, const struct znp_dev *dev,
 	if (!znp_dm_get(h->dm_name, &info) && info.has_status && g->lba_size >= 512 &&
 	    info.status.zone_sectors == g->zone_size * (g->lba_size / 512))
 		pad->po2_size = info.status.po2_zone_sectors / (g->lba_size / 512);
+	return pad->po2_size > pad->zone_size ? 0 : -ENOENT;
+}
+
+struct dm_match {
+	dev_t rdev;
+	struct znp_dm_info info;
+};
+
+static int dm_match_rdev(const struct znp_dm_info *info, void *arg)
+{
+	struct dm_match *m = arg;
+
+	if (makedev(info->major, info->minor) != m->rdev)
+		return 0;
+	m->info = *info;
+	return 1;
+}
+
+/*
+ * @dev is itself one of our mappings (found in device-mapper's list by its
+ * device number): its zones have the po2 size; the target's status has the
+ * size of the device's zones under it.
+ */
+static int mapping_padding(const struct znp_dev *dev, struct znp_zm_pad *pad,
+			   struct znp_holder *h)
+{
+	const struct znp_geom *g = &dev->geom;
+	uint32_t per = g->lba_size / 512;	/* sectors per LBA */
+	struct dm_match m;
+	struct stat st;
+
+	if (dev->kind != ZNP_DEV_ZONED_BLOCK || !per || fstat(dev->fd, &st) ||
+	    !S_ISBLK(st.st_mode))
+		return -ENOENT;
+	m.rdev = st.st_rdev;
+	if (znp_dm_list(dm_match_rdev, &m) != 1 || !znp_dm_uuid_is_ours(m.info.uuid) ||
+	    !m.info.has_status || m.info.status.po2_zone_sectors != g->zone_size * per)
+		return -ENOENT;
+	snprintf(h->dm_name, sizeof(h->dm_name), "%s", m.info.name);
+	*pad = (struct znp_zm_pad){
+		.mapping = h->dm_name,
+		.kind = "dm-po2zone",
+		.zone_size = m.info.status.zone_sectors / per,
+		.po2_size = g->zone_size,
+	};
 	return pad->po2_size > pad->zone_size ? 0 : -ENOENT;
 }
 
@@ -244,9 +290,9 @@ int znp_cmd_zonemap(const struct znp_cli *cli, const struct znp_opts *o,
 		goto out_close;
 	}
 	if (o->padding) {
-		if (find_padding(cli, dev, &pad, &h)) {
-			znp_cli_err(cli, path, "--padding: no power-of-2 mapping on top of it "
-				    "(see map)");
+		if (find_padding(cli, dev, &pad, &h) && mapping_padding(dev, &pad, &h)) {
+			znp_cli_err(cli, path, "--padding: not a power-of-2 mapping, and none "
+				    "on top of it (see map)");
 			ret = ZNP_EXIT_UNSUITABLE;
 			goto out_close;
 		}

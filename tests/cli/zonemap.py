@@ -55,6 +55,7 @@ PAD = '#fff59d'
 BIG_ZSZE, BIG_ZONES = 0x3000, 1000000
 EXTRA_CONFIG = """\
 path=dev/ng1n1 kind=ng ctrl=nvme1 nsid=1 lba=512 zsze=0x3000 zones=1000000 disk=none preset=mixed state=big.state
+path=dev/dm-7 kind=blk lba=4096 zsze=32768 zcap=24576 zones=50
 path=dev/ng8n1 kind=ng ctrl=nvme8 nsid=1 lba=512 zsze=0x3000 zones=200 disk=none mdts=8k fail_io=0x7a:2:0x4002
 """
 
@@ -252,7 +253,13 @@ def test_padding(root):
     check(r2.out.replace('dev/ng0n1', 'dev/nvme0n1') == r.out,
           '--padding through the ng node: the mapping of its block device')
     expect_err(root, ['zonemap', 'dev/ng1n1', '--padding'], 3, 'dev/ng1n1',
-               'no power-of-2 mapping')
+               'not a power-of-2 mapping, and none on top of it')
+    # a zoned block device with po2 zones that device-mapper does not know as ours
+    expect_err(root, ['zonemap', 'dev/dm-7', '--padding'], 3, 'dev/dm-7',
+               'not a power-of-2 mapping, and none on top of it')
+    r = ok_run(root, ['zonemap', 'dev/dm-7'])
+    check('32768 LBAs each (128 MiB, power of 2)' in r.out and
+          rows_of(r.out, 2) == {0: '.' * 50}, 'a zoned block device: its 50 empty zones')
 
 
 def test_bad(root):

@@ -86,6 +86,10 @@ expect_match "zonemap --padding: A's mapping, po2 zone size and padding in LBAs"
 	"$(cat /tmp/vm-cmd.out)"
 expect_eq "zonemap --padding: one padding character after each of A's $na zones" \
 	"$(sed -n 's/^ *[0-9][0-9]* //p' /tmp/vm-cmd.out | tr -d '\n' | tr -cd '~' | wc -c)" "$na"
+expect_ok "zonemap --padding of the mapping itself" $ZNP zonemap --padding /dev/mapper/$NA
+expect_match "zonemap --padding of the mapping: the same sizes (from the target's status)" \
+	"^padding: $NA \(dm-po2zone\), $((pa / 8)) LBAs per zone: $(((pa - za) / 8)) padding " \
+	"$(cat /tmp/vm-cmd.out)"
 expect_rc "zonemap --padding of B (po2, not mapped): 3" 3 $ZNP zonemap --padding "$B"
 
 # ---- refusals ----------------------------------------------------------------
