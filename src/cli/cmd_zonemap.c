@@ -17,6 +17,7 @@
 
 #include "cmd.h"
 #include "dm.h"
+#include "sigint.h"
 #include "zonemap.h"
 
 #define DEFAULT_WIDTH	80u
@@ -219,7 +220,7 @@ static int zm_draw(struct zm_run *r, struct znp_dev *dev, uint64_t slba)
 	if (ret)
 		return ret;
 	r->ops->begin(r->priv, &r->v);
-	while (left && (ret = znp_report_next(it, &z)) == 1) {
+	while (left && !znp_cli_interrupted && (ret = znp_report_next(it, &z)) == 1) {
 		if (!in_cell) {
 			c = (struct znp_zm_cell){
 				.index = idx,
@@ -241,7 +242,7 @@ static int zm_draw(struct zm_run *r, struct znp_dev *dev, uint64_t slba)
 		}
 	}
 	if (ret == 1 || ret == 0)
-		ret = 0;
+		ret = znp_cli_interrupted ? -EINTR : 0;
 	if (!ret && in_cell) {
 		/* the device reported fewer zones than the range */
 		c.state = znp_zm_dominant(&c.sum);
@@ -310,9 +311,14 @@ int znp_cmd_zonemap(const struct znp_cli *cli, const struct znp_opts *o,
 	if (o->svg) {
 		znp_zm_layout(&r.v, ZNP_ZM_SVG_COLS, ZNP_ZM_SVG_ROWS);
 		znp_zm_svg_shape(&r.v);
-		svg.out = svg_open(o->svg, &tmp);
+		/* Ctrl-C stops the report and removes the temporary file (exit 130) */
+		ret = znp_cli_sigint_begin();
+		svg.out = ret ? NULL : svg_open(o->svg, &tmp);
 		if (!svg.out) {
-			znp_cli_err(cli, path, "cannot write %s: %s", o->svg, strerror(errno));
+			znp_cli_err(cli, path, "cannot write %s: %s", o->svg,
+				    strerror(ret ? -ret : errno));
+			if (!ret)
+				znp_cli_sigint_end();
 			ret = ZNP_EXIT_FAILED;
 			goto out_close;
 		}
@@ -329,6 +335,8 @@ int znp_cmd_zonemap(const struct znp_cli *cli, const struct znp_opts *o,
 	}
 
 	ret = zm_draw(&r, dev, o->start_lba);
+	if (o->svg)
+		znp_cli_sigint_end();
 	if (o->svg) {
 		err = svg_close(svg.out, o->svg, tmp, !ret);
 		if (!ret && err) {
@@ -337,7 +345,12 @@ int znp_cmd_zonemap(const struct znp_cli *cli, const struct znp_opts *o,
 			goto out_close;
 		}
 	}
-	ret = ret ? znp_cli_fail(cli, path, "zone report failed", ret) : ZNP_EXIT_OK;
+	if (ret == -EINTR) {
+		znp_cli_err(cli, path, "interrupted%s", o->svg ? "; no SVG written" : "");
+		ret = ZNP_EXIT_INTERRUPTED;
+	} else {
+		ret = ret ? znp_cli_fail(cli, path, "zone report failed", ret) : ZNP_EXIT_OK;
+	}
 out_close:
 	znp_dev_close(dev);
 	return ret;

@@ -56,6 +56,7 @@ BIG_ZSZE, BIG_ZONES = 0x3000, 1000000
 EXTRA_CONFIG = """\
 path=dev/ng1n1 kind=ng ctrl=nvme1 nsid=1 lba=512 zsze=0x3000 zones=1000000 disk=none preset=mixed state=big.state
 path=dev/dm-7 kind=blk lba=4096 zsze=32768 zcap=24576 zones=50
+path=dev/ng9n1 kind=ng ctrl=nvme9 nsid=1 lba=512 zsze=0x3000 zones=200 disk=none mdts=8k errno_io=0x7a:2:4
 path=dev/ng8n1 kind=ng ctrl=nvme8 nsid=1 lba=512 zsze=0x3000 zones=200 disk=none mdts=8k fail_io=0x7a:2:0x4002
 """
 
@@ -275,6 +276,12 @@ def test_bad(root):
                'zone report failed: NVMe status 0x4002')
     left = [f for f in os.listdir(root) if f.startswith('fault.svg')]
     check(not left, 'a report failing mid-way leaves no SVG, nor a temporary file: %s' % left)
+    # the report's second command interrupted (EINTR, as Ctrl-C does): exit 130, no file
+    svg = os.path.join(root, 'intr.svg')
+    expect_err(root, ['zonemap', 'dev/ng9n1', '--svg', svg], 130, 'dev/ng9n1',
+               'interrupted; no SVG written')
+    left = [f for f in os.listdir(root) if f.startswith('intr.svg')]
+    check(not left, 'interrupted: no SVG, nor a temporary file: %s' % left)
     r = Run(root, ['zonemap', 'dev/ng8n1'])
     check(r.rc == 1 and 'report incomplete' in r.out, 'text: the partial picture says so')
 
