@@ -154,44 +154,53 @@ static int mapping_padding(const struct znp_dev *dev, struct znp_zm_pad *pad,
 	return pad->po2_size > pad->zone_size ? 0 : -ENOENT;
 }
 
-/* SVG into a temporary file renamed over @path at the end: no half picture. */
-static FILE *svg_open(const char *path, char **tmp)
+/*
+ * SVG into a temporary file renamed over @path at the end, so that a failed
+ * or interrupted run leaves no half picture; "-" is @out.
+ * Return: the stream, or NULL with errno set.
+ */
+static FILE *svg_open(const char *path, FILE *out, char **tmp)
 {
 	mode_t mask = umask(0);
-	FILE *f;
-	int fd;
+	FILE *f = NULL;
+	int fd, e;
 
 	umask(mask);
-	if (!strcmp(path, "-")) {
-		*tmp = NULL;
-		return stdout;
-	}
+	*tmp = NULL;
+	if (!strcmp(path, "-"))
+		return out;
 	*tmp = malloc(strlen(path) + sizeof(".XXXXXX"));
 	if (!*tmp)
 		return NULL;
 	strcpy(*tmp, path);
 	strcat(*tmp, ".XXXXXX");
 	fd = mkstemp(*tmp);
-	if (fd < 0 || fchmod(fd, 0666 & ~mask) || !(f = fdopen(fd, "w"))) {
+	if (fd >= 0 && !fchmod(fd, 0666 & ~mask))
+		f = fdopen(fd, "w");
+	if (!f) {
+		e = errno;
 		if (fd >= 0) {
 			close(fd);
 			unlink(*tmp);
 		}
 		free(*tmp);
 		*tmp = NULL;
-		return NULL;
+		errno = e;
 	}
 	return f;
 }
 
+/* @keep: rename the temporary file over @path, else remove it. Return: 0 or -errno. */
 static int svg_close(FILE *f, const char *path, char *tmp, bool keep)
 {
 	int ret = 0;
 
-	if (f == stdout)
+	if (!tmp)
 		return fflush(f) ? -errno : 0;
-	if (ferror(f) || fclose(f))
+	if (ferror(f))
 		ret = -EIO;
+	if (fclose(f) && !ret)
+		ret = -errno;
 	if (!ret && keep && rename(tmp, path))
 		ret = -errno;
 	if (ret || !keep)
@@ -313,7 +322,7 @@ int znp_cmd_zonemap(const struct znp_cli *cli, const struct znp_opts *o,
 		znp_zm_svg_shape(&r.v);
 		/* Ctrl-C stops the report and removes the temporary file (exit 130) */
 		ret = znp_cli_sigint_begin();
-		svg.out = ret ? NULL : svg_open(o->svg, &tmp);
+		svg.out = ret ? NULL : svg_open(o->svg, cli->out, &tmp);
 		if (!svg.out) {
 			znp_cli_err(cli, path, "cannot write %s: %s", o->svg,
 				    strerror(ret ? -ret : errno));
@@ -335,9 +344,8 @@ int znp_cmd_zonemap(const struct znp_cli *cli, const struct znp_opts *o,
 	}
 
 	ret = zm_draw(&r, dev, o->start_lba);
-	if (o->svg)
-		znp_cli_sigint_end();
 	if (o->svg) {
+		znp_cli_sigint_end();
 		err = svg_close(svg.out, o->svg, tmp, !ret);
 		if (!ret && err) {
 			znp_cli_err(cli, path, "cannot write %s: %s", o->svg, strerror(-err));
