@@ -132,7 +132,6 @@ static void text_glyph(const struct znp_zm_text *t, enum znp_zm_state s, double 
 
 			if (e < fill * 8.0)
 				e++;	/* any data shows */
-
 			g = blocks[e < 1 ? 1 : e > 8 ? 8 : e];
 		}
 	}
