@@ -14,6 +14,9 @@ $(BUILD)/build.ninja:
 deps:
 	bash scripts/deps.sh
 
+# The two commands of a first run, `make demo` and `make test`, install what
+# is missing first (the deps step: idempotent, fast when nothing is).
+
 check: all
 	$(MESON) test -C $(BUILD) --suite fast --print-errorlogs
 
@@ -22,10 +25,14 @@ hooks: $(BUILD)/build.ninja
 	$(MESON) setup --reconfigure $(BUILD) -Dtest_hooks=true >/dev/null
 	ninja -C $(BUILD)
 
-test: hooks
+test:
+	bash scripts/deps.sh
+	$(MAKE) hooks
 	bash scripts/run-layers.sh
 
-demo: all
+demo:
+	bash scripts/deps.sh
+	$(MAKE) all
 	bash tests/vm/demo.sh
 
 bench: hooks

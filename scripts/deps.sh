@@ -15,6 +15,7 @@ PKGS=(
 	libdbus-1-dev
 	# docs, completions, tests
 	asciidoctor bash bash-completion zsh python3 valgrind time dpkg-dev
+	librsvg2-bin libxml2-utils
 	libfuzzer-14-dev libclang-rt-14-dev
 	# devices and reference tools
 	nvme-cli util-linux fio f2fs-tools dmsetup
@@ -26,17 +27,23 @@ PKGS=(
 	bc bison flex libelf-dev libssl-dev ccache rsync dwarves
 )
 
+# one dpkg-query for every package: `make demo` and `make test` run this first
+declare -A have=()
+names=()
+for p in "${PKGS[@]}"; do names+=("${p%%=*}"); done
+while read -r name s1 s2 s3 ver; do
+	[ "$s1 $s2 $s3" = "install ok installed" ] && have[$name]=$ver
+done < <(dpkg-query -W -f='${Package} ${Status} ${Version}\n' "${names[@]}" 2>/dev/null || true)
+
 missing=()
 for p in "${PKGS[@]}"; do
 	name=${p%%=*}
 	want=${p#*=}
-	cur=$(dpkg-query -W -f='${Status} ${Version}' "$name" 2>/dev/null || true)
-	case "$cur" in
-	"install ok installed "*)
-		[ "$name" = "$p" ] || [ "${cur##* }" = "$want" ] || missing+=("$p")
-		;;
-	*) missing+=("$p") ;;
-	esac
+	if [ -z "${have[$name]+set}" ]; then
+		missing+=("$p")
+	elif [ "$name" != "$p" ] && [ "${have[$name]}" != "$want" ]; then
+		missing+=("$p")
+	fi
 done
 
 if [ ${#missing[@]} -eq 0 ]; then

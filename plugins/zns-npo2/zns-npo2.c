@@ -156,6 +156,7 @@ out:
 
 GLUE_CMD(znp_nvme_list)
 GLUE_CMD(znp_nvme_report)
+GLUE_CMD(znp_nvme_zonemap)
 GLUE_CMD(znp_nvme_check)
 GLUE_CMD(znp_nvme_open)
 GLUE_CMD(znp_nvme_close)

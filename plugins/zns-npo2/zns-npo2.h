@@ -17,6 +17,7 @@ PLUGIN(NAME("zns-npo2", "Zoned namespaces with non-power-of-2 zone sizes", ZNP_V
 	COMMAND_LIST(
 		ENTRY("list", "list NVMe ZNS namespaces, including those whose block device is hidden", znp_nvme_list)
 		ENTRY("report", "report zones: start, capacity, write pointer, state, type, attributes", znp_nvme_report)
+		ENTRY("zonemap", "draw the zones: state and fill of each zone, as text or SVG", znp_nvme_zonemap)
 		ENTRY("check", "tell whether a namespace can be mapped to power-of-2 zones", znp_nvme_check)
 		ENTRY("open", "explicitly open zones", znp_nvme_open)
 		ENTRY("close", "close zones", znp_nvme_close)

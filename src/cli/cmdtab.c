@@ -24,10 +24,10 @@ const struct znp_opt_desc znp_opt_descs[ZNP_O_NR] = {
 	[ZNP_O_NSID] = { ZNP_O_NSID, "namespace-id", 'n', NULL, "NSID",
 		"refuse unless the device is namespace NSID", NULL, ZNP_OK_U32, OPT(nsid) },
 	[ZNP_O_START_LBA] = { ZNP_O_START_LBA, "start-lba", 's', NULL, "LBA",
-		"first zone: report takes any LBA in it, zone operations its start LBA",
+		"first zone: report and zonemap take any LBA in it, zone operations its start LBA",
 		NULL, ZNP_OK_U64, OPT(start_lba) },
 	[ZNP_O_COUNT] = { ZNP_O_COUNT, "count", 'c', NULL, "N",
-		"number of zones (default: report all, zone operations 1)",
+		"number of zones (default: report and zonemap all, zone operations 1)",
 		NULL, ZNP_OK_U64, OPT(count) },
 	[ZNP_O_STATE] = { ZNP_O_STATE, "state", 'S', NULL, "STATE",
 		"report only zones in STATE", STATE_VALUES, ZNP_OK_STATE, OPT(state) },
@@ -81,6 +81,18 @@ const struct znp_opt_desc znp_opt_descs[ZNP_O_NR] = {
 	[ZNP_O_FORCE_UBLK] = { ZNP_O_FORCE_UBLK, "force-ublk", 0, NULL, NULL,
 		"with --ublk: serve even a namespace whose block device the kernel shows "
 		"(testing; use plain map there)", NULL, ZNP_OK_FLAG, OPT(force_ublk) },
+	[ZNP_O_WIDTH] = { ZNP_O_WIDTH, "width", 'w', NULL, "COLS",
+		"picture width in columns (default: COLUMNS, the terminal, 80)", NULL,
+		ZNP_OK_U32, OPT(width) },
+	[ZNP_O_COLOR] = { ZNP_O_COLOR, "color", 0, NULL, "WHEN",
+		"colour: auto (a terminal without NO_COLOR), always or never",
+		"auto|always|never", ZNP_OK_STRING, OPT(color) },
+	[ZNP_O_SVG] = { ZNP_O_SVG, "svg", 0, NULL, "FILE",
+		"write the picture as SVG to FILE ('-': stdout)", NULL, ZNP_OK_STRING,
+		OPT(svg) },
+	[ZNP_O_PADDING] = { ZNP_O_PADDING, "padding", 'P', NULL, NULL,
+		"show each zone's padding in the power-of-2 mapping on top", NULL,
+		ZNP_OK_FLAG, OPT(padding) },
 };
 
 #define COMMON ZNP_O_OUTPUT_FORMAT, ZNP_O_VERBOSE, ZNP_O_HELP
@@ -88,6 +100,10 @@ const struct znp_opt_desc znp_opt_descs[ZNP_O_NR] = {
 static const enum znp_opt_id list_opts[] = { COMMON, ZNP_O_HUMAN, ZNP_O_NR };
 static const enum znp_opt_id report_opts[] = {
 	COMMON, ZNP_O_HUMAN, ZNP_O_NSID, ZNP_O_START_LBA, ZNP_O_COUNT, ZNP_O_STATE, ZNP_O_NR
+};
+static const enum znp_opt_id zonemap_opts[] = {
+	ZNP_O_HELP, ZNP_O_NSID, ZNP_O_START_LBA, ZNP_O_COUNT, ZNP_O_WIDTH, ZNP_O_COLOR,
+	ZNP_O_SVG, ZNP_O_PADDING, ZNP_O_NR
 };
 static const enum znp_opt_id check_opts[] = { COMMON, ZNP_O_HUMAN, ZNP_O_NSID, ZNP_O_NR };
 static const enum znp_opt_id zone_opts[] = {
@@ -115,6 +131,8 @@ const struct znp_cmd_desc znp_cmds[] = {
 	  "", 0, 0, znp_cmd_list, list_opts, false },
 	{ "report", "report zones: start, capacity, write pointer, state, type, attributes",
 	  "<device>", 1, 1, znp_cmd_report, report_opts, false },
+	{ "zonemap", "draw the zones: state and fill of each zone, as text or SVG",
+	  "<device>", 1, 1, znp_cmd_zonemap, zonemap_opts, false },
 	{ "check", "tell whether a namespace can be mapped to power-of-2 zones",
 	  "<device>", 1, 1, znp_cmd_check, check_opts, false },
 	{ "open", "explicitly open zones",
@@ -220,7 +238,7 @@ int znp_opt_set(struct znp_opts *o, const struct znp_opt_desc *d,
 	if (ret)
 		return ret;
 given:
-	o->given |= 1u << d->id;
+	o->given |= UINT64_C(1) << d->id;
 	return 0;
 }
 

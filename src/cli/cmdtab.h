@@ -137,6 +137,7 @@ void znp_cli_err(const struct znp_cli *cli, const char *subject,
 /* Commands. */
 znp_cmd_fn znp_cmd_list;
 znp_cmd_fn znp_cmd_report;
+znp_cmd_fn znp_cmd_zonemap;	/* cmd_zonemap.c */
 znp_cmd_fn znp_cmd_check;
 znp_cmd_fn znp_cmd_open;
 znp_cmd_fn znp_cmd_close;

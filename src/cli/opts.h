@@ -46,11 +46,15 @@ enum znp_opt_id {
 	ZNP_O_UBLK_ID,
 	ZNP_O_RECOVER,
 	ZNP_O_FORCE_UBLK,
+	ZNP_O_WIDTH,
+	ZNP_O_COLOR,
+	ZNP_O_SVG,
+	ZNP_O_PADDING,
 	ZNP_O_NR
 };
 
 /* znp_opts.given has one bit per option */
-_Static_assert(ZNP_O_NR <= 32, "too many options for znp_opts.given");
+_Static_assert(ZNP_O_NR <= 64, "too many options for znp_opts.given");
 
 #define ZNP_MAX_ARGS	4
 
@@ -81,8 +85,12 @@ struct znp_opts {
 	uint32_t ublk_id;		/* map --ublk: device id to create or recover */
 	bool recover;			/* map --ublk: take back a device whose server died */
 	bool force_ublk;		/* map --ublk even where the kernel shows the device */
+	uint32_t width;			/* zonemap: columns */
+	const char *color;		/* zonemap: auto, always, never */
+	const char *svg;		/* zonemap: SVG file, "-" stdout */
+	bool padding;			/* zonemap: show the po2 padding */
 
-	uint32_t given;			/* 1u << enum znp_opt_id, set by znp_opt_set() */
+	uint64_t given;			/* 1ull << enum znp_opt_id, set by znp_opt_set() */
 	const char *args[ZNP_MAX_ARGS];	/* positional arguments, args[0] = device */
 	int nargs;
 };
@@ -91,7 +99,7 @@ void znp_opts_init(struct znp_opts *o);
 
 static inline bool znp_opt_given(const struct znp_opts *o, enum znp_opt_id id)
 {
-	return o->given & (1u << id);
+	return o->given & (UINT64_C(1) << id);
 }
 
 /**

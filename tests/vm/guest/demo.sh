@@ -46,6 +46,10 @@ if [ "$VM_KERNEL" = stock ]; then
 	say "Write 64 KiB into zone 1 (an NVMe Write through $A), then look at it:"
 	run nvme-pattern write "$A" "$zs" 16 4096 1
 	run $ZNP report -s "$zs" -c 1 "$A"
+	say "Open zone 3, fill zone 5 (finish), and draw the zones: one cell per zone, colour by state, fill by write pointer"
+	run $ZNP open -s $((3 * zs)) "$A"
+	run $ZNP finish --force -s $((5 * zs)) "$A"
+	run $ZNP zonemap --color=always "$A"
 	say "Reset zone 1 (destructive: without --force, and no terminal to ask on, it refuses):"
 	run $ZNP reset -s "$zs" "$A"
 	echo "    (exit code $?)"
@@ -71,6 +75,8 @@ if $ZNP help 2>&1 | grep -qw map; then
 	say "Map it to 128 MiB (power-of-two) zones for software that needs them:"
 	run $ZNP map --name demo-po2 "$blk"
 	run $ZNP status
+	say "Where the padding sits: each 96 MiB zone takes 128 MiB in the mapping"
+	run $ZNP zonemap --color=always --padding "$blk"
 	run blkzone report -c 3 /dev/mapper/demo-po2
 	run $ZNP unmap demo-po2
 else

@@ -117,6 +117,32 @@ expect_rc "check of a regular file exits 3" 3 $ZNP check /tmp/regular
 expect_rc "report of a conventional namespace exits 3" 3 $ZNP report "$D"
 expect_rc "reset on a conventional namespace exits 3" 3 $ZNP reset -s 0 -f "$D"
 
+# --- zone picture -----------------------------------------------------------
+# zonemap_mixed NAME DEV W: the picture of zone_ops' mixed state (zone 1
+# closed with W LBAs, 2 full, 3-4 closed empty-handed, the rest empty; checked
+# with nvme-cli above), as text and as SVG
+zonemap_mixed() {
+	local n=$1 dev=$2 w=$3 want out row i
+	want=".c#cc" i=5
+	while [ $i -lt "$NZONES" ]; do want="$want." i=$((i + 1)); done
+	vm_log "zonemap of $n"
+	$ZNP zonemap --color=always "$dev"
+	out=$($ZNP zonemap -w 200 "$dev")
+	row=$(echo "$out" | sed -n 's/^ *0 //p')
+	expect_eq "$n: zonemap row: one character per zone's state" "$row" "$want"
+	expect_match "$n: zonemap legend counts" \
+		"empty $((NZONES - 4)) .*closed 3 .*full 1 " "$(echo "$out" | tr '\n' ' ')"
+	expect_match "$n: zonemap written LBAs (zone 1 + the full zone 2)" \
+		"\\($((w + ZCAP)) of $((NZONES * ZCAP)) LBAs\\)" "$out"
+	expect_ok "$n: zonemap --svg" $ZNP zonemap --svg /tmp/zonemap-$n.svg "$dev"
+	expect_eq "$n: SVG has one titled cell per zone" \
+		"$(grep -c '<title>zone [0-9]*: start LBA' /tmp/zonemap-$n.svg)" "$NZONES"
+	expect_match "$n: SVG title of zone 1: closed, its write pointer" \
+		"<title>zone 1: start LBA $(printf '0x%x' "$ZSZE"), closed, write pointer $(printf '0x%x' $((ZSZE + w))) \\($w of $ZCAP LBAs written\\)" \
+		"$(cat /tmp/zonemap-$n.svg)"
+	expect_match "$n: SVG ends with the document" '</svg>$' "$(tail -1 /tmp/zonemap-$n.svg)"
+}
+
 # --- zone management --------------------------------------------------------
 # zone_ops NAME CTRL NSID: write, open/close/finish/reset, --all, refusals
 zone_ops() {
@@ -157,6 +183,7 @@ zone_ops() {
 	section "report-$n-mixed-empty" $ZNP report -o json -S empty "$dev"
 	section "report-$n-mixed-full" $ZNP report -o json -S full "$dev"
 	section "report-$n-mixed-closed-s2" $ZNP report -o json -S closed -s $z2 "$dev"
+	zonemap_mixed "$n" "$dev" "$w"
 
 	# refusals: nothing may change
 	expect_rc "$n: reset without --force on a non-TTY refuses (4)" 4 $ZNP reset -s $z1 "$dev"

@@ -79,6 +79,20 @@ expect_match "list: A mapped as $NA" "\"mapped_as\": \"$NA\"" \
 expect_ok "list (text)" $ZNP list
 expect_match "list text: MAPPED-AS column" " $NA\$" "$(grep "$(basename "$A") " /tmp/vm-cmd.out)"
 
+# ---- zonemap --padding: where the mapping's padding sits ----------------------
+pa=$(po2_roundup "$za")
+expect_ok "zonemap --padding of A" $ZNP zonemap --padding --color=never "$A"
+expect_match "zonemap --padding: A's mapping, po2 zone size and padding in LBAs" \
+	"^padding: $NA \(dm-po2zone\), $((pa / 8)) LBAs per zone: $(((pa - za) / 8)) padding " \
+	"$(cat /tmp/vm-cmd.out)"
+expect_eq "zonemap --padding: one padding character after each of A's $na zones" \
+	"$(sed -n 's/^ *[0-9][0-9]* //p' /tmp/vm-cmd.out | tr -d '\n' | tr -cd '~' | wc -c)" "$na"
+expect_ok "zonemap --padding of the mapping itself" $ZNP zonemap --padding /dev/mapper/$NA
+expect_match "zonemap --padding of the mapping: the same sizes (from the target's status)" \
+	"^padding: $NA \(dm-po2zone\), $((pa / 8)) LBAs per zone: $(((pa - za) / 8)) padding " \
+	"$(cat /tmp/vm-cmd.out)"
+expect_rc "zonemap --padding of B (po2, not mapped): 3" 3 $ZNP zonemap --padding "$B"
+
 # ---- refusals ----------------------------------------------------------------
 expect_rc "map A again: refused (4)" 4 $ZNP map "$A"
 expect_match "map A again: says by which mapping" "already mapped as $NA" "$(cat /tmp/vm-cmd.out)"
