@@ -3,7 +3,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "cli-check.h"
+#include "../unit/test.h"
 #include "zonemap.h"
 
 static struct znp_zm_view layout(uint64_t nr_zones, unsigned int cols, unsigned int rows)
@@ -97,5 +97,5 @@ int main(void)
 {
 	test_layout();
 	test_sums();
-	return check_done();
+	return t_done("cli-zonemap-model");
 }

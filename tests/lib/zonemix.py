@@ -87,9 +87,14 @@ def nvme_write(dev, slba, nlb, lba_size, nsid=1, max_lbas=512):
 
 
 def setup(root, mkfake, extra=''):
-    """Configure the namespace (plus @extra config lines) and its fake
-    mapping in sysfs."""
+    """Configure the namespace (plus @extra config lines)."""
     znptest.setup(root, mkfake, CONFIG + extra)
+
+
+def add_mapping(root):
+    """Put the namespace under a fake dm-po2zone mapping (sysfs holders).
+    Zone commands refuse a namespace whose block device is held, so this
+    comes after drive()."""
     holder = os.path.join(root, 'sys', 'block', 'nvme0n1', 'holders', 'dm-0', 'dm')
     os.makedirs(holder)
     with open(os.path.join(holder, 'name'), 'w') as f:
@@ -99,7 +104,8 @@ def setup(root, mkfake, extra=''):
 
 
 def drive(binary, emu, root):
-    """Run OPS; Return: list of failures (empty when all went through)."""
+    """Run OPS, then add the fake mapping; Return: list of failures (empty
+    when all went through)."""
     errors = []
     env = znptest.emu_env(emu, root)
     for op in OPS:
@@ -114,6 +120,7 @@ def drive(binary, emu, root):
         if p.returncode:
             errors.append('%s: exit %d: %s' % (' '.join(argv[1:] if argv[0] == sys.executable
                                                         else argv), p.returncode, p.stderr))
+    add_mapping(root)
     return errors
 
 
