@@ -107,7 +107,7 @@ PROCEED = {
     'map': ['--dry-run'], 'unmap': ['--dry-run'],
 }
 DEVICE_CMDS = ('report', 'check', 'open', 'close', 'finish', 'reset', 'offline', 'discard',
-               'map')
+               'map', 'zonemap')
 NAME_OR_DEVICE = ('unmap', 'status')   # a mapping name is tried when it is not a path
 
 
