@@ -81,7 +81,9 @@ start_srv() {
 	return 1
 }
 
-# ---- refusals (the server's side; the CLI's own are tested with it) ----------
+# ---- refusals --------------------------------------------------------------
+expect_rc "ublk: --foreground without --ublk: usage error (exit 2)" 2 \
+	nvme-zns-npo2 map --foreground "$ng"
 expect_rc "ublk: --recover without --ublk-id: usage error (exit 2)" 2 \
 	nvme-zns-npo2 map --ublk --foreground --recover "$ng"
 expect_rc "ublk: po2 namespace 128M/96M refused (exit 3)" 3 \
