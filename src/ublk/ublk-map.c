@@ -96,7 +96,13 @@ int znp_ublk_geom_compute(const struct znp_geom *ns, uint32_t zasl_bytes, bool v
 	 * request must hold every zone (64 bytes each, 8 per sector).
 	 */
 	min_report = (g->nr_zones + 7) / 8;
-	sect = g->max_cmd_sectors;
+	/*
+	 * Requests may be larger than one command (the server splits them):
+	 * a 128 KiB write is then one round trip through ublk, not two.
+	 */
+	sect = ZNP_UBLK_REQ_BYTES / 512;
+	if (sect < g->max_cmd_sectors)
+		sect = g->max_cmd_sectors;
 	if (min_report > sect)
 		sect = (min_report + ZNP_UBLK_PAGE / 512 - 1) & ~(uint64_t)(ZNP_UBLK_PAGE / 512 - 1);
 	if (sect > ZNP_UBLK_IO_BUF_MAX / 512) {

@@ -23,6 +23,8 @@
  * ADD_DEV.
  */
 #define ZNP_UBLK_PAGE			4096u
+/* Default request size limit (max_sectors); each tag has a buffer of it. */
+#define ZNP_UBLK_REQ_BYTES		(256u << 10)
 /* ublk's per-request buffer limit (UBLK_IO_BUF_BITS: 32 MiB). */
 #define ZNP_UBLK_IO_BUF_MAX		(32u << 20)
 
