@@ -96,7 +96,13 @@ int znp_ublk_geom_compute(const struct znp_geom *ns, uint32_t zasl_bytes, bool v
 	 * request must hold every zone (64 bytes each, 8 per sector).
 	 */
 	min_report = (g->nr_zones + 7) / 8;
-	sect = g->max_cmd_sectors;
+	/*
+	 * Requests may be larger than one command (the server splits them):
+	 * a 128 KiB write is then one round trip through ublk, not two.
+	 */
+	sect = ZNP_UBLK_REQ_BYTES / 512;
+	if (sect < g->max_cmd_sectors)
+		sect = g->max_cmd_sectors;
 	if (min_report > sect)
 		sect = (min_report + ZNP_UBLK_PAGE / 512 - 1) & ~(uint64_t)(ZNP_UBLK_PAGE / 512 - 1);
 	if (sect > ZNP_UBLK_IO_BUF_MAX / 512) {
@@ -116,7 +122,8 @@ int znp_ublk_map_rw(const struct znp_ublk_geom *g, uint64_t sector, uint32_t nr_
 	uint64_t plba, n, off, left, po2 = znp_po2_zone_size(&g->ns);
 
 	memset(e, 0, sizeof(*e));
-	if (!nr_sectors || (sector & spl_mask) || (nr_sectors & spl_mask))
+	if (!nr_sectors || nr_sectors > g->max_sectors || (sector & spl_mask) ||
+	    (nr_sectors & spl_mask))
 		return -EINVAL;
 	if (sector >= g->dev_sectors || nr_sectors > g->dev_sectors - sector)
 		return -EINVAL;

@@ -23,6 +23,8 @@
  * ADD_DEV.
  */
 #define ZNP_UBLK_PAGE			4096u
+/* Default request size limit (max_sectors); each tag has a buffer of it. */
+#define ZNP_UBLK_REQ_BYTES		(256u << 10)
 /* ublk's per-request buffer limit (UBLK_IO_BUF_BITS: 32 MiB). */
 #define ZNP_UBLK_IO_BUF_MAX		(32u << 20)
 
@@ -53,8 +55,8 @@ struct znp_ublk_ext {
  *                       the zone start
  * @op_write: WRITE or ZONE_APPEND (padding refused) rather than READ
  *
- * Return: 0; -EINVAL when the request is empty, not LBA-aligned, crosses a
- * po2 zone boundary or ends past the device; -EIO for a write that
+ * Return: 0; -EINVAL when the request is empty, larger than max_sectors,
+ * not LBA-aligned, crosses a po2 zone boundary or ends past the device; -EIO for a write that
  * touches padding (nothing may be sent: no write pointer moves).
  */
 int znp_ublk_map_rw(const struct znp_ublk_geom *g, uint64_t sector, uint32_t nr_sectors,

