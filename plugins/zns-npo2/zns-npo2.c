@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "plugin.h"
-#include "util/argconfig.h"
+#include "zns-npo2-compat.h"
 
 #include "cmdtab.h"
 #include "exit.h"

@@ -1,0 +1,61 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+# Layer 4c: the same plugin source grafted into the newer nvme-cli people run,
+# built offline from the vendor tarballs (scripts/vendor.sh): 2.13 (Debian 13,
+# libnvme 1.13 as subproject), 2.16 (last 2.x, libnvme 1.16.2), 3.0-rc1
+# (libnvme 3 in its tree). Each is built once (its own build directory,
+# ccache) and gets layer 45's host checks (tests/nvme-cli/host-checks.sh)
+# through its own completion files. An unknown nvme-cli version must be
+# refused with a one-line error naming it.
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+fail=0
+summary=()
+for v in 2.13 2.16 3.0-rc1; do
+	echo "=== nvme-cli $v"
+	start=$SECONDS
+	if ! bash scripts/build-nvme-cli.sh --version="$v"; then
+		summary+=("$v: build FAILED ($((SECONDS - start)) s)")
+		fail=1
+		continue
+	fi
+	built=$((SECONDS - start))
+	start=$SECONDS
+	bash tests/nvme-cli/host-checks.sh "build/nvme-cli-$v/nvme" "build/nvme-cli-$v/tree" "nvme-cli-$v" >"build/nvme-cli-$v/host-checks.log" 2>&1
+	rc=$?
+	cat "build/nvme-cli-$v/host-checks.log"
+	summary+=("$v: build ${built} s, $(tail -n1 "build/nvme-cli-$v/host-checks.log") ($((SECONDS - start)) s)")
+	[ $rc = 0 ] || fail=1
+done
+
+# A tree the graft does not know: one line naming the version, exit 2, tree untouched.
+echo "=== unknown nvme-cli version"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+mkdir -p "$tmp/t/plugins"
+printf "project('nvme-cli', ['c'],\n    version: '2.11',\n)\n" >"$tmp/t/meson.build"
+: >"$tmp/t/plugin.h"
+: >"$tmp/t/plugins/meson.build"
+cp -a "$tmp/t" "$tmp/orig"
+out=$(bash plugins/zns-npo2/graft.sh "$tmp/t" 2>&1)
+rc=$?
+if [ $rc = 2 ] && [ "$(printf '%s\n' "$out" | wc -l)" = 1 ] && printf '%s' "$out" | grep -q 'nvme-cli 2\.11' &&
+	diff -r "$tmp/orig" "$tmp/t" >/dev/null; then
+	summary+=("unknown version: refused (\"$out\")")
+else
+	summary+=("unknown version: NOT refused properly (exit $rc: $out)")
+	fail=1
+fi
+out=$(bash scripts/build-nvme-cli.sh --version=2.99 2>&1)
+rc=$?
+if [ $rc = 2 ] && [ "$(printf '%s\n' "$out" | wc -l)" = 1 ] && printf '%s' "$out" | grep -q 'nvme-cli 2\.99'; then
+	summary+=("NVME_CLI_VERSION=2.99: refused (\"$out\")")
+else
+	summary+=("NVME_CLI_VERSION=2.99: NOT refused properly (exit $rc: $out)")
+	fail=1
+fi
+
+echo "--- summary"
+printf '# %s\n' "${summary[@]}"
+echo "46-nvme-cli-versions: $([ $fail = 0 ] && echo pass || echo FAILED)"
+exit $fail
