@@ -202,6 +202,35 @@ done
 "$NVME" zns-npo2 version | grep -q "zns-npo2 version $("$ZNP" version | awk '{print $NF}')" &&
 	ok "nvme zns-npo2 version is the zns-npo2 version" || bad "nvme zns-npo2 version"
 
+# nvme-cli 3.x generates its completions from `nvme utils dump-command-metadata`,
+# which runs every command under a parse hook: the plugin must return, not
+# exit, and its options must be those of the table.
+if [ -f "$TREE/plugins/utils/command-metadata.c" ]; then
+	"$NVME" utils dump-command-metadata >"$tmp/meta.json" 2>"$tmp/meta.err"
+	rc=$?
+	"$ZNP" __table >"$tmp/table.json"
+	if [ $rc = 0 ] && python3 - "$tmp/meta.json" "$tmp/table.json" <<'PY'
+import json, sys
+meta, table = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
+opts = {o['long']: o for o in table['options']}
+plug = [p for p in meta['plugins'] if p['name'] == 'zns-npo2']
+got = {c['name']: sorted(o['long'] for o in c['options']) for c in plug[0]['commands']} if plug else {}
+def spellings(o):
+    return [o['long']] + ([o['alias']] if o['alias'] else [])
+want = {c['name']: sorted(s for o in c['options'] if o != 'help' for s in spellings(opts[o]))
+        for c in table['commands'] if not c['hidden'] and c['name'] not in ('help', 'version')}
+for c in sorted(set(got) | set(want)):
+    if got.get(c) != want.get(c):
+        print('# %s: metadata %s, table %s' % (c, got.get(c), want.get(c)))
+sys.exit(0 if got == want else 1)
+PY
+	then
+		ok "nvme utils dump-command-metadata lists every zns-npo2 command with the table's options"
+	else
+		bad "nvme utils dump-command-metadata (exit $rc): $(head -c 200 "$tmp/meta.err")"
+	fi
+fi
+
 # 4. This version's completion files, patched, for `nvme zns-npo2 ...`.
 if [ -f /usr/share/bash-completion/bash_completion ]; then
 	python3 tests/docs/completion.py bash "$ZNP" build/completions/nvme-zns-npo2 \
