@@ -161,21 +161,25 @@ fi
 tree=$dest/tree
 mkdir -p "$dest"
 
-# A private copy keeps the source pristine; rsync keeps mtimes of unchanged
-# files so rebuilds stay incremental. nvme-cli 2.13+ wants a newer libnvme
-# than Debian 12's: the paired vendor libnvme becomes its subproject (kept
-# across runs).
+# The graft is made in a private copy (stage/: the source stays pristine) and
+# then synced by content into tree/, where meson builds: files the graft left
+# as they were keep their mtimes, so a rebuild recompiles only what changed.
+# nvme-cli 2.13+ wants a newer libnvme than Debian 12's: the paired vendor
+# libnvme becomes its subproject (kept across runs).
+stage=$dest/stage
 rsync -a --delete --exclude=/.build --exclude=/.git --exclude=/.znp-unpacked \
-	--filter='P /subprojects/libnvme/' "$src/" "$tree/"
+	--filter='P /subprojects/libnvme/' "$src/" "$stage/"
 read -r _ lib_tar <<<"$(vendor_tarball "$version" || true)"
-if [ -n "${lib_tar:-}" ] && [ ! -f "$tree/subprojects/libnvme/meson.build" ]; then
+if [ -n "${lib_tar:-}" ] && [ ! -f "$stage/subprojects/libnvme/meson.build" ]; then
 	# shellcheck source=scripts/vendor.sh
 	. scripts/vendor.sh
-	unpack "$(znp_vendor_tarball "$lib_tar")" "$tree/subprojects/libnvme"
+	unpack "$(znp_vendor_tarball "$lib_tar")" "$stage/subprojects/libnvme"
 fi
 if [ "$plugin" = 1 ]; then
-	bash "$root/plugins/zns-npo2/graft.sh" "$tree" "${ZNP_BUILD_DIR:-$root/build}"
+	bash "$root/plugins/zns-npo2/graft.sh" "$stage" "${ZNP_BUILD_DIR:-$root/build}"
 fi
+mkdir -p "$tree"
+rsync -rlp --checksum --delete --exclude=/.build "$stage/" "$tree/"
 
 # nvme-cli's (and its libnvme subproject's) docs, tests, examples and python
 # bindings are not built: only the options each tree has are passed.
@@ -212,8 +216,9 @@ nice -n 10 ninja -C "$bdir" nvme >"$dest/ninja.log" 2>&1 || {
 	exit 1
 }
 install -m 0755 "$bdir/nvme" "$dest/nvme"
-ver=$("$dest/nvme" version 2>&1 | head -n1) && [ -n "$ver" ] || {
+ver=$("$dest/nvme" version 2>&1 | head -n1)
+if [ -z "$ver" ] || ! "$dest/nvme" version >/dev/null 2>&1; then
 	echo "build-nvme-cli: $dest/nvme (nvme-cli $version) does not run: $ver" >&2
 	exit 1
-}
+fi
 echo "build-nvme-cli: $dest/nvme ($ver; ninja $((SECONDS - start)) s)"

@@ -24,15 +24,16 @@ root=$(cd "$here/../.." && pwd)
 tree=${1:?usage: graft.sh NVME_CLI_TREE [ZNP_BUILD_DIR]}
 bdir=${2:-$root/build}
 
-[ -f "$tree/meson.build" ] && [ -f "$tree/plugins/meson.build" ] &&
-	{ [ -f "$tree/plugin.h" ] || [ -f "$tree/src/plugin.h" ]; } || {
+if ! { [ -f "$tree/meson.build" ] && [ -f "$tree/plugins/meson.build" ] &&
+	{ [ -f "$tree/plugin.h" ] || [ -f "$tree/src/plugin.h" ]; }; }; then
 	echo "graft: $tree: not an nvme-cli source tree" >&2
 	exit 2
-}
+fi
 version=$(bash "$here/nvme-cli-version.sh" "$tree")
 patchfile=$here/nvme-cli/$version.patch
 [ -f "$patchfile" ] || {
-	echo "graft: $tree is nvme-cli $version, which the graft does not know (known: $(cd "$here/nvme-cli" && ls *.patch | sed 's/\.patch$//' | sort -V | tr '\n' ' ' | sed 's/ $//'))" >&2
+	known=$(find "$here/nvme-cli" -name '*.patch' -printf '%f\n' | sed 's/\.patch$//' | sort -V | tr '\n' ' ')
+	echo "graft: $tree is nvme-cli $version, which the graft does not know (known: ${known% })" >&2
 	exit 2
 }
 [ -f "$bdir/meson-info/intro-targets.json" ] || {
@@ -42,7 +43,7 @@ patchfile=$here/nvme-cli/$version.patch
 
 dest=$tree/plugins/zns-npo2
 mkdir -p "$dest/znp"
-install -m 0644 "$here/zns-npo2.c" "$here/zns-npo2.h" "$here/zns-npo2-compat.h" \
+install -C -m 0644 "$here/zns-npo2.c" "$here/zns-npo2.h" "$here/zns-npo2-compat.h" \
 	"$here/meson.build" "$dest/"
 
 # Replace znp/ wholesale, but keep mtimes of unchanged files (incremental builds).

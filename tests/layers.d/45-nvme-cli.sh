@@ -7,7 +7,7 @@
 # paths, and nvme's own bash and zsh completions extended by the patch, driven
 # in real bash and zsh. Newer nvme-cli: layer 46. Devices in QEMU: layer 58.
 set -uo pipefail
-cd "$(dirname "$0")/../.."
+cd "$(dirname "$0")/../.." || exit 1
 start=$SECONDS
 bash scripts/build-nvme-cli.sh --version=2.3 || { echo "45-nvme-cli: build failed"; exit 1; }
 echo "# nvme-cli 2.3: build $((SECONDS - start)) s"

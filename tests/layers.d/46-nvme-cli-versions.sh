@@ -8,7 +8,7 @@
 # through its own completion files. An unknown nvme-cli version must be
 # refused with a one-line error naming it.
 set -uo pipefail
-cd "$(dirname "$0")/../.."
+cd "$(dirname "$0")/../.." || exit 1
 fail=0
 summary=()
 for v in 2.13 2.16 3.0-rc1; do
@@ -52,6 +52,48 @@ if [ $rc = 2 ] && [ "$(printf '%s\n' "$out" | wc -l)" = 1 ] && printf '%s' "$out
 	summary+=("NVME_CLI_VERSION=2.99: refused (\"$out\")")
 else
 	summary+=("NVME_CLI_VERSION=2.99: NOT refused properly (exit $rc: $out)")
+	fail=1
+fi
+
+# The upstream series (plugins/zns-npo2/upstream/make-series.sh): nvme-cli's
+# commit shape, applies with git am to a pristine 3.0-rc1, carries exactly the
+# plugin directory that was built and tested above, and configures with the
+# -Dplugins choice.
+echo "=== upstream series for nvme-cli 3.0-rc1"
+series=$PWD/build/nvme-cli-upstream
+start=$SECONDS
+if bash plugins/zns-npo2/upstream/make-series.sh "$series" >"$tmp/series.log" 2>&1; then
+	sfail=
+	mapfile -t pf < <(ls "$series"/000[1-9]-*.patch)
+	[ ${#pf[@]} = 3 ] || sfail+=" ${#pf[@]} patches, want 3;"
+	for f in "${pf[@]}"; do
+		grep -Eq '^Subject: \[PATCH [0-9]/3\] [a-z0-9/-]+: [a-z]' "$f" || sfail+=" $(basename "$f"): subject not 'area: change';"
+		grep -q '^Signed-off-by: ' "$f" || sfail+=" $(basename "$f"): no Signed-off-by;"
+	done
+	. scripts/vendor.sh
+	mkdir -p "$tmp/am"
+	tar -xzf "$(znp_vendor_tarball nvme-cli-3.0-rc1.tar.gz)" -C "$tmp/am" --strip-components=1
+	(cd "$tmp/am" && git init -q . && git add -A &&
+		git -c user.name=t -c user.email=t@t commit -q -m base &&
+		git -c user.name=t -c user.email=t@t am -q "${pf[@]}") >"$tmp/am.log" 2>&1 ||
+		sfail+=" git am failed: $(tail -n 2 "$tmp/am.log" | tr '\n' ' ');"
+	diff -r "$tmp/am/plugins/zns-npo2" build/nvme-cli-3.0-rc1/tree/plugins/zns-npo2 >"$tmp/d" 2>&1 ||
+		sfail+=" plugins/zns-npo2 differs from the tested graft: $(head -c 200 "$tmp/d");"
+	if meson setup "$tmp/am/.build" "$tmp/am" --wrap-mode=nodownload -Dplugins=zns,zns-npo2 \
+		-Ddocs=false -Dtests=false -Dexamples=false -Dpython=disabled >"$tmp/setup.log" 2>&1; then
+		grep -q "zns-npo2" <(meson introspect --targets "$tmp/am/.build") ||
+			sfail+=" -Dplugins=zns-npo2 configures no zns-npo2 target;"
+	else
+		sfail+=" meson setup of the patched tree failed: $(tail -n 3 "$tmp/setup.log" | tr '\n' ' ');"
+	fi
+	if [ -z "$sfail" ]; then
+		summary+=("upstream series: $(ls "$series" | tr '\n' ' ')applies, matches the graft, configures ($((SECONDS - start)) s)")
+	else
+		summary+=("upstream series: FAILED:$sfail")
+		fail=1
+	fi
+else
+	summary+=("upstream series: make-series.sh failed: $(tail -n 3 "$tmp/series.log" | tr '\n' ' ')")
 	fail=1
 fi
 

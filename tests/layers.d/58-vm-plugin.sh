@@ -7,7 +7,7 @@
 # per nvme-cli in ZNP_VM_NVME_CLI (default: Debian 12's 2.3 and the newest,
 # 3.0-rc1; layers 45/46 built them, rebuilt here if stale).
 set -uo pipefail
-cd "$(dirname "$0")/../.."
+cd "$(dirname "$0")/../.." || exit 1
 znp=build/nvme-zns-npo2
 [ -x "$znp" ] || znp=build/src/cli/nvme-zns-npo2
 [ -x "$znp" ] || { echo "58-vm-plugin: nvme-zns-npo2 not built: run make" >&2; exit 1; }

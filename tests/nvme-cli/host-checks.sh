@@ -17,7 +17,7 @@
 #   completion files with the graft patch.
 # Prints TAP-style lines and "LABEL: N checks, pass|FAILED"; exits 1 on failure.
 set -uo pipefail
-cd "$(dirname "$0")/../.."
+cd "$(dirname "$0")/../.." || exit 1
 NVME=${1:?usage: host-checks.sh NVME NVME_CLI_TREE LABEL}
 TREE=${2:?usage: host-checks.sh NVME NVME_CLI_TREE LABEL}
 LABEL=${3:-nvme-cli}
