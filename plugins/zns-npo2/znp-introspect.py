@@ -8,7 +8,9 @@ Reads meson's introspection (intro-targets.json, intro-dependencies.json) and
 the link lines in build.ninja; nothing is listed by hand:
 - sources: every C source of every library target defined under SRC_DIR
   (executables, i.e. the standalone main.c, are not the library);
-- include directories and -DZNP_ switches of those targets, relative to SRC_DIR;
+- include directories and -DZNP_ switches of those targets, relative to SRC_DIR
+  (include directories outside the project that no dependency brought, e.g.
+  newer kernel headers, are listed as they are);
 - external dependencies: those meson found whose link arguments appear on the
   link line of an executable (defined under SRC_DIR or at the top) that links
   one of those libraries; libnvme and json-c are left to the host nvme-cli.
@@ -28,7 +30,8 @@ def main():
     info = os.path.join(bdir, 'meson-info')
     targets = json.load(open(os.path.join(info, 'intro-targets.json')))
     found = json.load(open(os.path.join(info, 'intro-dependencies.json')))
-    srcs, defs, incs, libfiles = [], [], [], []
+    srcs, defs, incs, libfiles, sysincs = [], [], [], [], []
+    dep_incs = {a[2:] for d in found for a in d.get('compile_args') or [] if a.startswith('-I')}
 
     def under(p):
         return os.path.realpath(p).startswith(srcdir + os.sep)
@@ -50,6 +53,13 @@ def main():
                     rel = os.path.relpath(os.path.realpath(p[2:]), srcdir)
                     if rel not in incs:
                         incs.append(rel)
+                elif p.startswith('-I') and p[2:] not in dep_incs:
+                    # headers from outside the project (e.g. newer kernel UAPI)
+                    d = os.path.realpath(p[2:])
+                    if not (d + os.sep).startswith(top + os.sep) and \
+                            not (d + os.sep).startswith(os.path.realpath(bdir) + os.sep) and \
+                            d not in sysincs:
+                        sysincs.append(d)
     if not srcs:
         sys.exit('graft: no zns-npo2 library sources in %s' % bdir)
 
@@ -90,6 +100,7 @@ def main():
     print('znp_version = %s' % q(version))
     print('znp_c_args = [%s]' % ', '.join(q(d) for d in defs))
     print('znp_inc_dirs = [%s]' % ', '.join(q('znp' if i == '.' else 'znp/' + i) for i in incs))
+    print('znp_sys_inc_dirs = [%s]' % ', '.join(q(i) for i in sysincs))
     print('znp_ext_deps = [%s]' % ', '.join('[%s, %s]' % (q(n), q(v)) for n, v in ext))
     print('znp_lib_sources = files(')
     for s in srcs:

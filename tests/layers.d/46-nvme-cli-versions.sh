@@ -55,6 +55,48 @@ else
 	fail=1
 fi
 
+# The graft follows the library: a project shaped like zns-npo2 gains a room
+# (src/newroom/, a library linking threads and liburing, an executable of its
+# own); znp-introspect.py must list its sources and dependencies, and
+# neither executable's main().
+echo "=== graft introspection follows new library code"
+p=$tmp/proj
+mkdir -p "$p/src/core" "$p/src/newroom"
+echo 'int core_f(void) { return 1; }' >"$p/src/core/core.c"
+echo 'int room_f(void) { return 2; }' >"$p/src/newroom/room.c"
+echo 'int main(void) { return 0; }' >"$p/src/newroom/server-main.c"
+echo 'int main(void) { return 0; }' >"$p/main.c"
+cat >"$p/meson.build" <<'MESON'
+project('zns-npo2', 'c', version : '9.9')
+subdir('src')
+executable('nvme-zns-npo2', 'main.c', link_with : [libcore])
+MESON
+cat >"$p/src/meson.build" <<'MESON'
+libcore = static_library('core', 'core/core.c')
+subdir('newroom')
+MESON
+cat >"$p/src/newroom/meson.build" <<'MESON'
+deps = [dependency('threads'), dependency('liburing')]
+libroom = static_library('room', 'room.c', dependencies : deps, c_args : '-DZNP_HAVE_ROOM')
+executable('room-server', 'server-main.c', link_with : [libroom, libcore], dependencies : deps)
+MESON
+if meson setup "$p/build" "$p" >"$tmp/proj.log" 2>&1 &&
+	python3 plugins/zns-npo2/znp-introspect.py "$p/build" "$p/src" "$tmp/proj.list" >"$tmp/proj.meson" 2>>"$tmp/proj.log"; then
+	if [ "$(sort "$tmp/proj.list" | tr '\n' ' ')" = "core/core.c newroom/room.c " ] &&
+		grep -q "znp_ext_deps = .*'threads'" "$tmp/proj.meson" &&
+		grep -q "znp_ext_deps = .*'liburing'" "$tmp/proj.meson" &&
+		grep -q "'-DZNP_HAVE_ROOM'" "$tmp/proj.meson" &&
+		grep -q "'znp/newroom'" "$tmp/proj.meson"; then
+		summary+=("introspection: a new room's sources, -D switch, include directory, threads and liburing picked up; executables left out")
+	else
+		summary+=("introspection: NOT following a new room: $(tr '\n' ' ' <"$tmp/proj.list") / $(grep -E 'ext_deps|inc_dirs|c_args' "$tmp/proj.meson" | tr '\n' ' ')")
+		fail=1
+	fi
+else
+	summary+=("introspection: setup of the sample project failed: $(tail -n 3 "$tmp/proj.log" | tr '\n' ' ')")
+	fail=1
+fi
+
 # The upstream series (plugins/zns-npo2/upstream/make-series.sh): nvme-cli's
 # commit shape, applies with git am to a pristine 3.0-rc1, carries exactly the
 # plugin directory that was built and tested above, and configures with the
