@@ -39,7 +39,7 @@ printf "project('nvme-cli', ['c'],\n    version: '2.11',\n)\n" >"$tmp/t/meson.bu
 cp -a "$tmp/t" "$tmp/orig"
 out=$(bash plugins/zns-npo2/graft.sh "$tmp/t" 2>&1)
 rc=$?
-if [ $rc = 2 ] && [ "$(printf '%s\n' "$out" | wc -l)" = 1 ] && printf '%s' "$out" | grep -q 'nvme-cli 2\.11' &&
+if [ $rc = 2 ] && [ "$(printf '%s\n' "$out" | wc -l)" = 1 ] && grep -q 'nvme-cli 2\.11' <<<"$out" &&
 	diff -r "$tmp/orig" "$tmp/t" >/dev/null; then
 	summary+=("unknown version: refused (\"$out\")")
 else
@@ -48,7 +48,7 @@ else
 fi
 out=$(bash scripts/build-nvme-cli.sh --version=2.99 2>&1)
 rc=$?
-if [ $rc = 2 ] && [ "$(printf '%s\n' "$out" | wc -l)" = 1 ] && printf '%s' "$out" | grep -q 'nvme-cli 2\.99'; then
+if [ $rc = 2 ] && [ "$(printf '%s\n' "$out" | wc -l)" = 1 ] && grep -q 'nvme-cli 2\.99' <<<"$out"; then
 	summary+=("NVME_CLI_VERSION=2.99: refused (\"$out\")")
 else
 	summary+=("NVME_CLI_VERSION=2.99: NOT refused properly (exit $rc: $out)")

@@ -184,7 +184,8 @@ out=$("$NVME" help zns-npo2)
 cmds=$("$ZNP" help | sed -n 's/^  \([a-z][a-z0-9-]*\) .*/\1/p')
 [ -n "$cmds" ] || bad "nvme-zns-npo2 help lists no commands"
 for c in $cmds; do
-	printf '%s\n' "$out" | grep -q "^  $c " && ok "nvme help zns-npo2 lists $c" ||
+	# a here-string, not a pipe: grep -q leaving early must not fail the writer
+	grep -q "^  $c " <<<"$out" && ok "nvme help zns-npo2 lists $c" ||
 		bad "nvme help zns-npo2 does not list $c"
 done
 mkdir -p "$tmp/bin"
@@ -199,7 +200,8 @@ for c in $cmds; do
 		bad "nvme zns-npo2 help $c: '$out'"
 	fi
 done
-"$NVME" zns-npo2 version | grep -q "zns-npo2 version $("$ZNP" version | awk '{print $NF}')" &&
+out=$("$NVME" zns-npo2 version)
+grep -q "zns-npo2 version $("$ZNP" version | awk '{print $NF}')" <<<"$out" &&
 	ok "nvme zns-npo2 version is the zns-npo2 version" || bad "nvme zns-npo2 version"
 
 # nvme-cli 3.x generates its completions from `nvme utils dump-command-metadata`,
