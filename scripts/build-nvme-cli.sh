@@ -101,7 +101,9 @@ vendor_tarball() {
 	*) return 1 ;;
 	esac
 }
-known="2.3 2.13 2.16 3.0-rc1"
+# The versions the graft knows: those with a patch for nvme-cli's side.
+known=$(find plugins/zns-npo2/nvme-cli -name '*.patch' -printf '%f\n' | sed 's/\.patch$//' | sort -V | tr '\n' ' ')
+known=${known% }
 
 # Unpack a vendor tarball (git archive: one top directory) into $2, once.
 unpack() {
@@ -122,6 +124,10 @@ if [ -n "$src" ]; then
 	version=$(bash plugins/zns-npo2/nvme-cli-version.sh "$src")
 	if [ -n "$want" ] && [ "$want" != "$version" ]; then
 		echo "build-nvme-cli: $src is nvme-cli $version, not NVME_CLI_VERSION=$want" >&2
+		exit 2
+	fi
+	if [ "$plugin" = 1 ] && [ ! -f "plugins/zns-npo2/nvme-cli/$version.patch" ]; then
+		echo "build-nvme-cli: $src is nvme-cli $version, which the graft does not know ($known)" >&2
 		exit 2
 	fi
 else

@@ -46,6 +46,15 @@ else
 	summary+=("unknown version: NOT refused properly (exit $rc: $out)")
 	fail=1
 fi
+out=$(bash scripts/build-nvme-cli.sh "$tmp/t" 2>&1)
+rc=$?
+if [ $rc = 2 ] && [ "$(printf '%s\n' "$out" | wc -l)" = 1 ] && grep -q 'nvme-cli 2\.11' <<<"$out" &&
+	diff -r "$tmp/orig" "$tmp/t" >/dev/null; then
+	summary+=("NVME_CLI_SRC of nvme-cli 2.11: refused (\"$out\")")
+else
+	summary+=("NVME_CLI_SRC of nvme-cli 2.11: NOT refused properly (exit $rc: $out)")
+	fail=1
+fi
 out=$(bash scripts/build-nvme-cli.sh --version=2.99 2>&1)
 rc=$?
 if [ $rc = 2 ] && [ "$(printf '%s\n' "$out" | wc -l)" = 1 ] && grep -q 'nvme-cli 2\.99' <<<"$out"; then
