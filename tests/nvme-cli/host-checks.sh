@@ -172,6 +172,22 @@ else
 	bad "nvme zns-npo2 report/list differ from the emulator's configuration"
 	head -3 "$tmp/r.err"
 fi
+# A zone operation through the plugin reaches the (emulated) device: zone 1
+# of the mixed preset is full; after the plugin's reset the emulator's own
+# persisted state, read by nvme-zns-npo2, has it empty at its start.
+rm -f "$e/ng0n1.state" "$e/ng0n2.state"
+LD_PRELOAD=$EMU "$NVME" zns-npo2 reset "$ng1" -s 0x6000 -f >/dev/null 2>&1
+LD_PRELOAD=$EMU "$ZNP" report "$ng1" -s 0x6000 -c 1 -o json >"$tmp/z1.json" 2>/dev/null
+if [ -s "$e/ng0n1.state" ] && python3 -c '
+import json, sys
+z = json.load(open(sys.argv[1]))["zone_list"]
+sys.exit(0 if len(z) == 1 and (z[0]["slba"], z[0]["wp"], z[0]["state"]) == (24576, 24576, "EMPTY") else 1)
+' "$tmp/z1.json"; then
+	ok "nvme zns-npo2 reset empties the full zone 1 in the emulator's state"
+else
+	bad "nvme zns-npo2 reset did not reach the emulated device: $(head -c 300 "$tmp/z1.json")"
+fi
+rm -f "$e/ng0n1.state" "$e/ng0n2.state"
 export ZNP_SYSFS_ROOT=$tmp/none/sys ZNP_DEV_ROOT=$tmp/none/dev
 
 # 3. nvme-cli's side: parser, help, man pages, version.
