@@ -41,8 +41,10 @@ bench: hooks
 kernel:
 	bash scripts/kernel-build.sh
 
+# NVME_CLI_VERSION=2.3 (default, Debian's source) | 2.13 | 2.16 | 3.0-rc1 (vendor
+# tarballs); NVME_CLI_SRC=<dir>: your own nvme-cli checkout (its version is read).
 nvme-cli: all
-	bash scripts/build-nvme-cli.sh $(NVME_CLI_SRC)
+	bash scripts/build-nvme-cli.sh $(if $(NVME_CLI_VERSION),--version=$(NVME_CLI_VERSION)) $(NVME_CLI_SRC)
 
 fuzz:
 	bash tests/fuzz/run.sh

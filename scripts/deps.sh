@@ -10,7 +10,7 @@ KSRC_VERSION=6.12.117-1~deb12u1
 
 PKGS=(
 	# build
-	build-essential meson ninja-build pkg-config clang lld
+	build-essential meson ninja-build pkg-config clang lld git
 	libnvme-dev libjson-c-dev liburing-dev libdevmapper-dev zlib1g-dev
 	libdbus-1-dev
 	# docs, completions, tests

@@ -5,13 +5,14 @@
  * the same znp_opt_set() as in the standalone nvme-zns-npo2, and the same
  * command handler runs. No command logic lives here.
  */
+#include <errno.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "plugin.h"
-#include "util/argconfig.h"
+#include "zns-npo2-compat.h"
 
 #include "cmdtab.h"
 #include "exit.h"
@@ -116,7 +117,13 @@ static int glue_run(int argc, char **argv, const char *name)
 		const char *why;
 
 		znp_opt_set(&o, znp_opt_by_id(ZNP_O_HELP), NULL, &why);
-	} else if (argconfig_parse(argc, argv, c->help, ac)) {
+	} else if ((code = argconfig_parse(argc, argv, c->help, ac))) {
+		if (ZNP_NVME_PARSE_UNWOUND(code)) {
+			/* nvme-cli's own caller wants the return value */
+			free(ac);
+			free(slots);
+			return code;
+		}
 		code = ZNP_EXIT_USAGE;
 		goto out;
 	} else {

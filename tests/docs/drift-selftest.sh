@@ -59,6 +59,6 @@ mutate "NAME differs from the table" "NAME is" \
 mutate "plugin ENTRY missing" "ENTRY\(\) commands" sed -i '/ENTRY("close"/d' plugins/zns-npo2/zns-npo2.h
 mutate "plugin help text differs" "help of open is" sed -i 's/"explicitly open zones"/"open zones"/' plugins/zns-npo2/zns-npo2.h
 mutate "bash list in the patch differs" "bash subcommands" \
-	sed -i 's/^\(+\t*\[zns-npo2\]="list report\)/\1 extra/' plugins/zns-npo2/0001-plugins-add-zns-npo2.patch
+	sed -i 's/^\(+\t*\[zns-npo2\]="list report\)/\1 extra/' plugins/zns-npo2/nvme-cli/3.0-rc1.patch
 echo "drift-selftest: $n cases, $fails failed"
 [ $fails -eq 0 ]

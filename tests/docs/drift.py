@@ -19,6 +19,7 @@ Checked, for every visible command of the table:
 and no page, ENTRY() or completion entry exists for a command the table
 lacks. Prints one line per problem; exits 1 if there is any.
 """
+import glob
 import os
 import re
 import sys
@@ -164,13 +165,19 @@ def main():
             bad('zns-npo2.h: help of %s is %r, the table says %r' % (name, hlp, helps[name]))
         if fn not in defined:
             bad('zns-npo2.c: no GLUE_CMD(%s) for ENTRY %s' % (fn, name))
-    patch = open(os.path.join(plug, '0001-plugins-add-zns-npo2.patch')).read()
-    m = re.search(r'^\+\s*\[zns-npo2\]="([^"]*)"\s*$', patch, re.M)
-    if not m:
-        bad('0001-plugins-add-zns-npo2.patch: no [zns-npo2]= subcommand list for bash')
-    elif m.group(1).split() != [c['name'] for c in glue_cmds]:
-        bad('0001-plugins-add-zns-npo2.patch: bash subcommands %s, the table has %s' % (
-            m.group(1).split(), [c['name'] for c in glue_cmds]))
+    # every per-version graft patch (and the upstream patch) names the commands for bash
+    patches = sorted(glob.glob(os.path.join(plug, 'nvme-cli', '*.patch')) +
+                     glob.glob(os.path.join(plug, 'upstream', '*.patch')))
+    if not patches:
+        bad('plugins/zns-npo2/nvme-cli/: no graft patches')
+    for pf in patches:
+        name = os.path.relpath(pf, plug)
+        m = re.search(r'^\+\s*\[zns-npo2\]="([^"]*)"\s*$', open(pf).read(), re.M)
+        if not m:
+            bad('%s: no [zns-npo2]= subcommand list for bash' % name)
+        elif m.group(1).split() != [c['name'] for c in glue_cmds]:
+            bad('%s: bash subcommands %s, the table has %s' % (
+                name, m.group(1).split(), [c['name'] for c in glue_cmds]))
 
     for p in problems:
         print('drift: ' + p)
