@@ -1,11 +1,14 @@
 #!/bin/bash
 # Build the patched test kernel (`make kernel`): unpack Debian's
-# linux-source-6.12, apply kernel-patches/series with git am, merge
-# scripts/kernel.config over tinyconfig, build bzImage with ccache.
+# linux-source-6.12, apply kernel-patches/series and then
+# kernel-patches/xarray/series with git am, merge scripts/kernel.config over
+# tinyconfig, build bzImage with ccache.
 #
-#   scripts/kernel-build.sh          patched kernel  -> build/kernel/bzImage
-#   scripts/kernel-build.sh --base   unpatched base  -> build/kernel-base/bzImage
-#                                    (same config; for bench/kernel-perf.sh)
+#   scripts/kernel-build.sh              both series -> build/kernel/bzImage
+#   scripts/kernel-build.sh --base       unpatched base  -> build/kernel-base/bzImage
+#                                        (same config; for bench/kernel-perf.sh)
+#   scripts/kernel-build.sh --no-xarray  npo2 series only -> build/kernel-npo2/bzImage
+#                                        (same config; for bench/kernel-xarray.sh)
 #
 # Nothing is rebuilt when the source version, the series, the config fragment
 # and this script are unchanged and the bzImage exists. A changed series is
@@ -31,12 +34,15 @@ mode=patched
 case "${1:-}" in
 '') ;;
 --base) mode=base ;;
--h|--help) sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
-*) echo "kernel: unknown option $1 (use --base or nothing)" >&2; exit 2 ;;
+--no-xarray) mode=npo2 ;;
+-h|--help) sed -n '2,20p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+*) echo "kernel: unknown option $1 (use --base, --no-xarray or nothing)" >&2; exit 2 ;;
 esac
 
 if [ "$mode" = base ]; then
 	OUT=$ROOT/$BUILD/kernel-base
+elif [ "$mode" = npo2 ]; then
+	OUT=$ROOT/$BUILD/kernel-npo2
 else
 	OUT=$ROOT/$BUILD/kernel
 fi
@@ -54,16 +60,24 @@ for t in gcc make bc bison flex ccache git; do
 	command -v "$t" >/dev/null || die "$t not installed: run make deps"
 done
 
+# read_series DIR: append the patches listed in DIR/series (paths relative
+# to kernel-patches/)
 series=()
-if [ "$mode" = patched ]; then
-	[ -r "$PATCHES/series" ] || die "$PATCHES/series missing"
+read_series() {
+	local dir=$1 pre=${1#"$PATCHES"} p n=${#series[@]}
+	pre=${pre#/}
+	[ -r "$dir/series" ] || die "$dir/series missing"
 	while read -r p; do
 		case "$p" in ''|'#'*) continue ;; esac
-		[ -r "$PATCHES/$p" ] || die "patch $p listed in kernel-patches/series is missing"
+		p=${pre:+$pre/}$p
+		[ -r "$PATCHES/$p" ] || die "patch $p listed in kernel-patches/${pre:+$pre/}series is missing"
 		series+=("$p")
-	done <"$PATCHES/series"
-	[ ${#series[@]} -gt 0 ] || die "kernel-patches/series lists no patches"
-fi
+	done <"$dir/series"
+	[ ${#series[@]} -gt "$n" ] || die "kernel-patches/${pre:+$pre/}series lists no patches"
+}
+# the npo2 series, then the nvme host xarray series on top of it
+[ "$mode" = base ] || read_series "$PATCHES"
+[ "$mode" = patched ] && read_series "$PATCHES/xarray"
 
 stamp=$( {
 	echo "$KSRC_PKG $KSRC_VERSION $mode"
@@ -117,7 +131,7 @@ g checkout -q --detach $BASE
 g reset -q --hard $BASE
 for f in $added; do rm -f "$SRC/$f"; done
 if [ ${#series[@]} -gt 0 ]; then
-	say "applying ${#series[@]} patches from kernel-patches/series"
+	say "applying ${#series[@]} patches ($mode: kernel-patches/series$([ "$mode" = patched ] && echo " + xarray/series"))"
 	for p in "${series[@]}"; do
 		g am -q --whitespace=nowarn "$PATCHES/$p" >/dev/null 2>"$OUT/am.err" || {
 			cat "$OUT/am.err" >&2

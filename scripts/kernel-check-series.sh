@@ -6,21 +6,42 @@
 # Slow (one incremental kernel build per patch, ccache helps): not part of
 # `make test`; the result goes into the cover letter.
 #
-#   scripts/kernel-check-series.sh [--no-build]
+#   scripts/kernel-check-series.sh [--no-build] [--series DIR [--on-base]]
 #
-# Result table: build/kernel-check/result.txt. Exit 0 if every patch applies,
+# --series DIR checks the series in DIR (DIR/series, e.g. kernel-patches/xarray)
+# on top of the whole of kernel-patches/series, which is applied (and built)
+# first without checks; with --on-base DIR is checked on the pristine base.
+# Result table: build/kernel-check/result.txt (result-NAME.txt for
+# --series DIR, NAME the last part of DIR). Exit 0 if every patch applies,
 # builds and is checkpatch-clean (no errors, warnings or checks).
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 1
 ROOT=$PWD
 BUILD=${BUILD:-build}
 JOBS=${JOBS:-$(nproc)}
-PATCHES=$ROOT/kernel-patches
+NPO2=$ROOT/kernel-patches
+PATCHES=$NPO2
 SRC=$ROOT/$BUILD/kernel/src
 OUT=$ROOT/$BUILD/kernel-check
 TREE=$OUT/src
-dobuild=1
-[ "${1:-}" = --no-build ] && dobuild=0
+dobuild=1 onbase=0
+while [ $# -gt 0 ]; do
+	case "$1" in
+	--no-build) dobuild=0 ;;
+	--series) PATCHES=$(cd "${2:?--series needs a directory}" && pwd) || exit 2; shift ;;
+	--on-base) onbase=1 ;;
+	*) echo "check-series: unknown option $1" >&2; exit 2 ;;
+	esac
+	shift
+done
+# the series this one is applied on top of (none for kernel-patches itself)
+prereq=()
+if [ "$PATCHES" != "$NPO2" ] && [ $onbase = 0 ]; then
+	while read -r p; do
+		case "$p" in ''|'#'*) continue ;; esac
+		prereq+=("$NPO2/$p")
+	done <"$NPO2/series"
+fi
 
 die() { echo "check-series: $*" >&2; exit 1; }
 say() { echo "check-series: $*"; }
@@ -62,12 +83,22 @@ g checkout -q --detach refs/tags/base && g reset -q --hard refs/tags/base || die
 for f in $added; do rm -f "$TREE/$f"; done
 configure || die "olddefconfig failed"
 
+for p in ${prereq[@]+"${prereq[@]}"}; do
+	g am -q "$p" >/dev/null 2>&1 || { g am --abort >/dev/null 2>&1; die "prerequisite $(basename "$p") does not apply"; }
+done
+[ ${#prereq[@]} -eq 0 ] || configure || die "olddefconfig failed"
 if [ $dobuild = 1 ]; then
-	say "building the base tree (incremental, ccache)"
-	build || { tail -20 "$OUT/build.log"; die "the base does not build"; }
+	if [ ${#prereq[@]} -gt 0 ]; then
+		say "building the base tree + kernel-patches/series (${#prereq[@]} patches, incremental, ccache)"
+	else
+		say "building the base tree (incremental, ccache)"
+	fi
+	build || { tail -20 "$OUT/build.log"; die "the starting tree does not build"; }
 fi
 
 res=$OUT/result.txt
+[ "$PATCHES" = "$NPO2" ] || res=$OUT/result-$(basename "$PATCHES")$([ $onbase = 1 ] && echo -base).txt
+say "checking $PATCHES/series on $([ ${#prereq[@]} -gt 0 ] && echo "kernel-patches/series" || echo "the pristine base")"
 printf '%-4s %-9s %-10s %-12s %s\n' "#" apply build checkpatch patch >"$res"
 patches=()
 while read -r p; do

@@ -1,6 +1,7 @@
 #!/bin/bash
 # Layer 6a: build the patched kernel (`make kernel`): Debian's linux-source
-# 6.12.117 + kernel-patches/series, minimal QEMU config, bzImage with ccache.
+# 6.12.117 + kernel-patches/series + kernel-patches/xarray/series, minimal
+# QEMU config, bzImage with ccache.
 # Reuses build/kernel/bzImage when nothing changed; a cold build takes
 # ~12-16 min on 2 cores.
 set -euo pipefail
@@ -10,7 +11,7 @@ bash scripts/kernel-build.sh
 
 img=build/kernel/bzImage
 [ -s "$img" ] || { echo "60-kernel: $img missing after the build"; exit 1; }
-want=$(grep -cvE '^[[:space:]]*(#|$)' kernel-patches/series)
+want=$(cat kernel-patches/series kernel-patches/xarray/series | grep -cvE '^[[:space:]]*(#|$)')
 have=$(wc -l <build/kernel/applied)
 [ "$have" -eq "$want" ] ||
 	{ echo "60-kernel: $have of $want patches applied to the built tree"; exit 1; }

@@ -1,0 +1,46 @@
+#!/bin/bash
+# Layer 8c: the nvme host xarray series (kernel-patches/xarray) in QEMU on
+# the patched kernel: namespace churn on an NVMe-oF loop controller with 42+
+# namespaces added and removed through configfs while fio runs on the
+# others, and a QEMU controller with 34 namespaces rescanned under I/O; the
+# kernel's, nvme-cli's and nvme-zns-npo2's view of the namespaces checked
+# against the configuration after every step (tests/vm/xarray/). Each run
+# fails on a failed check or on BUG:/WARNING:/Oops/panic in the console log.
+set -uo pipefail
+cd "$(dirname "$0")/../.." || exit 1
+
+bash scripts/kernel-build.sh || exit 1
+img=build/kernel/bzImage
+grep -q 'nvme: track the namespaces of a controller in an xarray' build/kernel/applied ||
+	{ echo "85-vm-xarray: $img lacks the xarray series"; exit 1; }
+out=build/vm-xarray
+mkdir -p "$out"
+gcc -static -O2 -Wall -Wextra -Werror -o "$out/ioctl-io" tests/vm/xarray/ioctl-io.c || exit 1
+
+fail=0
+start=$SECONDS
+# nvmet loop: 44 null_blk devices (1 GiB, not memory backed) as backends
+tests/vm/vm-run.sh --kernel "$img" --guest tests/vm/xarray/nvmet.sh --quiet \
+	--ns ctrl=0,nsid=1,size=64M,lbas=4096 --timeout 420 \
+	--append "null_blk.nr_devices=44 null_blk.gb=1 null_blk.bs=4096" \
+	--log build/vm-logs/xarray-nvmet.log || fail=1
+# QEMU: controller 0 with 32 conventional + 2 zoned namespaces, controller 1
+# with one
+ns=()
+for i in $(seq 1 32); do ns+=(--ns "ctrl=0,nsid=$i,size=16M,lbas=4096"); done
+ns+=(--ns ctrl=0,nsid=33,size=384M,lbas=4096,zoned=1,zsze=96M,zcap=96M)
+ns+=(--ns ctrl=0,nsid=34,size=512M,lbas=4096,zoned=1,zsze=128M,zcap=128M)
+ns+=(--ns ctrl=1,nsid=1,size=16M,lbas=4096)
+tests/vm/vm-run.sh --kernel "$img" --guest tests/vm/xarray/qemu.sh --quiet \
+	"${ns[@]}" --timeout 360 --add "$out/ioctl-io" \
+	--log build/vm-logs/xarray-qemu.log || fail=1
+
+tot_p=0 tot_f=0
+for l in build/vm-logs/xarray-nvmet.log build/vm-logs/xarray-qemu.log; do
+	r=$(grep -a '^GUEST-RESULT: ' "$l" 2>/dev/null | tail -1)
+	p=$(echo "$r" | sed -nE 's/GUEST-RESULT: ([0-9]+) passed.*/\1/p')
+	f=$(echo "$r" | sed -nE 's/.* ([0-9]+) failed.*/\1/p')
+	tot_p=$((tot_p + ${p:-0})) tot_f=$((tot_f + ${f:-0}))
+done
+echo "85-vm-xarray: $tot_p guest checks passed, $tot_f failed ($((SECONDS - start)) s)"
+exit $fail

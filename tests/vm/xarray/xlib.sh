@@ -1,0 +1,113 @@
+# Shared by the guest scripts of tests/vm/xarray/ (busybox ash): the
+# namespace set of a controller as the kernel, nvme-cli and nvme-zns-npo2
+# see it, each printed as sorted "NSID SIZE-BYTES [ZONE-BYTES]" lines so
+# that they can be compared with what was configured.
+ZNP=nvme-zns-npo2
+
+# jrows: a flat JSON array of objects (nvme list -o json, our list -o json)
+# as one line per object of space-separated key=value words
+jrows() {
+	tr -d '\n' | sed -e 's/"[A-Za-z_]*":\[//g' -e 's/}/}\n/g' |
+		sed -e 's/[][{}]//g' -e 's/"//g' -e 's/ *: */=/g' -e 's/, */ /g'
+}
+
+# jsel KEY VALUE FIELD...: the FIELDs of every object whose KEY is VALUE
+jsel() {
+	local k=$1 v=$2
+	shift 2
+	jrows | awk -v k="$k" -v v="$v" -v fl="$*" '
+		BEGIN { n = split(fl, f, " ") }
+		{
+			split("", m)
+			for (i = 1; i <= NF; i++) {
+				p = index($i, "=")
+				if (p) m[substr($i, 1, p - 1)] = substr($i, p + 1)
+			}
+			if (m[k] != v) next
+			s = m[f[1]]
+			for (j = 2; j <= n; j++) s = s " " m[f[j]]
+			print s
+		}' | sort -n
+}
+
+# kern_ns CTRL: the namespaces the kernel tracks for controller CTRL (nvmeX):
+# its namespace disks in sysfs (nvmeXnY, or the hidden per-path nvmeXcZnY
+# disks under multipath): "NSID SIZE ZONE" (ZONE 0 when not zoned)
+kern_ns() {
+	local d z
+	for d in /sys/class/nvme/$1/nvme*n*; do
+		[ -e "$d/nsid" ] || continue
+		case "$(cat "$d/queue/zoned" 2>/dev/null)" in
+		none) z=0 ;;
+		host-managed) z=$(($(cat "$d/queue/chunk_sectors") * 512)) ;;
+		*) z="?" ;;
+		esac
+		echo "$(cat "$d/nsid") $(($(cat "$d/size") * 512)) $z"
+	done | sort -n
+}
+
+# kern_names CTRL: "NSID DISK" of the namespace disks of CTRL
+kern_names() {
+	local d
+	for d in /sys/class/nvme/$1/nvme*n*; do
+		[ -e "$d/nsid" ] && echo "$(cat "$d/nsid") ${d##*/}"
+	done | sort -n
+}
+
+# cli_ns SERIAL: nvme-cli's `nvme list -o json` rows of the controller with
+# that serial number: "NSID PHYSICAL-SIZE"
+cli_ns() {
+	nvme list -o json 2>/dev/null | jsel SerialNumber "$1" NameSpace PhysicalSize
+}
+
+# znp_ns SERIAL: our `list -o json` rows (zoned namespaces only) of that
+# serial: "NSID ZONE-BYTES"
+znp_ns() {
+	$ZNP list -o json 2>/dev/null | jsel serial "$1" nsid zone_size lba_size |
+		awk '{ print $1, $2 * $3 }'
+}
+
+# check_views LABEL CTRL SERIAL EXPECTED: EXPECTED holds "NSID SIZE ZONE"
+# lines (what was configured); the kernel's, nvme-cli's and our view must
+# all agree with it
+check_views() {
+	local label=$1 ctrl=$2 ser=$3 want=$4
+	expect_eq "$label: kernel namespaces of $ctrl" "$(kern_ns "$ctrl")" "$want"
+	expect_eq "$label: nvme list" "$(cli_ns "$ser")" "$(echo "$want" | awk 'NF { print $1, $2 }')"
+	expect_eq "$label: nvme-zns-npo2 list (zoned namespaces)" "$(znp_ns "$ser")" \
+		"$(echo "$want" | awk '$3 > 0 { print $1, $3 }')"
+}
+
+# settle CTRL EXPECTED [SEC]: wait until the kernel's view of CTRL is
+# EXPECTED (namespace scans run asynchronously after a change notice)
+settle() {
+	local i=0 lim=$((${3:-60} * 5))
+	while [ $i -lt $lim ]; do
+		[ "$(kern_ns "$1")" = "$2" ] && return 0
+		sleep 0.2
+		i=$((i + 1))
+	done
+	return 1
+}
+
+# fio_ok LABEL OUTFILE: every job of a terse (v3) fio run finished without
+# an error and moved data
+fio_ok() {
+	local bad
+	bad=$(awk -F';' 'NF > 40 && ($5 != 0 || ($6 + $47) == 0) { print $3 ": error " $5 }' "$2")
+	expect_eq "$1: every fio job did I/O without errors" "$bad" ""
+	expect_eq "$1: fio reported every job" "$(grep -c ';' "$2")" "${3:-?}"
+}
+
+# mk_nullb NAME ATTR=VALUE...: a null_blk device made through configfs
+# (6.12 names it after the directory); prints its name
+mk_nullb() {
+	local name=$1 d=/sys/kernel/config/nullb/$1 kv
+	shift
+	mkdir "$d" || return 1
+	for kv in "$@"; do
+		echo "${kv#*=}" >"$d/${kv%%=*}" || return 1
+	done
+	echo 1 >"$d/power" 2>/dev/null || return 1
+	if [ -b "/dev/$name" ]; then echo "$name"; else echo "nullb$(cat "$d/index")"; fi
+}
