@@ -140,6 +140,7 @@ static int open_target(const struct znp_cli *cli, const struct znp_opts *o,
 	return znp_exit_from_ret(ret);
 }
 
+/* @sync: ZNP_FORCE_SYNC, or queue depth 1 on a zoned target (the zone engine's sync case). */
 static const char *planned_engine(const struct znp_discard_target *t, bool sync)
 {
 	if (t->type == ZNP_DT_BLOCK)
@@ -313,7 +314,8 @@ static int prepare(const struct znp_cli *cli, const struct znp_opts *o, bool syn
 	d->v = (struct znp_discard_view){
 		.device = path,
 		.target = znp_discard_type_name(d->t->type),
-		.engine = planned_engine(d->t, sync),
+		.engine = planned_engine(d->t, sync || (d->t->type == ZNP_DT_ZONED &&
+							 o->queue_depth == 1)),
 		.unit = d->t->type == ZNP_DT_BLOCK ? "bytes" : "lba",
 		.dry_run = o->dry_run,
 		.queue_depth = o->queue_depth ? o->queue_depth : ZNP_AIO_DEFAULT_QD,

@@ -154,7 +154,7 @@ static void read_limits(const struct znp_env *env, const char *blk, struct znp_q
 
 /*
  * Why block device @rdev is busy: mounted, held, or opened exclusively by
- * someone we cannot see. @what prefixes the reason for a paired node.
+ * someone we cannot see. @paired: it is the block node of an ng node.
  */
 static const char *busy_reason(const struct znp_env *env, dev_t rdev, bool paired)
 {
