@@ -86,6 +86,7 @@ static int refuse_verdict(struct map_ctx *m, const struct znp_dev *dev,
 		return fail(m, ZNP_EXIT_UNSUITABLE, "zone size 0x%" PRIx64
 			    " LBAs is a power of 2: nothing to do (no mapping needed)", g->zone_size);
 	case ZNP_V_NEEDS_KERNEL:
+	case ZNP_V_UBLK:
 		return fail(m, ZNP_EXIT_UNSUPPORTED, "kernel lacks npo2 support: it hid the block "
 			    "device of this npo2 namespace (boot a kernel with kernel-patches/)");
 	case ZNP_V_CAP_LT_SIZE:

@@ -15,6 +15,7 @@
 
 #include "cmdtab.h"
 #include "print.h"
+#include "svc.h"
 
 #define JFLAGS	(JSON_C_TO_STRING_SPACED | JSON_C_TO_STRING_NOSLASHESCAPE)
 
@@ -386,6 +387,7 @@ static void json_unmap(struct znp_print *p, const struct znp_unmap_view *v)
 {
 	j_begin(p);
 	j_put(p, "name", str(v->name));
+	j_put(p, "kind", str(v->ublk ? "ublk" : "dm"));
 	j_put(p, "backing", str_or_null(v->backing));
 	j_put(p, "dry_run", json_object_new_boolean(v->dry_run));
 	j_put(p, "deferred", json_object_new_boolean(v->deferred));
@@ -399,14 +401,48 @@ static void json_status_begin(struct znp_print *p)
 	j_array_begin(p, "mappings");
 }
 
+static void json_status_ublk(struct znp_print *p, const struct znp_status_row *r)
+{
+	const struct znp_ublk_rec *u = r->ublk->rec;
+	struct json_object *o = json_object_new_object();
+
+	add(o, "name", str(u->name[0] ? u->name : r->ublk->device));
+	add(o, "kind", str("ublk"));
+	add(o, "device", str(r->ublk->device));
+	add(o, "ublk_dev_id", u64((uint64_t)u->dev_id));
+	add(o, "identity", str(u->ident));
+	add(o, "backing", u->ng[0] ? str(u->ng) : NULL);
+	add(o, "nsid", u->nsid ? u64(u->nsid) : NULL);
+	add(o, "lba_size", u64(u->lba_size));
+	add(o, "zone_sectors", u64(u->zone_size * (u->lba_size / 512)));
+	add(o, "zone_cap_sectors", u64(u->zone_cap * (u->lba_size / 512)));
+	add(o, "po2_zone_sectors", u64(u->po2_zone_sectors));
+	add(o, "nr_zones", u64(u->nr_zones));
+	add(o, "size_sectors", u64(u->po2_zone_sectors * u->nr_zones));
+	add(o, "server_pid", json_object_new_int64(u->pid));
+	add(o, "health", str(r->ublk->health));
+	add(o, "dev_state", r->ublk->dev_state >= 0 ?
+	    json_object_new_int64(r->ublk->dev_state) : NULL);
+	add(o, "persisted", json_object_new_boolean(r->persisted));
+	j_array_elem(p, o);
+	p->nr_items++;
+}
+
 static void json_status_row(struct znp_print *p, const struct znp_status_row *r)
 {
 	const struct znp_dm_info *d = r->dm;
-	struct json_object *o = json_object_new_object();
+	struct json_object *o;
 	char kname[32];
+
+	if (r->ublk) {
+		json_status_ublk(p, r);
+		return;
+	}
+	o = json_object_new_object();
 
 	snprintf(kname, sizeof(kname), "dm-%u", d->minor);
 	add(o, "name", str(d->name));
+	add(o, "kind", str("dm"));
 	add(o, "dm", str(kname));
 	add(o, "uuid", str(d->uuid));
 	add(o, "identity", str_or_null(r->ident));

@@ -124,11 +124,23 @@ struct znp_unmap_view {
 	const char *config;
 	bool dry_run;
 	bool deferred;			/* removed at its last close */
+	bool ublk;			/* a ublk mapping (stopped and deleted) */
 	bool forgotten;			/* dropped from the config file */
 };
 
+struct znp_ublk_rec;
+
+/* A ublk mapping in `status` (cmd_ublk.c). */
+struct znp_ublk_status_view {
+	const struct znp_ublk_rec *rec;	/* its record (svc.h) */
+	const char *device;		/* "ublkb0" */
+	const char *health;		/* alive, dead-quiesced, dead, missing, starting */
+	int dev_state;			/* UBLK_S_DEV_*, -1 unknown */
+};
+
 struct znp_status_row {
-	const struct znp_dm_info *dm;
+	const struct znp_dm_info *dm;	/* NULL for a ublk mapping */
+	const struct znp_ublk_status_view *ublk;	/* NULL for a dm mapping */
 	const struct znp_ns_info *ns;	/* NULL: backing is not NVMe / unknown */
 	const char *backing;
 	const char *ident;
