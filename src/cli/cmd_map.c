@@ -26,6 +26,7 @@
 
 #include "cmd.h"
 #include "cmd_map.h"
+#include "cmd_ublk.h"
 #include "dm.h"
 #include "dmconf.h"
 #include "sysfs.h"
@@ -521,6 +522,17 @@ int znp_cmd_map(const struct znp_cli *cli, const struct znp_opts *o, struct znp_
 		znp_cli_err(cli, "map", "--restore takes no device, --name or --persist");
 		return ZNP_EXIT_USAGE;
 	}
+	if (!o->ublk && (o->foreground || znp_opt_given(o, ZNP_O_QUEUES) ||
+			 znp_opt_given(o, ZNP_O_QUEUE_DEPTH) || o->force)) {
+		znp_cli_err(cli, o->nargs ? o->args[0] : "map", "--foreground, --queues, "
+			    "--queue-depth and --force go with --ublk only");
+		return ZNP_EXIT_USAGE;
+	}
+	if (o->ublk && o->restore) {
+		znp_cli_err(cli, "map", "--restore takes no --ublk: it restores ublk mappings "
+			    "recorded with --persist by itself");
+		return ZNP_EXIT_USAGE;
+	}
 	if (o->restore)
 		return map_restore(cli, o, p);
 	if (!o->nargs) {
@@ -531,5 +543,7 @@ int znp_cmd_map(const struct znp_cli *cli, const struct znp_opts *o, struct znp_
 		znp_cli_err(cli, o->args[0], "invalid --name '%s': %s", o->name, why);
 		return ZNP_EXIT_USAGE;
 	}
+	if (o->ublk)
+		return znp_cmd_map_ublk(cli, o, p);
 	return map_one(cli, o, p);
 }

@@ -37,6 +37,9 @@ int znp_cli_ublk_status(const struct znp_cli *cli, struct znp_print *p, const ch
 /* Does @arg name a ublk mapping (as above)? */
 bool znp_cli_ublk_names(const struct znp_cli *cli, const char *arg);
 
+/* map --ublk (cmd_ublkmap.c). Return: exit code (in the daemon: when it stops). */
+int znp_cmd_map_ublk(const struct znp_cli *cli, const struct znp_opts *o, struct znp_print *p);
+
 /* unmap of the ublk mapping @o->args[0] names. Return: exit code. */
 int znp_cli_ublk_unmap(const struct znp_cli *cli, const struct znp_opts *o, struct znp_print *p);
 

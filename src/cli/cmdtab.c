@@ -63,6 +63,15 @@ const struct znp_opt_desc znp_opt_descs[ZNP_O_NR] = {
 	[ZNP_O_CONFIG] = { ZNP_O_CONFIG, "config", 0, NULL, "FILE",
 		"mapping file (default /etc/zns-npo2/mappings.conf)", NULL, ZNP_OK_STRING,
 		OPT(config) },
+	[ZNP_O_UBLK] = { ZNP_O_UBLK, "ublk", 0, NULL, NULL,
+		"map through a ublk server (stock kernels) instead of dm-po2zone", NULL,
+		ZNP_OK_FLAG, OPT(ublk) },
+	[ZNP_O_FOREGROUND] = { ZNP_O_FOREGROUND, "foreground", 0, NULL, NULL,
+		"with --ublk: serve in this process instead of a daemon (systemd)", NULL,
+		ZNP_OK_FLAG, OPT(foreground) },
+	[ZNP_O_QUEUES] = { ZNP_O_QUEUES, "queues", 0, NULL, "N",
+		"with --ublk: ublk queues, one thread and io_uring each (default 1)", NULL,
+		ZNP_OK_U32, OPT(queues) },
 };
 
 #define COMMON ZNP_O_OUTPUT_FORMAT, ZNP_O_VERBOSE, ZNP_O_HELP
@@ -86,7 +95,8 @@ static const enum znp_opt_id discard_opts[] = {
 #endif
 #ifdef ZNP_HAVE_CMD_MAP
 static const enum znp_opt_id map_opts[] = {
-	COMMON, ZNP_O_NAME, ZNP_O_PERSIST, ZNP_O_RESTORE, ZNP_O_CONFIG, ZNP_O_DRY_RUN, ZNP_O_NR
+	COMMON, ZNP_O_NAME, ZNP_O_PERSIST, ZNP_O_RESTORE, ZNP_O_CONFIG, ZNP_O_DRY_RUN,
+	ZNP_O_UBLK, ZNP_O_FOREGROUND, ZNP_O_QUEUES, ZNP_O_QUEUE_DEPTH, ZNP_O_FORCE, ZNP_O_NR
 };
 static const enum znp_opt_id unmap_opts[] = {
 	COMMON, ZNP_O_FORCE, ZNP_O_CONFIG, ZNP_O_DRY_RUN, ZNP_O_NR
@@ -116,7 +126,7 @@ const struct znp_cmd_desc znp_cmds[] = {
 	  "<device>", 1, 1, znp_cmd_discard, discard_opts, false },
 #endif
 #ifdef ZNP_HAVE_CMD_MAP
-	{ "map", "map a npo2 zoned namespace to power-of-2 zones (dm-po2zone)",
+	{ "map", "map a npo2 zoned namespace to power-of-2 zones (dm-po2zone, or ublk with --ublk)",
 	  "[<device>]", 0, 1, znp_cmd_map, map_opts, false },
 	{ "unmap", "remove a power-of-2 mapping",
 	  "<mapping|device>", 1, 1, znp_cmd_unmap, unmap_opts, false },

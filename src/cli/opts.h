@@ -39,6 +39,9 @@ enum znp_opt_id {
 	ZNP_O_PERSIST,
 	ZNP_O_RESTORE,
 	ZNP_O_CONFIG,
+	ZNP_O_UBLK,
+	ZNP_O_FOREGROUND,
+	ZNP_O_QUEUES,
 	ZNP_O_NR
 };
 
@@ -65,6 +68,9 @@ struct znp_opts {
 	bool persist;			/* map: record in the mapping file */
 	bool restore;			/* map: restore every recorded mapping */
 	const char *config;		/* map/unmap/status: mapping file */
+	bool ublk;			/* map: through a ublk server, not dm-po2zone */
+	bool foreground;		/* map --ublk: serve in this process */
+	uint32_t queues;		/* map --ublk: ublk queues */
 
 	uint32_t given;			/* 1u << enum znp_opt_id, set by znp_opt_set() */
 	const char *args[ZNP_MAX_ARGS];	/* positional arguments, args[0] = device */

@@ -383,6 +383,39 @@ static void json_map(struct znp_print *p, const struct znp_map_view *v)
 	j_end(p);
 }
 
+static void json_map_ublk(struct znp_print *p, const struct znp_map_ublk_view *v)
+{
+	char path[32];
+
+	snprintf(path, sizeof(path), "/dev/ublkb%d", v->dev_id);
+	j_begin(p);
+	j_put(p, "device", str(v->device));
+	j_put(p, "kind", str("ublk"));
+	if (v->ns) {
+		j_put(p, "nsid", u64(v->ns->nsid));
+		j_put(p, "serial", str(v->ns->serial));
+	}
+	j_put(p, "identity", str(v->ident));
+	j_put(p, "name", v->name && v->name[0] ? str(v->name) : NULL);
+	j_put(p, "dry_run", json_object_new_boolean(v->dry_run));
+	j_put(p, "ublk_dev_id", v->dev_id >= 0 ? u64((uint64_t)v->dev_id) : NULL);
+	j_put(p, "ublk_path", v->dev_id >= 0 ? str(path) : NULL);
+	j_put(p, "server_pid", v->pid ? json_object_new_int64(v->pid) : NULL);
+	j_put(p, "recovered", json_object_new_boolean(v->recovered));
+	j_put(p, "foreground", json_object_new_boolean(v->foreground));
+	j_put(p, "lba_size", u64(v->geom->lba_size));
+	j_put(p, "dev_zone_size", u64(v->geom->zone_size));
+	j_put(p, "zone_sectors", u64(v->zone_sectors));
+	j_put(p, "zone_cap_sectors", u64(v->zone_cap_sectors));
+	j_put(p, "nr_zones", u64(v->geom->nr_zones));
+	j_put(p, "size_sectors", u64(v->dev_sectors));
+	j_put(p, "queues", u64(v->queues));
+	j_put(p, "queue_depth", u64(v->depth));
+	j_put(p, "persisted", json_object_new_boolean(v->persisted));
+	j_put(p, "config", v->persisted ? str(v->config) : NULL);
+	j_end(p);
+}
+
 static void json_unmap(struct znp_print *p, const struct znp_unmap_view *v)
 {
 	j_begin(p);
@@ -516,6 +549,7 @@ const struct znp_print_ops znp_print_json_ops = {
 	.discard_end = json_discard_end,
 	.version = json_version,
 	.map = json_map,
+	.map_ublk = json_map_ublk,
 	.unmap = json_unmap,
 	.status_begin = json_status_begin,
 	.status_row = json_status_row,

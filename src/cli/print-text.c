@@ -300,6 +300,36 @@ static void text_map(struct znp_print *p, const struct znp_map_view *v)
 			v->persisted ? ", nothing recorded" : "");
 }
 
+static void text_map_ublk(struct znp_print *p, const struct znp_map_ublk_view *v)
+{
+	const char *pfx = v->dry_run ? "# " : "";
+	char a[32], b[32], c[32];
+
+	if (v->dry_run)
+		fprintf(p->out, "dry run: would serve %s through ublk\n", v->device);
+	else
+		fprintf(p->out, "%s %s as /dev/ublkb%d through ublk (server pid %ld%s)\n",
+			v->recovered ? "took back" : "mapped", v->device, v->dev_id, v->pid,
+			v->foreground ? ", foreground" : "");
+	fprintf(p->out, "%sbacking:      %s", pfx, v->device);
+	if (v->ns)
+		fprintf(p->out, " (nsid %" PRIu32 ", serial %s)", v->ns->nsid, v->ns->serial);
+	fprintf(p->out, "\n%sidentity:     %s\n", pfx, v->ident);
+	znp_human_size(a, sizeof(a), v->zone_sectors * 512);
+	znp_human_size(b, sizeof(b), v->geom->zone_size * v->geom->lba_size);
+	znp_human_size(c, sizeof(c), v->zone_cap_sectors * 512);
+	fprintf(p->out, "%szone size:    %" PRIu64 " sectors (%s), a power of 2 (device zone: 0x%"
+		PRIx64 " LBAs, %s)\n", pfx, v->zone_sectors, a, v->geom->zone_size, b);
+	fprintf(p->out, "%szone cap:     %" PRIu64 " sectors (%s)\n", pfx, v->zone_cap_sectors, c);
+	fprintf(p->out, "%szones:        %" PRIu64 "\n", pfx, v->geom->nr_zones);
+	znp_human_size(a, sizeof(a), v->dev_sectors * 512);
+	fprintf(p->out, "%ssize:         %" PRIu64 " sectors (%s)\n", pfx, v->dev_sectors, a);
+	fprintf(p->out, "%sLBA size:     %" PRIu32 "\n", pfx, v->geom->lba_size);
+	fprintf(p->out, "%squeues:       %u x depth %u\n", pfx, v->queues, v->depth);
+	if (v->persisted)
+		fprintf(p->out, "%spersisted in: %s\n", pfx, v->config);
+}
+
 static void text_unmap(struct znp_print *p, const struct znp_unmap_view *v)
 {
 	if (v->dry_run && v->ublk) {
@@ -433,6 +463,7 @@ const struct znp_print_ops znp_print_text_ops = {
 	.discard_end = text_discard_end,
 	.version = text_version,
 	.map = text_map,
+	.map_ublk = text_map_ublk,
 	.unmap = text_unmap,
 	.status_begin = text_status_begin,
 	.status_row = text_status_row,

@@ -12,8 +12,10 @@
 enum znp_ublk_route znp_ublk_route_decide(bool ctl, bool module, int probe_ret,
 					  uint64_t features)
 {
-	if (ctl && !probe_ret)
-		return (features & ZNP_UBLK_F_NEEDED) == ZNP_UBLK_F_NEEDED ? ZNP_ROUTE_OPEN
+	if (probe_ret == -ENOENT)
+		ctl = false;	/* gone since we looked (module unloaded) */
+	if (ctl && (!probe_ret || probe_ret == -EOPNOTSUPP))
+		return (features & ZNP_ROUTE_F_NEEDED) == ZNP_ROUTE_F_NEEDED ? ZNP_ROUTE_OPEN
 									   : ZNP_ROUTE_NO_ZONED;
 	if (ctl)
 		return ZNP_ROUTE_UNVERIFIED;

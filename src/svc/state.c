@@ -447,15 +447,15 @@ enum znp_ublk_health znp_ublk_health(bool lock_held, const struct znp_ublk_prese
 {
 	bool exists = pr->cdev || pr->disk;
 
-	if (pr->state != ZNP_UBLK_S_UNKNOWN)
+	if (pr->state != ZNP_SVC_S_UNKNOWN)
 		exists = true;
 	if (lock_held)
 		return exists ? ZNP_UBLK_ALIVE : ZNP_UBLK_STARTING;
 	if (!exists)
 		return ZNP_UBLK_MISSING;
-	if (pr->state == ZNP_UBLK_S_QUIESCED ||
-	    (pr->state == ZNP_UBLK_S_UNKNOWN && pr->disk) ||
-	    (pr->state == ZNP_UBLK_S_LIVE))	/* server just died, not yet quiesced */
+	if (pr->state == ZNP_SVC_S_QUIESCED ||
+	    (pr->state == ZNP_SVC_S_UNKNOWN && pr->disk) ||
+	    (pr->state == ZNP_SVC_S_LIVE))	/* server just died, not yet quiesced */
 		return ZNP_UBLK_DEAD_QUIESCED;
 	return ZNP_UBLK_DEAD;
 }
@@ -482,7 +482,7 @@ void znp_ublk_presence(const char *sysfs_root, int dev_id, struct znp_ublk_prese
 	char path[PATH_MAX];
 	const char *root = sysfs_root ? sysfs_root : "/sys";
 
-	pr->state = ZNP_UBLK_S_UNKNOWN;
+	pr->state = ZNP_SVC_S_UNKNOWN;
 	snprintf(path, sizeof(path), "%s/class/ublk-char/ublkc%d", root, dev_id);
 	pr->cdev = znp_path_exists(path);
 	snprintf(path, sizeof(path), "%s/block/ublkb%d", root, dev_id);

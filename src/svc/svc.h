@@ -123,15 +123,15 @@ enum znp_ublk_health {
 };
 
 /* ublk device states as GET_DEV_INFO reports them (UBLK_S_DEV_*) */
-#define ZNP_UBLK_S_DEAD		0
-#define ZNP_UBLK_S_LIVE		1
-#define ZNP_UBLK_S_QUIESCED	2
-#define ZNP_UBLK_S_UNKNOWN	(-1)
+#define ZNP_SVC_S_DEAD		0
+#define ZNP_SVC_S_LIVE		1
+#define ZNP_SVC_S_QUIESCED	2
+#define ZNP_SVC_S_UNKNOWN	(-1)
 
 struct znp_ublk_presence {
 	bool cdev;		/* /sys/class/ublk-char/ublkc<N>: ADD_DEV done, no DEL_DEV */
 	bool disk;		/* /sys/block/ublkb<N>: START_DEV done, no STOP_DEV */
-	int state;		/* ZNP_UBLK_S_*, ZNP_UBLK_S_UNKNOWN without GET_DEV_INFO */
+	int state;		/* ZNP_SVC_S_*, ZNP_SVC_S_UNKNOWN without GET_DEV_INFO */
 };
 
 /* Pure. */
@@ -140,7 +140,7 @@ const char *znp_ublk_health_name(enum znp_ublk_health h);	/* "alive", "dead-quie
 
 /**
  * znp_ublk_presence() - look up ublk device @dev_id in sysfs (no privilege
- * needed); @pr->state is left ZNP_UBLK_S_UNKNOWN.
+ * needed); @pr->state is left ZNP_SVC_S_UNKNOWN.
  * @sysfs_root: NULL for /sys
  */
 void znp_ublk_presence(const char *sysfs_root, int dev_id, struct znp_ublk_presence *pr);
@@ -148,17 +148,19 @@ void znp_ublk_presence(const char *sysfs_root, int dev_id, struct znp_ublk_prese
 /* ---- is the ublk route open on this kernel? ---------------------------- */
 
 /* Feature bits of the ublk driver (UAPI UBLK_F_*, stable numbers). */
-#define ZNP_UBLK_F_USER_RECOVERY	(1ULL << 3)
-#define ZNP_UBLK_F_USER_COPY		(1ULL << 7)
-#define ZNP_UBLK_F_ZONED		(1ULL << 8)
-#define ZNP_UBLK_F_NEEDED	(ZNP_UBLK_F_ZONED | ZNP_UBLK_F_USER_COPY)
+#define ZNP_ROUTE_F_USER_RECOVERY	(1ULL << 3)
+#define ZNP_ROUTE_F_USER_COPY		(1ULL << 7)
+#define ZNP_ROUTE_F_ZONED		(1ULL << 8)
+/* zoned devices need user copy (6.12); restart after SIGKILL needs user recovery */
+#define ZNP_ROUTE_F_NEEDED	(ZNP_ROUTE_F_ZONED | ZNP_ROUTE_F_USER_COPY | \
+				 ZNP_ROUTE_F_USER_RECOVERY)
 
 enum znp_ublk_route {
 	ZNP_ROUTE_ABSENT,	/* no ublk driver: neither loaded nor installed */
 	ZNP_ROUTE_OPEN,		/* /dev/ublk-control, features zoned + user copy */
 	ZNP_ROUTE_LOADABLE,	/* ublk_drv installed, not loaded (`map --ublk` loads it) */
 	ZNP_ROUTE_UNVERIFIED,	/* control node present, features not readable (not root) */
-	ZNP_ROUTE_NO_ZONED,	/* driver lacks zoned devices or user copy */
+	ZNP_ROUTE_NO_ZONED,	/* driver lacks zoned devices, user copy or user recovery */
 };
 
 struct znp_ublk_route_info {
@@ -170,7 +172,8 @@ struct znp_ublk_route_info {
 /*
  * Pure decision. @ctl: the control node exists (a char device); @module:
  * ublk_drv is installed for the running kernel (modules.dep/builtin);
- * @probe_ret/@features: GET_FEATURES result (1 = not asked).
+ * @probe_ret/@features: GET_FEATURES result (1 = not asked; -EOPNOTSUPP
+ * with @features set = answered, bits missing; -ENOENT = no control node).
  */
 enum znp_ublk_route znp_ublk_route_decide(bool ctl, bool module, int probe_ret,
 					  uint64_t features);

@@ -211,14 +211,14 @@ static void test_records(int dirfd)
 static void test_health(void)
 {
 	struct { bool lock, cdev, disk; int state; enum znp_ublk_health want; } t[] = {
-		{ true, true, true, ZNP_UBLK_S_UNKNOWN, ZNP_UBLK_ALIVE },
-		{ true, true, true, ZNP_UBLK_S_LIVE, ZNP_UBLK_ALIVE },
-		{ true, false, false, ZNP_UBLK_S_UNKNOWN, ZNP_UBLK_STARTING },
-		{ false, true, true, ZNP_UBLK_S_QUIESCED, ZNP_UBLK_DEAD_QUIESCED },
-		{ false, true, true, ZNP_UBLK_S_UNKNOWN, ZNP_UBLK_DEAD_QUIESCED },
-		{ false, true, false, ZNP_UBLK_S_UNKNOWN, ZNP_UBLK_DEAD },
-		{ false, true, false, ZNP_UBLK_S_DEAD, ZNP_UBLK_DEAD },
-		{ false, false, false, ZNP_UBLK_S_UNKNOWN, ZNP_UBLK_MISSING },
+		{ true, true, true, ZNP_SVC_S_UNKNOWN, ZNP_UBLK_ALIVE },
+		{ true, true, true, ZNP_SVC_S_LIVE, ZNP_UBLK_ALIVE },
+		{ true, false, false, ZNP_SVC_S_UNKNOWN, ZNP_UBLK_STARTING },
+		{ false, true, true, ZNP_SVC_S_QUIESCED, ZNP_UBLK_DEAD_QUIESCED },
+		{ false, true, true, ZNP_SVC_S_UNKNOWN, ZNP_UBLK_DEAD_QUIESCED },
+		{ false, true, false, ZNP_SVC_S_UNKNOWN, ZNP_UBLK_DEAD },
+		{ false, true, false, ZNP_SVC_S_DEAD, ZNP_UBLK_DEAD },
+		{ false, false, false, ZNP_SVC_S_UNKNOWN, ZNP_UBLK_MISSING },
 	};
 
 	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
@@ -242,7 +242,7 @@ static void test_presence(void)
 	CHECK(!system(d), "mkdir");
 	snprintf(d, sizeof(d), "%s/sys", base);
 	znp_ublk_presence(d, 7, &pr);
-	CHECK(pr.cdev && pr.disk && pr.state == ZNP_UBLK_S_UNKNOWN, "ublk 7");
+	CHECK(pr.cdev && pr.disk && pr.state == ZNP_SVC_S_UNKNOWN, "ublk 7");
 	znp_ublk_presence(d, 8, &pr);
 	CHECK(pr.cdev && !pr.disk, "ublk 8");
 	znp_ublk_presence(d, 9, &pr);
@@ -266,8 +266,11 @@ static void test_route(void)
 
 	CHECK_INT(znp_ublk_route_decide(true, false, 0, 0x1fe), ZNP_ROUTE_OPEN);
 	CHECK_INT(znp_ublk_route_decide(true, true, 0, 0x7e), ZNP_ROUTE_NO_ZONED);	/* 6.1: no zoned */
-	CHECK_INT(znp_ublk_route_decide(true, false, 0, ZNP_UBLK_F_ZONED), ZNP_ROUTE_NO_ZONED);
+	CHECK_INT(znp_ublk_route_decide(true, false, 0, ZNP_ROUTE_F_ZONED), ZNP_ROUTE_NO_ZONED);
 	CHECK_INT(znp_ublk_route_decide(true, false, -EACCES, 0), ZNP_ROUTE_UNVERIFIED);
+	CHECK_INT(znp_ublk_route_decide(true, false, -EOPNOTSUPP, 0x1fe & ~ZNP_ROUTE_F_USER_RECOVERY),
+		  ZNP_ROUTE_NO_ZONED);
+	CHECK_INT(znp_ublk_route_decide(true, true, -ENOENT, 0), ZNP_ROUTE_LOADABLE);
 	CHECK_INT(znp_ublk_route_decide(true, false, 1, 0), ZNP_ROUTE_UNVERIFIED);
 	CHECK_INT(znp_ublk_route_decide(false, true, 1, 0), ZNP_ROUTE_LOADABLE);
 	CHECK_INT(znp_ublk_route_decide(false, false, 1, 0), ZNP_ROUTE_ABSENT);
