@@ -270,6 +270,79 @@ uint64_t znp_dev_to_po2(const struct znp_geom *g, uint64_t dev_lba)
 	return r;
 }
 
+static unsigned int po2_shift(const struct znp_geom *g)
+{
+	uint64_t po2 = znp_po2_zone_size(g);
+
+	/* po2 == 0: the rounded size is 2^64 */
+	return po2 ? (unsigned int)__builtin_ctzll(po2) : 64;
+}
+
+/**
+ * znp_po2_zone_no() - zone number of an LBA of the po2 space
+ * @g: initialised geometry
+ * @po2_lba: LBA in the po2 space
+ *
+ * Return: @po2_lba / po2 zone size (a shift).
+ */
+uint64_t znp_po2_zone_no(const struct znp_geom *g, uint64_t po2_lba)
+{
+	unsigned int shift = po2_shift(g);
+
+	return shift >= 64 ? 0 : po2_lba >> shift;
+}
+
+/**
+ * znp_po2_offset_in_zone() - offset of a po2-space LBA in its po2 zone
+ * @g: initialised geometry
+ * @po2_lba: LBA in the po2 space
+ *
+ * Return: @po2_lba modulo the po2 zone size (a mask).
+ */
+uint64_t znp_po2_offset_in_zone(const struct znp_geom *g, uint64_t po2_lba)
+{
+	unsigned int shift = po2_shift(g);
+
+	return shift >= 64 ? po2_lba : po2_lba & ((UINT64_C(1) << shift) - 1);
+}
+
+/**
+ * znp_po2_zone_start() - first po2-space LBA of a zone
+ * @g: initialised geometry
+ * @zone_no: zone number
+ *
+ * Return: @zone_no * po2 zone size, UINT64_MAX when not representable.
+ */
+uint64_t znp_po2_zone_start(const struct znp_geom *g, uint64_t zone_no)
+{
+	unsigned int shift = po2_shift(g);
+
+	if (shift >= 64)
+		return zone_no ? UINT64_MAX : 0;
+	if (shift && zone_no >> (64 - shift))
+		return UINT64_MAX;
+	return zone_no << shift;
+}
+
+/**
+ * znp_po2_data_left() - zone data left from a po2-space LBA
+ * @g: initialised geometry
+ * @po2_lba: LBA in the po2 space
+ *
+ * The data of po2 zone n is the device zone n: [0, zone length) of the po2
+ * zone; the rest is padding.
+ * Return: LBAs from @po2_lba to the end of its zone's data; 0 when
+ * @po2_lba is in a padding area or past the last zone.
+ */
+uint64_t znp_po2_data_left(const struct znp_geom *g, uint64_t po2_lba)
+{
+	uint64_t zno = znp_po2_zone_no(g, po2_lba);
+	uint64_t off = znp_po2_offset_in_zone(g, po2_lba);
+	uint64_t len = znp_zone_len(g, zno);
+
+	return off < len ? len - off : 0;
+}
+
 /**
  * znp_descs_per_xfer() - zone descriptors that fit in a Report Zones transfer
  * @g: geometry (zdes_bytes selects the extended layout)

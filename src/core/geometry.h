@@ -86,6 +86,21 @@ bool znp_po2_to_dev(const struct znp_geom *g, uint64_t po2_lba, uint64_t *dev_lb
 uint64_t znp_dev_to_po2(const struct znp_geom *g, uint64_t dev_lba);
 
 /*
+ * Zone number and offset of an LBA of the po2 space. The po2 zone size is a
+ * power of two by construction, so these are a shift and a mask.
+ */
+uint64_t znp_po2_zone_no(const struct znp_geom *g, uint64_t po2_lba);
+uint64_t znp_po2_offset_in_zone(const struct znp_geom *g, uint64_t po2_lba);
+/* First po2-space LBA of zone @zone_no; UINT64_MAX when not representable. */
+uint64_t znp_po2_zone_start(const struct znp_geom *g, uint64_t zone_no);
+/*
+ * LBAs of zone data (the zone's capacity, before its padding) from @po2_lba
+ * to the end of that capacity; 0 when @po2_lba is in a padding area or past
+ * the last zone.
+ */
+uint64_t znp_po2_data_left(const struct znp_geom *g, uint64_t po2_lba);
+
+/*
  * Zone descriptors that fit in a Report Zones transfer of @bytes: header,
  * then descriptors of 64 bytes + zdes_bytes (use a geometry with
  * zdes_bytes = 0 for the basic, non-extended report).

@@ -1,0 +1,593 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * ublk server: control commands (/dev/ublk-control through io_uring
+ * uring_cmd with 128-byte SQEs), device life cycle and user recovery.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <libnvme.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "ublk-priv.h"
+
+#define CTRL_PATH	"/dev/ublk-control"
+#define RECOVERY_WAIT_MS 30000
+
+void znp_ublk_log(struct znp_ublk_server *s, int prio, const char *fmt, ...)
+{
+	char line[512];
+	va_list ap;
+
+	if (!s->o.log)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(line, sizeof(line), fmt, ap);
+	va_end(ap);
+	pthread_mutex_lock(&s->log_lock);
+	s->o.log(s->o.log_arg, prio, "%s", line);
+	pthread_mutex_unlock(&s->log_lock);
+}
+
+/* Open the control node and a small SQE128 ring on it. */
+static int ctrl_open(int *fd, struct io_uring *ring)
+{
+	int ret;
+
+	*fd = open(CTRL_PATH, O_RDWR | O_CLOEXEC);
+	if (*fd < 0)
+		return -errno;
+	ret = io_uring_queue_init(4, ring, IORING_SETUP_SQE128);
+	if (ret) {
+		close(*fd);
+		*fd = -1;
+	}
+	return ret;
+}
+
+static int ctrl_cmd(struct io_uring *ring, int fd, uint32_t op, uint32_t dev_id,
+		    uint64_t data0, void *buf, uint32_t len)
+{
+	struct io_uring_sqe *sqe = io_uring_get_sqe(ring);
+	struct ublksrv_ctrl_cmd *c;
+	struct io_uring_cqe *cqe;
+	int ret;
+
+	if (!sqe)
+		return -EBUSY;
+	memset(sqe, 0, 2 * sizeof(*sqe));	/* SQE128 */
+	sqe->opcode = IORING_OP_URING_CMD;
+	sqe->fd = fd;
+	sqe->cmd_op = op;
+	c = (struct ublksrv_ctrl_cmd *)sqe->cmd;
+	c->dev_id = dev_id;
+	c->queue_id = (uint16_t)-1;
+	c->addr = (uint64_t)(uintptr_t)buf;
+	c->len = (uint16_t)len;
+	c->data[0] = data0;
+	ret = io_uring_submit(ring);
+	if (ret < 0)
+		return ret;
+	/* the argument buffer must live until the completion: wait for it */
+	do
+		ret = io_uring_wait_cqe(ring, &cqe);
+	while (ret == -EINTR);
+	if (ret)
+		return ret;
+	ret = cqe->res;
+	io_uring_cqe_seen(ring, cqe);
+	return ret;
+}
+
+int znp_ublk_ctrl(struct znp_ublk_server *s, uint32_t op, uint64_t data0, void *buf, uint32_t len)
+{
+	return ctrl_cmd(&s->ctrl, s->ctrl_fd, op, (uint32_t)s->dev_id, data0, buf, len);
+}
+
+/* One control command on a temporary ring (no server). */
+static int ctrl_once(uint32_t op, uint32_t dev_id, uint64_t data0, void *buf, uint32_t len)
+{
+	struct io_uring ring;
+	int fd, ret;
+
+	ret = ctrl_open(&fd, &ring);
+	if (ret)
+		return ret;
+	ret = ctrl_cmd(&ring, fd, op, dev_id, data0, buf, len);
+	io_uring_queue_exit(&ring);
+	close(fd);
+	return ret;
+}
+
+int znp_ublk_probe(uint64_t *features)
+{
+	uint64_t f = 0;
+	int ret;
+
+	ret = ctrl_once(UBLK_U_CMD_GET_FEATURES, (uint32_t)-1, 0, &f, sizeof(f));
+	if (features)
+		*features = ret ? 0 : f;
+	if (ret == -EINVAL || ret == -EOPNOTSUPP)
+		return -EOPNOTSUPP;	/* a driver older than GET_FEATURES (< 6.5) */
+	if (ret)
+		return ret;
+	return (f & ZNP_UBLK_F_NEEDED) == ZNP_UBLK_F_NEEDED ? 0 : -EOPNOTSUPP;
+}
+
+int znp_ublk_geom_from_dev(struct znp_dev *ns, struct znp_ublk_geom *g, const char **why)
+{
+	struct nvme_zns_id_ctrl zid;
+	struct nvme_id_ctrl id;
+	uint32_t zasl = 0;
+	int ret;
+
+	if (ns->kind != ZNP_DEV_NVME_CHAR && ns->kind != ZNP_DEV_NVME_BLOCK) {
+		*why = "not an NVMe namespace: the ublk server drives NVMe namespaces";
+		return -ENODEV;
+	}
+	if (!ns->is_zoned) {
+		*why = "not a zoned namespace";
+		return -EMEDIUMTYPE;
+	}
+	ret = nvme_identify_ctrl(ns->fd, &id);
+	if (ret) {
+		*why = "Identify Controller failed";
+		return ret < 0 ? -errno : ret;
+	}
+	ret = nvme_zns_identify_ctrl(ns->fd, &zid);
+	if (ret) {
+		*why = "ZNS Identify Controller failed";
+		return ret < 0 ? -errno : ret;
+	}
+	if (zid.zasl)		/* in units of the minimum page size (4 KiB assumed, as MDTS) */
+		zasl = zid.zasl >= 19 ? UINT32_C(1) << 31 : UINT32_C(4096) << zid.zasl;
+	return znp_ublk_geom_compute(&ns->geom, zasl, id.vwc & 1, g, why);
+}
+
+static int server_alloc(struct znp_dev *ns, const struct znp_ublk_opts *o,
+			struct znp_ublk_server **out)
+{
+	struct znp_ublk_server *s;
+	const char *why = NULL;
+	int ret;
+
+	*out = NULL;
+	s = calloc(1, sizeof(*s));
+	if (!s)
+		return -ENOMEM;
+	s->ns = ns;
+	s->o = *o;
+	s->ctrl_fd = s->cdev_fd = s->efd = s->qefd = -1;
+	s->dev_id = o->dev_id;
+	pthread_mutex_init(&s->log_lock, NULL);
+	s->efd = eventfd(0, EFD_CLOEXEC);
+	s->qefd = eventfd(0, EFD_CLOEXEC);
+	if (s->efd < 0 || s->qefd < 0) {
+		ret = -errno;
+		if (s->efd >= 0)
+			close(s->efd);
+		free(s);
+		return ret;
+	}
+	*out = s;
+	ret = znp_ublk_geom_from_dev(ns, &s->g, &why);
+	if (ret) {
+		znp_ublk_log(s, LOG_ERR, "%s: refused: %s", ns->path, why);
+		return ret;
+	}
+	ret = ctrl_open(&s->ctrl_fd, &s->ctrl);
+	if (ret) {
+		znp_ublk_log(s, LOG_ERR, "%s: %s", CTRL_PATH, strerror(-ret));
+		return ret;
+	}
+	s->ctrl_ok = true;
+	return 0;
+}
+
+static void fill_params(const struct znp_ublk_geom *g, struct ublk_params *p)
+{
+	memset(p, 0, sizeof(*p));
+	p->len = sizeof(*p);
+	p->types = UBLK_PARAM_TYPE_BASIC | UBLK_PARAM_TYPE_ZONED;
+	p->basic.attrs = g->volatile_cache ? UBLK_ATTR_VOLATILE_CACHE | UBLK_ATTR_FUA : 0;
+	p->basic.logical_bs_shift = (uint8_t)g->lba_shift;
+	p->basic.physical_bs_shift = (uint8_t)g->lba_shift;
+	p->basic.io_min_shift = (uint8_t)g->lba_shift;
+	p->basic.io_opt_shift = (uint8_t)g->lba_shift;
+	p->basic.max_sectors = g->max_sectors;
+	p->basic.chunk_sectors = (uint32_t)g->zone_sectors;
+	p->basic.dev_sectors = g->dev_sectors;
+	p->zoned.max_open_zones = g->max_open;
+	p->zoned.max_active_zones = g->max_active;
+	p->zoned.max_zone_append_sectors = g->max_append_sectors;
+}
+
+int znp_ublk_server_create(struct znp_dev *ns, const struct znp_ublk_opts *o,
+			   struct znp_ublk_server **out)
+{
+	struct znp_ublk_server *s;
+	struct ublksrv_ctrl_dev_info *info;
+	struct ublk_params p;
+	int ret;
+
+	*out = NULL;
+	if (o->nr_queues > ZNP_UBLK_MAX_QUEUES || o->queue_depth > ZNP_UBLK_MAX_DEPTH ||
+	    o->dev_id < -1)
+		return -EINVAL;
+	ret = server_alloc(ns, o, &s);
+	if (ret) {
+		znp_ublk_server_free(s);
+		return ret;
+	}
+	info = &s->info;
+	info->nr_hw_queues = (uint16_t)(o->nr_queues ? o->nr_queues : ZNP_UBLK_DEF_QUEUES);
+	info->queue_depth = (uint16_t)(o->queue_depth ? o->queue_depth : ZNP_UBLK_DEF_DEPTH);
+	info->max_io_buf_bytes = s->g.max_sectors * 512u;
+	info->dev_id = o->dev_id < 0 ? UINT32_MAX : (uint32_t)o->dev_id;
+	info->ublksrv_pid = getpid();
+	info->flags = UBLK_F_ZONED | UBLK_F_USER_COPY | UBLK_F_USER_RECOVERY |
+		      UBLK_F_CMD_IOCTL_ENCODE;
+	s->dev_id = (int)info->dev_id;
+	ret = znp_ublk_ctrl(s, UBLK_U_CMD_ADD_DEV, 0, info, sizeof(*info));
+	if (ret) {
+		znp_ublk_log(s, LOG_ERR, "%s: ADD_DEV failed: %s", ns->path, strerror(-ret));
+		znp_ublk_server_free(s);
+		return ret;
+	}
+	/* the kernel rewrites info (dev id, clamped queues and buffer size) */
+	s->added = true;
+	s->del_on_free = true;
+	s->dev_id = (int)info->dev_id;
+	s->nr_queues = info->nr_hw_queues;
+	s->depth = info->queue_depth;
+	if (info->max_io_buf_bytes < s->g.max_sectors * 512u) {
+		znp_ublk_log(s, LOG_ERR, "ublk%d: the driver limits requests to %u bytes; "
+			     "this namespace needs %u (zone report in one request)",
+			     s->dev_id, info->max_io_buf_bytes, s->g.max_sectors * 512u);
+		znp_ublk_server_free(s);
+		return -E2BIG;
+	}
+	fill_params(&s->g, &p);
+	ret = znp_ublk_ctrl(s, UBLK_U_CMD_SET_PARAMS, 0, &p, sizeof(p));
+	if (ret) {
+		znp_ublk_log(s, LOG_ERR, "ublk%d: SET_PARAMS failed: %s", s->dev_id, strerror(-ret));
+		znp_ublk_server_free(s);
+		return ret;
+	}
+	znp_ublk_log(s, LOG_INFO, "ublk%d: added for %s: %" PRIu64 " zones of %" PRIu64
+		     " sectors (capacity %" PRIu64 "), %u queue(s) x %u", s->dev_id, ns->path,
+		     s->g.nr_zones, s->g.zone_sectors, s->g.zone_cap_sectors, s->nr_queues,
+		     s->depth);
+	*out = s;
+	return 0;
+}
+
+static int params_match(struct znp_ublk_server *s, const struct ublk_params *have)
+{
+	struct ublk_params want;
+
+	fill_params(&s->g, &want);
+	if (!(have->types & UBLK_PARAM_TYPE_BASIC) || !(have->types & UBLK_PARAM_TYPE_ZONED))
+		return 0;
+	return have->basic.logical_bs_shift == want.basic.logical_bs_shift &&
+	       have->basic.chunk_sectors == want.basic.chunk_sectors &&
+	       have->basic.dev_sectors == want.basic.dev_sectors &&
+	       have->basic.max_sectors >= want.basic.max_sectors &&
+	       have->zoned.max_zone_append_sectors <= want.zoned.max_zone_append_sectors &&
+	       have->zoned.max_open_zones == want.zoned.max_open_zones &&
+	       have->zoned.max_active_zones == want.zoned.max_active_zones;
+}
+
+int znp_ublk_server_recover(struct znp_dev *ns, int dev_id, const struct znp_ublk_opts *o,
+			    struct znp_ublk_server **out)
+{
+	struct znp_ublk_server *s;
+	struct ublk_params p;
+	struct timespec ts = { 0, 100 * 1000 * 1000 };
+	int ret, waited = 0;
+
+	*out = NULL;
+	if (dev_id < 0)
+		return -EINVAL;
+	ret = server_alloc(ns, o, &s);
+	if (ret) {
+		znp_ublk_server_free(s);
+		return ret;
+	}
+	s->dev_id = dev_id;
+	ret = znp_ublk_ctrl(s, UBLK_U_CMD_GET_DEV_INFO, 0, &s->info, sizeof(s->info));
+	if (ret) {
+		znp_ublk_log(s, LOG_ERR, "ublk%d: GET_DEV_INFO failed: %s", dev_id, strerror(-ret));
+		znp_ublk_server_free(s);
+		return ret;
+	}
+	if ((s->info.flags & ZNP_UBLK_F_NEEDED) != ZNP_UBLK_F_NEEDED ||
+	    (s->info.flags & UBLK_F_USER_RECOVERY_REISSUE)) {
+		znp_ublk_log(s, LOG_ERR, "ublk%d: refused: not a device of this server "
+			     "(flags 0x%llx)", dev_id, (unsigned long long)s->info.flags);
+		znp_ublk_server_free(s);
+		return -EINVAL;
+	}
+	if (s->info.state != UBLK_S_DEV_QUIESCED) {
+		znp_ublk_log(s, LOG_ERR, "ublk%d: refused: state %s, not quiesced (its server "
+			     "is alive, or the device is not recoverable)", dev_id,
+			     s->info.state == UBLK_S_DEV_LIVE ? "live" : "dead");
+		znp_ublk_server_free(s);
+		return -EBUSY;
+	}
+	memset(&p, 0, sizeof(p));
+	p.len = sizeof(p);
+	ret = znp_ublk_ctrl(s, UBLK_U_CMD_GET_PARAMS, 0, &p, sizeof(p));
+	if (ret || !params_match(s, &p)) {
+		znp_ublk_log(s, LOG_ERR, "ublk%d: refused: its parameters do not match %s%s%s",
+			     dev_id, ns->path, ret ? ": " : "", ret ? strerror(-ret) : "");
+		znp_ublk_server_free(s);
+		return ret ? ret : -EINVAL;
+	}
+	s->nr_queues = s->info.nr_hw_queues;
+	s->depth = s->info.queue_depth;
+	if (!s->nr_queues || s->nr_queues > ZNP_UBLK_MAX_QUEUES || !s->depth ||
+	    s->depth > ZNP_UBLK_MAX_DEPTH || s->info.max_io_buf_bytes < s->g.max_sectors * 512u) {
+		znp_ublk_log(s, LOG_ERR, "ublk%d: refused: queue layout %ux%u out of range",
+			     dev_id, s->nr_queues, s->depth);
+		znp_ublk_server_free(s);
+		return -EINVAL;
+	}
+	/* -EBUSY while the dead server's files are still being released */
+	for (;;) {
+		ret = znp_ublk_ctrl(s, UBLK_U_CMD_START_USER_RECOVERY, 0, NULL, 0);
+		if (ret != -EBUSY || waited >= RECOVERY_WAIT_MS)
+			break;
+		nanosleep(&ts, NULL);
+		waited += 100;
+	}
+	if (ret) {
+		znp_ublk_log(s, LOG_ERR, "ublk%d: START_USER_RECOVERY failed: %s", dev_id,
+			     strerror(-ret));
+		znp_ublk_server_free(s);
+		return ret;
+	}
+	s->recovering = true;
+	znp_ublk_log(s, LOG_NOTICE, "ublk%d: recovering for %s", dev_id, ns->path);
+	*out = s;
+	return 0;
+}
+
+int znp_ublk_server_dev_id(const struct znp_ublk_server *s)
+{
+	return s->dev_id;
+}
+
+const struct znp_ublk_geom *znp_ublk_server_geom(const struct znp_ublk_server *s)
+{
+	return &s->g;
+}
+
+static void wake(struct znp_ublk_server *s)
+{
+	uint64_t one = 1;
+	ssize_t r;
+
+	r = write(s->efd, &one, sizeof(one));
+	(void)r;
+}
+
+static void abandon(struct znp_ublk_server *s)
+{
+	uint64_t one = 1;
+	ssize_t r;
+
+	atomic_store(&s->stop, 1);
+	r = write(s->qefd, &one, sizeof(one));
+	(void)r;
+}
+
+void znp_ublk_server_stop(struct znp_ublk_server *s)
+{
+	atomic_store(&s->stop, 1);
+	wake(s);
+}
+
+static int wait_queues_ready(struct znp_ublk_server *s)
+{
+	struct timespec ts = { 0, 1000 * 1000 };
+	unsigned int i;
+
+	for (i = 0; i < s->nr_queues; i++) {
+		int r;
+
+		while (!(r = atomic_load(&s->queues[i].ready)))
+			nanosleep(&ts, NULL);
+		if (r < 0)
+			return r;
+	}
+	return 0;
+}
+
+static void stop_queues(struct znp_ublk_server *s)
+{
+	unsigned int i;
+
+	for (i = 0; i < s->nr_queues; i++)
+		if (s->queues[i].thread_ok) {
+			pthread_join(s->queues[i].thread, NULL);
+			s->queues[i].thread_ok = false;
+		}
+}
+
+int znp_ublk_server_run(struct znp_ublk_server *s, void (*ready)(void *arg, int dev_id),
+			void *arg)
+{
+	char path[64];
+	unsigned int i;
+	uint64_t v;
+	int ret;
+
+	snprintf(path, sizeof(path), "/dev/ublkc%d", s->dev_id);
+	s->cdev_fd = open(path, O_RDWR | O_CLOEXEC);
+	if (s->cdev_fd < 0) {
+		ret = -errno;
+		znp_ublk_log(s, LOG_ERR, "%s: %s", path, strerror(-ret));
+		return ret;
+	}
+	s->queues = calloc(s->nr_queues, sizeof(*s->queues));
+	if (!s->queues)
+		return -ENOMEM;
+	for (i = 0; i < s->nr_queues; i++) {
+		ret = znp_ublk_queue_init(s, &s->queues[i], i);
+		if (ret) {
+			znp_ublk_log(s, LOG_ERR, "ublk%d: queue %u: %s", s->dev_id, i,
+				     strerror(-ret));
+			goto fail;
+		}
+	}
+	for (i = 0; i < s->nr_queues; i++) {
+		ret = -pthread_create(&s->queues[i].thread, NULL, znp_ublk_queue_thread,
+				      &s->queues[i]);
+		if (ret)
+			goto fail;
+		s->queues[i].thread_ok = true;
+	}
+	ret = wait_queues_ready(s);
+	if (ret) {
+		znp_ublk_log(s, LOG_ERR, "ublk%d: fetching requests failed: %s", s->dev_id,
+			     strerror(-ret));
+		goto fail;
+	}
+	/* Both block until every tag is fetched; START_DEV reads the zones. */
+	if (s->recovering) {
+		ret = znp_ublk_ctrl(s, UBLK_U_CMD_END_USER_RECOVERY, (uint64_t)getpid(), NULL, 0);
+		if (ret) {
+			znp_ublk_log(s, LOG_ERR, "ublk%d: END_USER_RECOVERY failed: %s", s->dev_id,
+				     strerror(-ret));
+			goto fail;
+		}
+		s->recovering = false;
+	} else {
+		ret = znp_ublk_ctrl(s, UBLK_U_CMD_START_DEV, (uint64_t)getpid(), NULL, 0);
+		if (ret) {
+			znp_ublk_log(s, LOG_ERR, "ublk%d: START_DEV failed: %s", s->dev_id,
+				     strerror(-ret));
+			goto fail;
+		}
+	}
+	s->started = true;
+	s->del_on_free = false;
+	znp_ublk_log(s, LOG_NOTICE, "ublk%d: /dev/ublkb%d serving %s", s->dev_id, s->dev_id,
+		     s->ns->path);
+	if (ready)
+		ready(arg, s->dev_id);
+
+	while (!atomic_load(&s->stop)) {
+		ssize_t r = read(s->efd, &v, sizeof(v));
+
+		if (r < 0 && errno != EINTR)
+			break;
+		if (atomic_load(&s->stop))
+			break;
+		/* a queue thread ended: stopped or deleted from outside, or failed */
+		for (i = 0; i < s->nr_queues; i++)
+			if (atomic_load(&s->queues[i].ready) == 2)
+				break;
+		if (i < s->nr_queues)
+			break;
+	}
+	ret = 0;
+	if (atomic_load(&s->stop)) {
+		/* sync'd by the caller; STOP_DEV waits for in-flight I/O */
+		ret = znp_ublk_ctrl(s, UBLK_U_CMD_STOP_DEV, 0, NULL, 0);
+		if (ret && ret != -ENODEV)
+			znp_ublk_log(s, LOG_ERR, "ublk%d: STOP_DEV failed: %s", s->dev_id,
+				     strerror(-ret));
+		else
+			ret = 0;
+		s->del_on_free = true;
+	}
+	stop_queues(s);
+	for (i = 0; i < s->nr_queues; i++)
+		if (s->queues[i].err && !ret)
+			ret = s->queues[i].err;
+	znp_ublk_log(s, LOG_NOTICE, "ublk%d: stopped", s->dev_id);
+	return ret;
+
+fail:
+	/* abandon: the queue threads exit, closing their rings cancels the commands */
+	abandon(s);
+	stop_queues(s);
+	return ret;
+}
+
+void znp_ublk_server_free(struct znp_ublk_server *s)
+{
+	unsigned int i;
+
+	if (!s)
+		return;
+	if (s->queues) {
+		for (i = 0; i < s->nr_queues; i++)
+			znp_ublk_queue_free(&s->queues[i]);
+		free(s->queues);
+	}
+	if (s->cdev_fd >= 0)
+		close(s->cdev_fd);
+	if (s->ctrl_ok) {
+		if (s->added && s->del_on_free) {
+			int ret = znp_ublk_ctrl(s, UBLK_U_CMD_DEL_DEV, 0, NULL, 0);
+
+			if (ret)
+				znp_ublk_log(s, LOG_ERR, "ublk%d: DEL_DEV failed: %s", s->dev_id,
+					     strerror(-ret));
+		}
+		io_uring_queue_exit(&s->ctrl);
+	}
+	if (s->ctrl_fd >= 0)
+		close(s->ctrl_fd);
+	if (s->efd >= 0)
+		close(s->efd);
+	if (s->qefd >= 0)
+		close(s->qefd);
+	pthread_mutex_destroy(&s->log_lock);
+	free(s);
+}
+
+int znp_ublk_dev_info(int dev_id, struct znp_ublk_info *out)
+{
+	struct ublksrv_ctrl_dev_info info;
+	int ret;
+
+	if (dev_id < 0)
+		return -EINVAL;
+	memset(&info, 0, sizeof(info));
+	ret = ctrl_once(UBLK_U_CMD_GET_DEV_INFO, (uint32_t)dev_id, 0, &info, sizeof(info));
+	if (ret)
+		return ret;
+	memset(out, 0, sizeof(*out));
+	out->dev_id = (int)info.dev_id;
+	out->state = info.state;
+	out->srv_pid = info.ublksrv_pid > 0 ? info.ublksrv_pid : -1;
+	out->flags = info.flags;
+	out->nr_queues = info.nr_hw_queues;
+	out->queue_depth = info.queue_depth;
+	out->max_io_buf_bytes = info.max_io_buf_bytes;
+	return 0;
+}
+
+int znp_ublk_dev_stop(int dev_id)
+{
+	if (dev_id < 0)
+		return -EINVAL;
+	return ctrl_once(UBLK_U_CMD_STOP_DEV, (uint32_t)dev_id, 0, NULL, 0);
+}
+
+int znp_ublk_dev_del(int dev_id)
+{
+	if (dev_id < 0)
+		return -EINVAL;
+	return ctrl_once(UBLK_U_CMD_DEL_DEV, (uint32_t)dev_id, 0, NULL, 0);
+}

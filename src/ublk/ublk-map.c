@@ -1,0 +1,220 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * The pure part of the ublk server: geometry derivation and translation
+ * between the ublk device (512-byte sectors, po2 zones) and the namespace
+ * (LBAs, npo2 zones). Zone arithmetic goes through the geometry module.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include "ublk-map.h"
+
+static const char *set_why(const char **why, const char *s)
+{
+	if (why)
+		*why = s;
+	return s;
+}
+
+int znp_ublk_geom_compute(const struct znp_geom *ns, uint32_t zasl_bytes, bool vwc,
+			  struct znp_ublk_geom *g, const char **why)
+{
+	uint64_t po2, cmd_bytes, app_bytes, min_report, sect;
+	unsigned int spl_shift;
+
+	memset(g, 0, sizeof(*g));
+	g->ns = *ns;
+	if (!ns->zone_size || !ns->nr_zones) {
+		set_why(why, "not a zoned namespace");
+		return -EMEDIUMTYPE;
+	}
+	if (ns->lba_size < 512 || ns->lba_size > 4096 || !znp_is_po2(ns->lba_size)) {
+		set_why(why, "logical block size outside 512..4096 bytes: ublk cannot present it");
+		return -EINVAL;
+	}
+	g->lba_shift = (uint32_t)__builtin_ctz(ns->lba_size);
+	spl_shift = g->lba_shift - 9;
+	if (ns->zone_cap != ns->zone_size) {
+		set_why(why, "zone capacity < zone size: the po2 layout needs capacity == size");
+		return -EINVAL;
+	}
+	if (ns->zone_cap_varies) {
+		set_why(why, "zone capacities differ between zones");
+		return -EINVAL;
+	}
+	if (znp_has_small_last_zone(ns)) {
+		set_why(why, "the last zone is smaller than the others: only whole zones map");
+		return -EINVAL;
+	}
+	po2 = znp_po2_zone_size(ns);
+	/* chunk_sectors is 32 bits and a power of two */
+	if (!po2 || po2 > (UINT64_C(1) << 31) >> spl_shift) {
+		set_why(why, "zone size too large for a ublk zoned device (2^31 sectors at most)");
+		return -E2BIG;
+	}
+	g->nr_zones = ns->nr_zones;
+	g->zone_sectors = po2 << spl_shift;
+	g->zone_cap_sectors = ns->zone_size << spl_shift;
+	if (__builtin_mul_overflow(g->nr_zones, g->zone_sectors, &g->dev_sectors) ||
+	    g->dev_sectors >> 62) {
+		set_why(why, "device too large");
+		return -E2BIG;
+	}
+
+	/* The block layer turns limits >= the zone count into "no limit". */
+	g->max_active = ns->max_active && ns->max_active < g->nr_zones ? ns->max_active : 0;
+	g->max_open = ns->max_open && ns->max_open < g->nr_zones ? ns->max_open : 0;
+	if (g->max_active && g->max_open > g->max_active)
+		g->max_open = g->max_active;
+	if (g->max_active && !g->max_open)
+		g->max_open = g->max_active;
+
+	/* One NVMe command: MDTS (already limited by the queue) and 255 sectors. */
+	cmd_bytes = ZNP_UBLK_HIDDEN_MAX_HW_SECTORS * 512u;
+	if (ns->mdts_bytes && ns->mdts_bytes < cmd_bytes)
+		cmd_bytes = ns->mdts_bytes;
+	cmd_bytes &= ~(uint64_t)(ns->lba_size - 1);
+	if (cmd_bytes < 4096) {
+		set_why(why, "maximum transfer below 4 KiB");
+		return -EINVAL;
+	}
+	g->max_cmd_sectors = (uint32_t)(cmd_bytes >> 9);
+	app_bytes = cmd_bytes;
+	if (zasl_bytes && zasl_bytes < app_bytes)
+		app_bytes = zasl_bytes & ~(uint64_t)(ns->lba_size - 1);
+	if (!app_bytes) {
+		set_why(why, "zone append size limit below one logical block");
+		return -EINVAL;
+	}
+	g->max_append_sectors = (uint32_t)(app_bytes >> 9);
+	if (g->max_append_sectors > g->zone_cap_sectors)
+		g->max_append_sectors = (uint32_t)g->zone_cap_sectors;
+
+	/*
+	 * 6.12 hands the report callback the index within one request: one
+	 * request must hold every zone (64 bytes each, 8 per sector).
+	 */
+	min_report = (g->nr_zones + 7) / 8;
+	sect = g->max_cmd_sectors;
+	if (min_report > sect)
+		sect = (min_report + (1u << spl_shift) - 1) & ~(uint64_t)((1u << spl_shift) - 1);
+	if (sect > ZNP_UBLK_IO_BUF_MAX / 512) {
+		set_why(why, "too many zones for one ublk report request");
+		return -E2BIG;
+	}
+	g->max_sectors = (uint32_t)sect;
+	g->volatile_cache = vwc;
+	return 0;
+}
+
+int znp_ublk_map_rw(const struct znp_ublk_geom *g, uint64_t sector, uint32_t nr_sectors,
+		    bool op_write, struct znp_ublk_ext *e)
+{
+	unsigned int spl_shift = g->lba_shift - 9;
+	uint64_t spl_mask = (UINT64_C(1) << spl_shift) - 1;
+	uint64_t plba, n, off, left, po2 = znp_po2_zone_size(&g->ns);
+
+	memset(e, 0, sizeof(*e));
+	if (!nr_sectors || (sector & spl_mask) || (nr_sectors & spl_mask))
+		return -EINVAL;
+	if (sector >= g->dev_sectors || nr_sectors > g->dev_sectors - sector)
+		return -EINVAL;
+	plba = sector >> spl_shift;
+	n = nr_sectors >> spl_shift;
+	off = znp_po2_offset_in_zone(&g->ns, plba);
+	if (n > po2 - off)
+		return -EINVAL;		/* crosses a zone boundary: the block layer splits */
+	e->zone_no = znp_po2_zone_no(&g->ns, plba);
+	left = znp_po2_data_left(&g->ns, plba);
+	if (op_write && n > left)
+		return -EIO;
+	e->nlb = (uint32_t)(n < left ? n : left);
+	e->zero_bytes = (uint32_t)((n - e->nlb) << g->lba_shift);
+	if (e->nlb && !znp_po2_to_dev(&g->ns, plba, &e->lba))
+		return -EINVAL;
+	return 0;
+}
+
+int znp_ublk_map_zone(const struct znp_ublk_geom *g, uint64_t sector, uint64_t *zslba)
+{
+	uint64_t plba, zno;
+
+	if (sector >= g->dev_sectors)
+		return -EINVAL;
+	plba = sector >> (g->lba_shift - 9);
+	zno = znp_po2_zone_no(&g->ns, plba);
+	if (znp_po2_offset_in_zone(&g->ns, plba) || (sector & ((1u << (g->lba_shift - 9)) - 1)))
+		return -EINVAL;
+	*zslba = znp_zone_start(&g->ns, zno);
+	return 0;
+}
+
+int znp_ublk_map_alba(const struct znp_ublk_geom *g, uint64_t zone_no, uint64_t alba,
+		      uint32_t nlb, uint64_t *sector)
+{
+	uint64_t zstart = znp_zone_start(&g->ns, zone_no);
+	uint64_t cap = znp_zone_len(&g->ns, zone_no);
+
+	if (zone_no >= g->nr_zones || alba < zstart || alba - zstart > cap ||
+	    nlb > cap - (alba - zstart))
+		return -EIO;
+	*sector = (znp_po2_zone_start(&g->ns, zone_no) + (alba - zstart)) << (g->lba_shift - 9);
+	return 0;
+}
+
+int znp_ublk_zone_to_blk(const struct znp_ublk_geom *g, uint64_t idx,
+			 const struct znp_zone *z, struct blk_zone *bz)
+{
+	unsigned int spl_shift = g->lba_shift - 9;
+	uint64_t start;
+
+	memset(bz, 0, sizeof(*bz));
+	if (idx >= g->nr_zones || z->start != znp_zone_start(&g->ns, idx) ||
+	    z->type != ZNP_ZT_SEQ_REQ || z->cap != g->ns.zone_cap)
+		return -EIO;
+	start = znp_po2_zone_start(&g->ns, idx) << spl_shift;
+	bz->start = start;
+	bz->len = g->zone_sectors;
+	bz->capacity = g->zone_cap_sectors;
+	bz->type = BLK_ZONE_TYPE_SEQWRITE_REQ;
+	bz->cond = z->cond;
+	bz->reset = !!(z->attrs & 0x04);	/* ZA.RZR: reset zone recommended */
+	switch (z->cond) {
+	case ZNP_ZC_EMPTY:
+		bz->wp = start;
+		break;
+	case ZNP_ZC_IMP_OPEN:
+	case ZNP_ZC_EXP_OPEN:
+	case ZNP_ZC_CLOSED:
+		if (z->wp < z->start || z->wp - z->start > z->cap)
+			return -EIO;
+		bz->wp = start + ((z->wp - z->start) << spl_shift);
+		break;
+	case ZNP_ZC_FULL:
+	case ZNP_ZC_READONLY:
+	case ZNP_ZC_OFFLINE:
+		bz->wp = start + bz->len;
+		break;
+	default:
+		return -EIO;
+	}
+	return 0;
+}
+
+int znp_ublk_status_errno(int status)
+{
+	if (status <= 0)
+		return status;
+	switch (status & 0x7ff) {
+	case 0x1bd:		/* Too Many Active Zones */
+		return -EOVERFLOW;
+	case 0x1be:		/* Too Many Open Zones */
+		return -ETOOMANYREFS;
+	case 0x001:		/* Invalid Command Opcode */
+		return -EOPNOTSUPP;
+	case 0x002:		/* Invalid Field in Command */
+		return -EINVAL;
+	default:		/* zone boundary, full, read-only, offline, invalid write ... */
+		return -EIO;
+	}
+}

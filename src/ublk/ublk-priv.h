@@ -1,0 +1,99 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* Private to src/ublk/: the server's state, shared by control and queues. */
+#ifndef ZNP_UBLK_PRIV_H
+#define ZNP_UBLK_PRIV_H
+
+#include <liburing.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <syslog.h>
+
+#include "ublk_cmd.h"	/* generated at build time (scripts/ublk-uapi.sh) */
+#include "ublk-map.h"
+
+#if !defined(UBLK_F_ZONED) || !defined(UBLK_U_CMD_GET_FEATURES) || !defined(UBLK_IO_OP_REPORT_ZONES)
+#error "ublk_cmd.h lacks the zoned ublk UAPI (Linux >= 6.6 needed)"
+#endif
+_Static_assert(UBLK_F_ZONED == ZNP_UBLK_F_ZONED && UBLK_F_USER_COPY == ZNP_UBLK_F_USER_COPY &&
+	       UBLK_F_USER_RECOVERY == ZNP_UBLK_F_USER_RECOVERY &&
+	       UBLK_F_CMD_IOCTL_ENCODE == ZNP_UBLK_F_CMD_IOCTL_ENCODE,
+	       "ublk feature bits differ from the kernel's");
+_Static_assert(UBLK_S_DEV_QUIESCED == ZNP_UBLK_S_QUIESCED, "ublk states differ");
+
+struct znp_ublk_queue;
+
+/* One ublk tag: the request being served and its progress. */
+struct znp_ublk_tag {
+	struct znp_ublk_queue *q;
+	uint16_t tag;
+	bool busy;			/* a request is being served */
+	uint8_t op;
+	uint32_t flags;			/* UBLK_IO_F_* */
+	uint64_t sector;
+	uint32_t nr_sectors;
+	struct znp_ublk_ext ext;
+	uint32_t next_lba;		/* LBAs sent so far, relative to ext.lba */
+	uint32_t inflight;		/* NVMe commands in flight */
+	int err;			/* first error of the pieces */
+	uint64_t append_sector;
+	/* REPORT_ZONES */
+	uint64_t rep_idx0;		/* first zone */
+	uint32_t rep_nr, rep_done;
+	uint32_t rep_len;		/* bytes of the current Zone Management Receive */
+	void *rep_buf;
+	void *buf;			/* request data, max_sectors * 512 bytes */
+};
+
+struct znp_ublk_queue {
+	struct znp_ublk_server *s;
+	unsigned int qid;
+	struct io_uring ring;
+	bool ring_ok;
+	const struct ublksrv_io_desc *iods;
+	size_t iods_len;
+	struct znp_ublk_tag *tags;
+	struct znp_zone *scratch;	/* parsed descriptors of one ZMR */
+	size_t scratch_n;
+	unsigned int cmds;		/* ublk commands owned by the kernel */
+	unsigned int nvme;		/* NVMe commands in flight */
+	bool abandon;			/* start failed: drain NVMe commands, commit nothing */
+	pthread_t thread;
+	bool thread_ok;
+	atomic_int ready;		/* 1 every tag fetched, -errno failed */
+	int err;
+};
+
+struct znp_ublk_server {
+	struct znp_dev *ns;
+	struct znp_ublk_geom g;
+	struct znp_ublk_opts o;
+	int ctrl_fd;
+	struct io_uring ctrl;
+	bool ctrl_ok;
+	struct ublksrv_ctrl_dev_info info;
+	int dev_id;
+	bool added;			/* we added the device (delete it on failure) */
+	bool recovering;		/* START_USER_RECOVERY done, END pending */
+	bool started;
+	bool del_on_free;
+	int cdev_fd;
+	int efd;			/* to run(): stop request, a queue ended */
+	int qefd;			/* to the queues: abandon (start failed) */
+	atomic_int stop;
+	unsigned int nr_queues, depth;
+	struct znp_ublk_queue *queues;
+	pthread_mutex_t log_lock;
+};
+
+void znp_ublk_log(struct znp_ublk_server *s, int prio, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/* ublk-ctrl.c */
+int znp_ublk_ctrl(struct znp_ublk_server *s, uint32_t op, uint64_t data0, void *buf, uint32_t len);
+
+/* ublk-queue.c */
+int znp_ublk_queue_init(struct znp_ublk_server *s, struct znp_ublk_queue *q, unsigned int qid);
+void *znp_ublk_queue_thread(void *arg);
+void znp_ublk_queue_free(struct znp_ublk_queue *q);
+
+#endif

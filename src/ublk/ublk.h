@@ -1,0 +1,171 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * ublk server: presents a non-power-of-2 zoned NVMe namespace as a ublk
+ * zoned block device (/dev/ublkbN) with power-of-2 zones, the dm-po2zone
+ * layout (zone n starts at n * po2 zone size, its capacity is the
+ * namespace's zone size, the rest of the po2 zone is padding), on an
+ * unpatched kernel. The server talks to the namespace through its generic
+ * char node (/dev/ngXnY) with io_uring NVMe passthrough.
+ *
+ * Core library rules: nothing here prints or exits; functions return 0,
+ * -errno or a positive NVMe status; every refusal and every failed I/O is
+ * reported through the caller's log callback.
+ *
+ * Needs: ublk_drv with UBLK_F_ZONED, UBLK_F_USER_COPY and
+ * UBLK_F_USER_RECOVERY (Linux >= 6.6), and CAP_SYS_ADMIN.
+ */
+#ifndef ZNP_UBLK_H
+#define ZNP_UBLK_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "dev.h"
+#include "geometry.h"
+
+/* Feature bits of ublk_drv (same values as the kernel's UBLK_F_*). */
+#define ZNP_UBLK_F_USER_RECOVERY	(1ULL << 3)
+#define ZNP_UBLK_F_CMD_IOCTL_ENCODE	(1ULL << 6)
+#define ZNP_UBLK_F_USER_COPY		(1ULL << 7)
+#define ZNP_UBLK_F_ZONED		(1ULL << 8)
+#define ZNP_UBLK_F_NEEDED	(ZNP_UBLK_F_ZONED | ZNP_UBLK_F_USER_COPY | ZNP_UBLK_F_USER_RECOVERY)
+
+/* Device states (the kernel's UBLK_S_DEV_*). */
+#define ZNP_UBLK_S_DEAD		0
+#define ZNP_UBLK_S_LIVE		1
+#define ZNP_UBLK_S_QUIESCED	2
+
+#define ZNP_UBLK_MAX_QUEUES	64
+#define ZNP_UBLK_MAX_DEPTH	1024
+#define ZNP_UBLK_DEF_QUEUES	1
+#define ZNP_UBLK_DEF_DEPTH	64
+
+/**
+ * znp_ublk_probe() - is the zoned ublk route open on this kernel?
+ * @features: out (may be NULL), the driver's feature mask (UBLK_U_CMD_GET_FEATURES)
+ *
+ * Return: 0 when /dev/ublk-control answers and the mask has every bit of
+ * ZNP_UBLK_F_NEEDED; -ENOENT no control node (ublk_drv not loaded or not
+ * built), -EACCES / -EPERM no access to it, -EOPNOTSUPP the driver lacks
+ * zoned devices, user copy or user recovery (*@features still set), or
+ * another -errno.
+ */
+int znp_ublk_probe(uint64_t *features);
+
+/* Geometry of a ublk mapping; ublk quantities are 512-byte sectors. */
+struct znp_ublk_geom {
+	struct znp_geom ns;		/* the namespace (LBAs), as probed */
+	uint32_t lba_shift;		/* log2 of the namespace's LBA size (9..12) */
+	uint64_t nr_zones;
+	uint64_t zone_sectors;		/* po2 zone size: chunk_sectors */
+	uint64_t zone_cap_sectors;	/* = namespace zone size (capacity) */
+	uint64_t dev_sectors;		/* nr_zones * zone_sectors */
+	uint32_t max_open;		/* 0 = no limit (Identify MOR + 1) */
+	uint32_t max_active;		/* 0 = no limit (Identify MAR + 1) */
+	uint32_t max_append_sectors;	/* min(ZASL, MDTS, passthrough limit) */
+	uint32_t max_cmd_sectors;	/* one NVMe command: min(MDTS, passthrough limit) */
+	uint32_t max_sectors;		/* ublk request limit (>= nr_zones / 8, report pitfall) */
+	bool volatile_cache;		/* Identify Controller VWC */
+};
+
+/**
+ * znp_ublk_geom_from_dev() - ublk geometry of a probed zoned namespace
+ * @ns: an NVMe namespace opened with ZNP_OPEN_WRITE and probed with
+ *      ZNP_PROBE_FULL_CAP (so zone_cap_varies covers every zone)
+ * @g: out
+ * @why: on failure, a static one-line reason without the device name
+ *
+ * Sends Identify Controller (VWC, ZNS ZASL) and nothing that changes
+ * anything. A po2 zone size is accepted (zero padding: useful for tests);
+ * callers refuse it for users. Refused: not NVMe (-ENODEV), not zoned
+ * (-EMEDIUMTYPE), capacity != zone size, varying capacities or a small last
+ * zone (-EINVAL), an LBA size outside 512..4096, a po2 zone of 2^32 sectors
+ * or more, too many zones for one report request (-E2BIG).
+ * Return: 0, -errno or a positive NVMe status.
+ */
+int znp_ublk_geom_from_dev(struct znp_dev *ns, struct znp_ublk_geom *g, const char **why);
+
+/* Log priorities: syslog's LOG_ERR / LOG_WARNING / LOG_NOTICE / LOG_INFO / LOG_DEBUG. */
+typedef void znp_ublk_log_fn(void *arg, int prio, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+struct znp_ublk_opts {
+	int dev_id;			/* -1: the kernel picks */
+	unsigned int nr_queues;		/* 0: ZNP_UBLK_DEF_QUEUES */
+	unsigned int queue_depth;	/* 0: ZNP_UBLK_DEF_DEPTH */
+	znp_ublk_log_fn *log;		/* NULL: silent */
+	void *log_arg;
+};
+
+struct znp_ublk_server;
+
+/**
+ * znp_ublk_server_create() - ADD_DEV + SET_PARAMS for a new device
+ * @ns: probed namespace (see znp_ublk_geom_from_dev()); the server keeps
+ *      using @ns->fd, so @ns must stay open until znp_ublk_server_free()
+ * @o: options
+ * @out: the server, not yet serving (znp_ublk_server_run())
+ *
+ * The device is added with UBLK_F_ZONED | UBLK_F_USER_COPY |
+ * UBLK_F_USER_RECOVERY (not _REISSUE: a reissued append or write would be
+ * duplicated). On failure nothing is left behind (the device is deleted).
+ * Return: 0, -errno (refusals logged) or a positive NVMe status.
+ */
+int znp_ublk_server_create(struct znp_dev *ns, const struct znp_ublk_opts *o,
+			   struct znp_ublk_server **out);
+
+/**
+ * znp_ublk_server_recover() - take back device @dev_id after its server died
+ *
+ * GET_DEV_INFO (must be QUIESCED, with our flags), GET_PARAMS (must match
+ * the geometry of @ns: same namespace shape), START_USER_RECOVERY
+ * (retried for up to 30 s while the dead server's files are still open).
+ * Return: 0, -ENODEV no such device, -EBUSY not quiesced (alive, or not
+ * recoverable), -EINVAL parameters differ from @ns, or another -errno.
+ */
+int znp_ublk_server_recover(struct znp_dev *ns, int dev_id, const struct znp_ublk_opts *o,
+			    struct znp_ublk_server **out);
+
+int znp_ublk_server_dev_id(const struct znp_ublk_server *s);
+const struct znp_ublk_geom *znp_ublk_server_geom(const struct znp_ublk_server *s);
+
+/**
+ * znp_ublk_server_run() - serve the device until it is stopped
+ * @ready: called once (from the calling thread) when /dev/ublkb<id> is live,
+ *         after START_DEV or END_USER_RECOVERY; may be NULL
+ *
+ * Starts one thread and one io_uring per queue, then START_DEV (new
+ * device) or END_USER_RECOVERY (recovered device). Returns after
+ * znp_ublk_server_stop() (which then sends STOP_DEV) or after STOP_DEV /
+ * DEL_DEV from outside, with every queue thread joined.
+ * Return: 0 on a clean stop, -errno on failure.
+ */
+int znp_ublk_server_run(struct znp_ublk_server *s, void (*ready)(void *arg, int dev_id),
+			void *arg);
+
+/* Ask run() to stop the device and return; async-signal-safe (an eventfd write). */
+void znp_ublk_server_stop(struct znp_ublk_server *s);
+
+/* Frees the server; a device that was created but never started is deleted. */
+void znp_ublk_server_free(struct znp_ublk_server *s);
+
+/* Control helpers (no server needed), for status and unmap. */
+struct znp_ublk_info {
+	int dev_id;
+	int state;			/* ZNP_UBLK_S_* */
+	pid_t srv_pid;			/* the kernel's record of the server, -1 none */
+	uint64_t flags;			/* ZNP_UBLK_F_* the device was added with */
+	uint16_t nr_queues;
+	uint16_t queue_depth;
+	uint32_t max_io_buf_bytes;
+};
+
+/* GET_DEV_INFO. Return: 0, -ENODEV (no such device), -errno. */
+int znp_ublk_dev_info(int dev_id, struct znp_ublk_info *info);
+/* STOP_DEV: removes /dev/ublkb<id> (waits for in-flight I/O). */
+int znp_ublk_dev_stop(int dev_id);
+/* DEL_DEV: blocks until every opener of ublkc/ublkb<id> is gone. */
+int znp_ublk_dev_del(int dev_id);
+
+#endif
