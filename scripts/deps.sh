@@ -17,7 +17,7 @@ PKGS=(
 	asciidoctor bash bash-completion zsh python3 valgrind time dpkg-dev
 	libfuzzer-14-dev libclang-rt-14-dev
 	# devices and reference tools
-	nvme-cli util-linux fio f2fs-tools dmsetup
+	nvme-cli util-linux fio f2fs-tools dmsetup btrfs-progs
 	# VM harness
 	qemu-system-x86 busybox-static cpio xz-utils zstd kmod
 	"linux-image-${KVER}+deb12-amd64-unsigned"

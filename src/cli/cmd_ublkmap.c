@@ -419,7 +419,7 @@ static int start(struct serve *s)
 	m->daemon = true;
 	setsid();
 	if (chdir("/"))
-		;
+		say(m, LOG_WARNING, "cannot chdir to /: %s", znp_strerror(-errno));
 	detach_stdio();
 	ret = serve(s, recover_id);
 	_exit(ret);
