@@ -261,24 +261,35 @@ int znp_cli_ublk_status(const struct znp_cli *cli, struct znp_print *p, const ch
 
 /* ---- unmap -------------------------------------------------------------- */
 
-/* Mount point of block device @dev ("ublkb0") from /proc/self/mountinfo. */
+/*
+ * Mount point of block device @dev ("ublkb0") from /proc/self/mountinfo:
+ * by MAJ:MIN, or by the mount source (btrfs shows an anonymous MAJ:MIN).
+ */
 static void ublk_mounted_on(const struct znp_cli *cli, const char *dev, char *buf, size_t size)
 {
-	char path[PATH_MAX], majmin[32], line[1024], d[32], mnt[512];
+	char path[PATH_MAX], majmin[32] = "", line[2048], d[32], mnt[512], src[PATH_MAX];
 	FILE *f;
 
 	buf[0] = '\0';
-	if (znp_sysfs_path(&cli->env, path, sizeof(path), "block/%s/dev", dev) ||
+	if (!znp_sysfs_path(&cli->env, path, sizeof(path), "block/%s/dev", dev) &&
 	    znp_attr_read(path, majmin, sizeof(majmin)))
-		return;
+		majmin[0] = '\0';
+	if (znp_dev_path(&cli->env, path, sizeof(path), dev))
+		path[0] = '\0';
 	f = fopen("/proc/self/mountinfo", "re");
 	if (!f)
 		return;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "%*s %*s %31s %*s %511s", d, mnt) == 2 && !strcmp(d, majmin)) {
+	while (fgets(line, sizeof(line), f)) {
+		const char *sep = strstr(line, " - ");
+
+		if (sscanf(line, "%*s %*s %31s %*s %511s", d, mnt) != 2)
+			continue;
+		if ((majmin[0] && !strcmp(d, majmin)) ||
+		    (sep && path[0] && sscanf(sep, " - %*s %4095s", src) == 1 && !strcmp(src, path))) {
 			znp_strlcpy(buf, mnt, size);
 			break;
 		}
+	}
 	fclose(f);
 }
 

@@ -20,7 +20,7 @@ bash tests/vm/vm-run.sh --kernel stock --guest tests/vm/ublk-life/guest.sh \
 	--ns ctrl=0,nsid=1,size=768M,lbas=4096,zoned=1,zsze=48M,zcap=48M \
 	--ns ctrl=0,nsid=2,size=1152M,lbas=4096,zoned=1,zsze=24M,zcap=24M \
 	--ns ctrl=0,nsid=3,size=256M,lbas=4096 \
-	--modules "ublk_drv crc32c_generic btrfs f2fs nvmet nvme-loop" "${adds[@]}" \
+	--modules "ublk_drv crc32c_generic crc32_generic btrfs f2fs nvmet nvme-loop" "${adds[@]}" \
 	--timeout 470 --log "$log" --quiet
 vm=$?
 grep -aE '^(ok|not ok|#)' "$log" | grep -av '^### ' || true

@@ -18,6 +18,8 @@ ns_vs_ublk() {
 	# a full zone: the namespace's wp is its capacity, the ublk one reports len
 	expect_same "$4: every zone's write pointer matches the namespace's own report" \
 		/tmp/ns.wp /tmp/ublk.wp
+	cmp -s /tmp/ns.wp /tmp/ublk.wp ||
+		paste /tmp/ns.wp /tmp/ublk.wp | sed 's/^/#   ns ublk: /' 
 }
 
 # ---- btrfs zoned on A ------------------------------------------------------------

@@ -27,7 +27,18 @@ done
 vm_log "fio wrote $w sectors before the kill"
 expect_eq "fio is running" "$(gone $FIO || echo running)" running
 kill -STOP $FIO
-sleep 1
+# the zone write plug keeps dispatching fio's queued writes: wait until the
+# device has nothing in flight
+i=0 idle=0
+while [ $idle -lt 3 ] && [ $i -lt 150 ]; do
+	case "$(cat /sys/block/${UA#/dev/}/inflight | tr -s ' ')" in
+	*" 0 0"|"0 0") idle=$((idle + 1)) ;;
+	*) idle=0 ;;
+	esac
+	sleep 0.2
+	i=$((i + 1))
+done
+vm_log "in flight before the kill: $(cat /sys/block/${UA#/dev/}/inflight)"
 kill -KILL "$PA"
 i=0
 while ! gone "$PA" && [ $i -lt 50 ]; do sleep 0.2; i=$((i + 1)); done

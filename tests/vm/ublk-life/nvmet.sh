@@ -13,7 +13,8 @@ else
 	expect_ok "nvmet: enable the namespace on $UF" sh -c "echo 1 >$CFS/subsystems/$NQN/namespaces/1/enable"
 	echo loop >$CFS/ports/1/addr_trtype
 	ln -s $CFS/subsystems/$NQN $CFS/ports/1/subsystems/$NQN
-	expect_ok "nvme connect -t loop" nvme connect -t loop -n $NQN -q $HOSTNQN
+	expect_ok "nvme connect -t loop" nvme connect -t loop -n $NQN -q $HOSTNQN \
+		-I 5b0ed1e4-6a61-4c3b-9d47-0c0ffee0c0de
 	sleep 2
 	R=
 	for c in /sys/class/nvme/nvme*; do
