@@ -26,13 +26,20 @@ zone_rows() {
 		done
 }
 
-# ns_wps NG: "wp-offset state" of every zone of the namespace, in 512-byte
-# sectors (nvme-cli's report of the namespace itself)
+# ns_wps NG LBAS: the write pointer offset of every zone of the namespace, in
+# 512-byte sectors (nvme-cli's report of the namespace itself); a full zone
+# (wp reported as 2^64-1) counts as written to its capacity
 ns_wps() {
 	local lbas=$2
 	nvme zns report-zones "$1" -o json 2>/dev/null | tr -d ' \n' | sed 's/},{/}\n{/g' |
-		sed -n 's/.*"slba":\([0-9]*\),"wp":\([0-9]*\).*/\1 \2/p' |
-		while read -r s w; do echo $(((w - s) * lbas / 512)); done
+		sed -n 's/.*"slba":\([0-9]*\),"wp":\([0-9]*\),"cap":\([0-9]*\).*/\1 \2 \3/p' |
+		while read -r s w c; do
+			if [ "$w" = 18446744073709551615 ]; then
+				echo $((c * lbas / 512))
+			else
+				echo $(((w - s) * lbas / 512))
+			fi
+		done
 }
 
 # server_pid UBLKB: the server PID status reports for /dev/ublkbN

@@ -10,7 +10,8 @@
 
 expect_ok "fio: reset A's zones" blkzone reset "$UA"
 FIO_ZONES=6
-fio --name=killverify --filename="$UA" --direct=1 --ioengine=io_uring --iodepth=8 \
+# --thread: the job runs in fio's process, so SIGSTOP freezes it
+fio --name=killverify --thread --filename="$UA" --direct=1 --ioengine=io_uring --iodepth=8 \
 	--zonemode=zbd --rw=write --bs=64k --size=$((FIO_ZONES * A_ZSZE)) \
 	--max_open_zones=4 --verify=crc32c --verify_fatal=1 --do_verify=1 \
 	--output=/tmp/fio-kill.out >/dev/null 2>&1 &
@@ -39,6 +40,9 @@ while [ $idle -lt 3 ] && [ $i -lt 150 ]; do
 	i=$((i + 1))
 done
 vm_log "in flight before the kill: $(cat /sys/block/${UA#/dev/}/inflight)"
+w=$(zone_rows "$UA" | awk '{ s += $4 } END { print s + 0 }')
+expect_eq "the kill comes before fio wrote everything ($w of $((FIO_ZONES * A_ZSZE / 512)) sectors)" \
+	"$([ "$w" -lt $((FIO_ZONES * A_ZSZE / 512)) ] && echo yes)" yes
 kill -KILL "$PA"
 i=0
 while ! gone "$PA" && [ $i -lt 50 ]; do sleep 0.2; i=$((i + 1)); done

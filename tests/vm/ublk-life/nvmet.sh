@@ -20,8 +20,13 @@ else
 	for c in /sys/class/nvme/nvme*; do
 		[ "$(cat $c/subsysnqn 2>/dev/null)" = "$NQN" ] && R=$(basename "$c")
 	done
-	RB=$(ls -d /sys/class/nvme/$R/nvme*n1 2>/dev/null | head -1)
-	RB=${RB##*/}
+	# the path device (nvmeXcYnZ with native multipath) or the disk itself
+	RP=$(ls -d /sys/class/nvme/$R/nvme*n1 2>/dev/null | head -1)
+	RP=${RP##*/}
+	RB=$RP
+	for b in /sys/block/nvme*n*; do
+		[ -e "$b/multipath/$RP" ] && RB=${b##*/}
+	done
 	expect_match "remote controller and namespace" '^nvme[0-9]+n[0-9]+$' "$RB"
 	expect_eq "remote: host-managed zoned block device" "$(cat /sys/block/$RB/queue/zoned 2>/dev/null)" host-managed
 	expect_eq "remote: block device visible (po2 zones)" "$(cat /sys/block/$RB/hidden 2>/dev/null || echo 0)" 0
