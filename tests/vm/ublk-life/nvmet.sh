@@ -24,8 +24,12 @@ else
 	RP=$(ls -d /sys/class/nvme/$R/nvme*n1 2>/dev/null | head -1)
 	RP=${RP##*/}
 	RB=$RP
-	for b in /sys/block/nvme*n*; do
-		[ -e "$b/multipath/$RP" ] && RB=${b##*/}
+	# native multipath: the disk is the subsystem's head (nvme-subsysN/nvmeNnM)
+	for s in /sys/class/nvme-subsystem/*; do
+		[ -e "$s/$R" ] || continue
+		for b in "$s"/nvme*n*; do
+			[ -e "$b" ] && RB=${b##*/}
+		done
 	done
 	expect_match "remote controller and namespace" '^nvme[0-9]+n[0-9]+$' "$RB"
 	expect_eq "remote: host-managed zoned block device" "$(cat /sys/block/$RB/queue/zoned 2>/dev/null)" host-managed
