@@ -429,7 +429,8 @@ static int restore_entry(unsigned int lineno, const struct znp_dmconf_entry *e,
 		return 0;
 	}
 	znp_dev_path(&r->cli->env, path, sizeof(path),
-		     f->ns.blk_visible && f->ns.blk_name[0] ? f->ns.blk_name : f->ns.ng_name);
+		     !e->ublk && f->ns.blk_visible && f->ns.blk_name[0] ? f->ns.blk_name
+								  : f->ns.ng_name);
 	re.device = path;
 	re.result = "failed";
 	if (f->ok && ((e->lba_size && e->lba_size != f->geom.lba_size) ||
@@ -456,6 +457,15 @@ static int restore_entry(unsigned int lineno, const struct znp_dmconf_entry *e,
 		restore_result(r, &re, znp_exit_from_ret(ret));
 		return 0;
 	}
+	if (e->ublk) {
+		znp_dev_close(dev);
+		ret = znp_cli_ublk_restore(r->cli, r->o, e->name, path, &re.result, msg,
+					   sizeof(msg));
+		if (ret)
+			re.error = msg;
+		restore_result(r, &re, ret);
+		return 0;
+	}
 	m.name = e->name;
 	ret = map_dev(&m, dev);
 	znp_dev_close(dev);
@@ -470,6 +480,23 @@ static int restore_entry(unsigned int lineno, const struct znp_dmconf_entry *e,
 	}
 	restore_result(r, &re, ret);
 	return 0;
+}
+
+static int only_ublk_cb(unsigned int lineno, const struct znp_dmconf_entry *e,
+			const char *why, void *arg)
+{
+	if (e && !e->ublk)
+		*(bool *)arg = false;
+	return 0;
+}
+
+/* Does the mapping file record only ublk mappings (no dm target needed)? */
+static bool only_ublk(const char *buf, size_t len)
+{
+	bool only = true;
+
+	znp_dmconf_parse(buf, len, only_ublk_cb, &only);
+	return only;
 }
 
 static int map_restore(const struct znp_cli *cli, const struct znp_opts *o,
@@ -492,7 +519,7 @@ static int map_restore(const struct znp_cli *cli, const struct znp_opts *o,
 	if (ret)
 		return znp_cli_fail(cli, conf, "cannot read the mapping file", ret);
 	ret = znp_dm_target_find(target, sizeof(target), ver);
-	if (ret && !o->dry_run) {
+	if (ret && !o->dry_run && !only_ublk(buf, len)) {
 		struct map_ctx m = { 0 };
 
 		ret = target_error(&m, ret);
@@ -535,6 +562,8 @@ int znp_cmd_map(const struct znp_cli *cli, const struct znp_opts *o, struct znp_
 	}
 	if (o->restore)
 		return map_restore(cli, o, p);
+	if (o->ublk)
+		return znp_cmd_map_ublk(cli, o, p);	/* no device: --name of a recorded one */
 	if (!o->nargs) {
 		znp_cli_err(cli, "map", "missing argument <device> (or --restore)");
 		return ZNP_EXIT_USAGE;
@@ -543,7 +572,5 @@ int znp_cmd_map(const struct znp_cli *cli, const struct znp_opts *o, struct znp_
 		znp_cli_err(cli, o->args[0], "invalid --name '%s': %s", o->name, why);
 		return ZNP_EXIT_USAGE;
 	}
-	if (o->ublk)
-		return znp_cmd_map_ublk(cli, o, p);
 	return map_one(cli, o, p);
 }

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <sys/utsname.h>
 #include <time.h>
 #include <unistd.h>
@@ -419,4 +420,81 @@ int znp_cli_ublk_unmap(const struct znp_cli *cli, const struct znp_opts *o, stru
 	v.forgotten = ret == 1;
 	p->ops->unmap(p, &v);
 	return ZNP_EXIT_OK;
+}
+
+/* ---- map --restore of a ublk entry --------------------------------------- */
+
+static int run_wait(char *const argv[])
+{
+	int st;
+	pid_t pid = fork();
+
+	if (pid < 0)
+		return -errno;
+	if (!pid) {
+		execv(argv[0], argv);
+		execvp(argv[0], argv);
+		_exit(127);
+	}
+	if (waitpid(pid, &st, 0) != pid)
+		return -ECHILD;
+	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}
+
+int znp_cli_ublk_restore(const struct znp_cli *cli, const struct znp_opts *o, const char *name,
+			 const char *ng, const char **result, char *err, size_t size)
+{
+	char unit[ZNP_DM_NAME_MAX + 32], self[PATH_MAX];
+	struct ublk_match m;
+	struct stat st;
+	int dirfd, ret, state;
+	ssize_t n;
+
+	*result = "failed";
+	dirfd = znp_run_dir_open(znp_cli_run_dir(), false);
+	if (dirfd >= 0) {
+		bool served = find_rec(cli, dirfd, ng, &m) &&
+			      rec_health(cli, dirfd, &m.rec, &state) == ZNP_UBLK_ALIVE;
+
+		close(dirfd);
+		if (served) {
+			*result = "already-mapped";
+			return ZNP_EXIT_OK;
+		}
+	}
+	if (o->dry_run) {
+		*result = "would-map";
+		return ZNP_EXIT_OK;
+	}
+	/* under systemd: its unit serves (and restarts) the mapping */
+	if (!getenv("ZNP_RUN_DIR") && !stat("/run/systemd/system", &st) && S_ISDIR(st.st_mode)) {
+		char *argv[] = { "systemctl", "start", "--no-block", unit, NULL };
+
+		snprintf(unit, sizeof(unit), "zns-npo2-ublk@%s.service", name);
+		ret = run_wait(argv);
+		if (!ret) {
+			*result = "started";
+			return ZNP_EXIT_OK;
+		}
+		snprintf(err, size, "systemctl start %s failed (exit %d)", unit, ret);
+		return ZNP_EXIT_FAILED;
+	}
+	n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	if (n <= 0) {
+		snprintf(err, size, "cannot find this program: %s", znp_strerror(-errno));
+		return ZNP_EXIT_FAILED;
+	}
+	self[n] = '\0';
+	{
+		char *argv[] = { self, "map", "--ublk", (char *)ng, "--name", (char *)name,
+				 "--config", (char *)znp_map_config(o), NULL };
+
+		ret = run_wait(argv);
+	}
+	if (!ret) {
+		*result = "mapped";
+		return ZNP_EXIT_OK;
+	}
+	snprintf(err, size, "map --ublk %s exited with %d (see the system log)", ng, ret);
+	return ret > 0 && ret < 128 ? ret : ZNP_EXIT_FAILED;
 }

@@ -40,6 +40,17 @@ bool znp_cli_ublk_names(const struct znp_cli *cli, const char *arg);
 /* map --ublk (cmd_ublkmap.c). Return: exit code (in the daemon: when it stops). */
 int znp_cmd_map_ublk(const struct znp_cli *cli, const struct znp_opts *o, struct znp_print *p);
 
+/**
+ * znp_cli_ublk_restore() - `map --restore` of a ublk entry
+ * @name: the entry's mapping name; @ng: its namespace's ng node, found by identity
+ * @result: "mapped", "started" (by systemd, zns-npo2-ublk@NAME.service),
+ *          "already-mapped", "would-map" (dry run) or "failed"
+ * @err: why, on failure
+ * Return: exit code.
+ */
+int znp_cli_ublk_restore(const struct znp_cli *cli, const struct znp_opts *o, const char *name,
+			 const char *ng, const char **result, char *err, size_t size);
+
 /* unmap of the ublk mapping @o->args[0] names. Return: exit code. */
 int znp_cli_ublk_unmap(const struct znp_cli *cli, const struct znp_opts *o, struct znp_print *p);
 

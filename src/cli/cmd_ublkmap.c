@@ -27,7 +27,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <stddef.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/un.h>
 #include <sys/wait.h>
 #include <syslog.h>
 #include <time.h>
@@ -216,6 +219,29 @@ static void server_log(void *arg, int prio, const char *fmt, ...)
 	say(m, prio, "%s", buf);
 }
 
+/* systemd's readiness protocol (Type=notify): "READY=1" to $NOTIFY_SOCKET. */
+static void notify_ready(struct umap *m)
+{
+	const char *path = getenv("NOTIFY_SOCKET");
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	size_t len;
+	int fd;
+
+	if (!path || (path[0] != '/' && path[0] != '@') ||
+	    (len = strlen(path)) >= sizeof(sa.sun_path))
+		return;
+	memcpy(sa.sun_path, path, len);
+	if (sa.sun_path[0] == '@')
+		sa.sun_path[0] = '\0';	/* abstract socket */
+	fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return;
+	if (sendto(fd, "READY=1", 7, 0, (struct sockaddr *)&sa,
+		   (socklen_t)(offsetof(struct sockaddr_un, sun_path) + len)) < 0)
+		say(m, LOG_WARNING, "cannot notify systemd: %s", znp_strerror(-errno));
+	close(fd);
+}
+
 static void on_ready(void *arg, int dev_id)
 {
 	struct serve *s = arg;
@@ -241,6 +267,7 @@ static void on_ready(void *arg, int dev_id)
 	} else if (!m->daemon) {
 		m->p->ops->map_ublk(m->p, &s->v);
 		fflush(m->p->out);
+		notify_ready(m);
 	}
 }
 
@@ -425,6 +452,78 @@ static int start(struct serve *s)
 	_exit(ret);
 }
 
+struct by_name {
+	const char *name;
+	struct znp_dmconf_entry e;
+	bool found;
+	char ng[PATH_MAX];
+	const struct znp_cli *cli;
+};
+
+static int by_name_cb(unsigned int lineno, const struct znp_dmconf_entry *e, const char *why,
+		      void *arg)
+{
+	struct by_name *b = arg;
+
+	if (e && !strcmp(e->name, b->name)) {
+		b->e = *e;
+		b->found = true;
+		return 1;
+	}
+	return 0;
+}
+
+static int by_ident_cb(const struct znp_scan_entry *se, void *arg)
+{
+	struct by_name *b = arg;
+	char ident[ZNP_IDENT_MAX];
+
+	if (se->ns.ng_name[0] && !znp_ident_from_ns(&se->ns, ident, sizeof(ident)) &&
+	    !strcmp(ident, b->e.ident)) {
+		znp_dev_path(&b->cli->env, b->ng, sizeof(b->ng), se->ns.ng_name);
+		return 1;
+	}
+	return 0;
+}
+
+/*
+ * `map --ublk --name NAME` without a device (the systemd unit): the
+ * namespace recorded under NAME in the mapping file, found by identity.
+ * Return: 0 with b->ng set, or an exit code (error printed and logged).
+ */
+static int recorded_ng(const struct znp_cli *cli, const struct znp_opts *o, struct by_name *b)
+{
+	char *buf;
+	size_t len;
+	int ret;
+
+	b->name = o->name;
+	b->cli = cli;
+	ret = znp_dmconf_read(znp_map_config(o), &buf, &len);
+	if (ret) {
+		znp_cli_err(cli, o->name, "cannot read %s: %s", znp_map_config(o), znp_strerror(ret));
+		syslog(LOG_ERR, "%s: cannot read %s: %s", o->name, znp_map_config(o),
+		       znp_strerror(ret));
+		return ret == -ENOENT ? ZNP_EXIT_UNSUITABLE : ZNP_EXIT_FAILED;
+	}
+	znp_dmconf_parse(buf, len, by_name_cb, b);
+	free(buf);
+	if (!b->found || !b->e.ublk) {
+		znp_cli_err(cli, o->name, "no ublk mapping of this name in %s", znp_map_config(o));
+		syslog(LOG_ERR, "%s: no ublk mapping of this name in %s", o->name,
+		       znp_map_config(o));
+		return ZNP_EXIT_UNSUITABLE;
+	}
+	b->ng[0] = '\0';
+	znp_scan(&cli->env, by_ident_cb, b);
+	if (!b->ng[0]) {
+		znp_cli_err(cli, o->name, "namespace %s is not present", b->e.ident);
+		syslog(LOG_ERR, "%s: namespace %s is not present", o->name, b->e.ident);
+		return ZNP_EXIT_UNSUITABLE;
+	}
+	return 0;
+}
+
 int znp_cmd_map_ublk(const struct znp_cli *cli, const struct znp_opts *o, struct znp_print *p)
 {
 	struct umap m = { .cli = cli, .o = o, .p = p, .report_fd = -1 };
@@ -437,6 +536,24 @@ int znp_cmd_map_ublk(const struct znp_cli *cli, const struct znp_opts *o, struct
 	int ret;
 
 	openlog("nvme-zns-npo2", LOG_PID, LOG_DAEMON);
+	if (!o->nargs) {
+		static struct znp_opts o2;
+		static struct by_name b;
+
+		if (!o->name) {
+			znp_cli_err(cli, "map", "missing argument <device> (or --name of a "
+				    "recorded ublk mapping)");
+			return ZNP_EXIT_USAGE;
+		}
+		ret = recorded_ng(cli, o, &b);
+		if (ret)
+			return ret;
+		o2 = *o;
+		o2.args[0] = b.ng;
+		o2.nargs = 1;
+		o = &o2;
+		m.o = o;
+	}
 	if (o->queues > ZNP_UBLK_MAX_QUEUES || (znp_opt_given(o, ZNP_O_QUEUES) && !o->queues)) {
 		znp_cli_err(cli, o->args[0], "--queues must be 1 to %d", ZNP_UBLK_MAX_QUEUES);
 		return ZNP_EXIT_USAGE;
