@@ -152,7 +152,7 @@ PA=$(server_pid "$UA")
 expect_ok "unmap A" run_to 60 $Z unmap "$UA"
 expect_eq "A: device gone" "$([ -e "$UA" ] || echo gone)" gone
 i=0
-while ! gone "$PA" && [ $i -lt 50 ]; do sleep 0.2; i=$((i + 1)); done
+while ! gone "$PA" && [ $i -lt 150 ]; do sleep 0.2; i=$((i + 1)); done
 expect_eq "A: server exited" "$(gone "$PA" && echo gone)" gone
 expect_eq "A: record removed" "$(ls /run/zns-npo2/*.ublk 2>/dev/null | wc -l)" 1
 expect_ok "unmap F by its namespace node" run_to 60 $Z unmap "$F"

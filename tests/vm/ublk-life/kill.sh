@@ -45,7 +45,7 @@ expect_eq "the kill comes before fio wrote everything ($w of $((FIO_ZONES * A_ZS
 	"$([ "$w" -lt $((FIO_ZONES * A_ZSZE / 512)) ] && echo yes)" yes
 kill -KILL "$PA"
 i=0
-while ! gone "$PA" && [ $i -lt 50 ]; do sleep 0.2; i=$((i + 1)); done
+while ! gone "$PA" && [ $i -lt 150 ]; do sleep 0.2; i=$((i + 1)); done
 expect_eq "the server was killed" "$(gone "$PA" && echo gone)" gone
 i=0
 while [ "$(health "$UA")" != dead-quiesced ] && [ $i -lt 50 ]; do sleep 0.2; i=$((i + 1)); done

@@ -1,0 +1,75 @@
+# Benchmark guest for bench/ublk-perf.sh (not part of make test): fio on one
+# npo2 ZNS namespace (QEMU), through the ublk server (stock kernel), through
+# dm-po2zone (patched kernel), and raw through fio's io_uring_cmd engine on
+# /dev/ngXnY; short rounds, order rotated.
+# Prints "### BEGIN ublk-perf" lines: DEVICE WORKLOAD ROUND VALUE
+# (randread: IOPS, seqwrite: KiB/s).
+ROUNDS=${UBLK_PERF_ROUNDS:-3}
+RUNTIME=${UBLK_PERF_RUNTIME:-3}
+Z=nvme-zns-npo2
+NG=$(vm_ng 0 1)
+ZSZE=$(ns_conf 0 1 zsze)
+LBAS=$(ns_conf 0 1 lbas)
+ZLBAS=$((ZSZE / LBAS))
+export DM_DISABLE_UDEV=1
+
+if [ "$VM_KERNEL" = stock ]; then
+	$Z map --ublk "$NG" -o json >/tmp/map.json || not_ok "map --ublk $NG"
+	MAPPED=/dev/ublkb$(sed -n 's/^  "ublk_dev_id": \([0-9]*\).*/\1/p' /tmp/map.json)
+	KIND=ublk
+else
+	BLK=$(vm_blk 0 1)
+	$Z map "$BLK" --name perfpo2 >/dev/null || not_ok "map $BLK"
+	MAPPED=/dev/mapper/perfpo2
+	KIND=dm
+fi
+expect_ok "$KIND device $MAPPED" test -b "$MAPPED"
+
+# fio_val DEV ENGINE-ARGS...: IOPS (read) + KiB/s (write) of one job, terse v3
+fio_run() {
+	fio --name=perf --filename="$1" --output-format=terse --terse-version=3 "${@:2}" \
+		2>>/tmp/fio.err
+}
+: >/tmp/fio.err
+reset_all() { nvme zns reset-zone "$NG" -a >/dev/null 2>&1; }
+# the first zone's capacity holds data to read back
+reset_all
+dd if=/dev/urandom of=/tmp/fill bs=1M count=16 2>/dev/null
+RR="--rw=randread --bs=4k --iodepth=16 --offset=0 --size=16M --time_based=1 --runtime=$RUNTIME --norandommap=1"
+SW="--rw=write --bs=128k --iodepth=4 --offset=0 --size=$((2 * ZSZE))"
+
+echo "### BEGIN ublk-perf"
+r=1
+while [ $r -le "$ROUNDS" ]; do
+	reset_all
+	fio_run "$MAPPED" --direct=1 --ioengine=io_uring --rw=write --bs=128k --size=16M --zonemode=zbd >/dev/null
+	for dev in $( [ $((r % 2)) = 0 ] && echo "raw $KIND" || echo "$KIND raw"); do
+		if [ "$dev" = raw ]; then
+			v=$(fio_run "$NG" --ioengine=io_uring_cmd --cmd_type=nvme $RR | awk -F';' '{ print $8 }')
+		else
+			v=$(fio_run "$MAPPED" --direct=1 --ioengine=io_uring $RR | awk -F';' '{ print $8 }')
+		fi
+		echo "$dev randread $r $v"
+	done
+	for dev in $( [ $((r % 2)) = 0 ] && echo "raw $KIND" || echo "$KIND raw"); do
+		reset_all
+		if [ "$dev" = raw ]; then
+			# a hidden namespace (stock kernel) takes at most 255 sectors per command
+			[ "$VM_KERNEL" = stock ] && continue
+			v=$(fio_run "$NG" --ioengine=io_uring_cmd --cmd_type=nvme $SW | awk -F';' '{ print $48 }')
+		else
+			v=$(fio_run "$MAPPED" --direct=1 --ioengine=io_uring --zonemode=zbd $SW |
+				awk -F';' '{ print $48 }')
+		fi
+		echo "$dev seqwrite $r $v"
+	done
+	r=$((r + 1))
+done
+echo "### END ublk-perf"
+[ -s /tmp/fio.err ] && sed 's/^/# fio: /' /tmp/fio.err | head -20
+if [ "$KIND" = ublk ]; then
+	$Z unmap "$MAPPED" >/dev/null
+else
+	$Z unmap perfpo2 >/dev/null
+fi
+ok "ublk-perf ran on $VM_KERNEL"
