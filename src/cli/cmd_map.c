@@ -545,19 +545,16 @@ int znp_cmd_map(const struct znp_cli *cli, const struct znp_opts *o, struct znp_
 {
 	const char *why;
 
-	if (o->restore && (o->nargs || o->name || o->persist)) {
-		znp_cli_err(cli, "map", "--restore takes no device, --name or --persist");
-		return ZNP_EXIT_USAGE;
-	}
-	if (!o->ublk && (o->foreground || znp_opt_given(o, ZNP_O_QUEUES) ||
-			 znp_opt_given(o, ZNP_O_QUEUE_DEPTH) || o->force)) {
+	if (!o->ublk && (o->foreground || o->recover || o->force_ublk ||
+			 znp_opt_given(o, ZNP_O_QUEUES) || znp_opt_given(o, ZNP_O_UBLK_ID) ||
+			 znp_opt_given(o, ZNP_O_QUEUE_DEPTH))) {
 		znp_cli_err(cli, o->nargs ? o->args[0] : "map", "--foreground, --queues, "
-			    "--queue-depth and --force go with --ublk only");
+			    "--queue-depth, --ublk-id, --recover and --force-ublk need --ublk");
 		return ZNP_EXIT_USAGE;
 	}
-	if (o->ublk && o->restore) {
-		znp_cli_err(cli, "map", "--restore takes no --ublk: it restores ublk mappings "
-			    "recorded with --persist by itself");
+	if (o->restore && (o->nargs || o->name || o->persist || o->ublk)) {
+		znp_cli_err(cli, "map", "--restore takes no device, --name, --persist or --ublk "
+			    "(it restores recorded ublk mappings by itself)");
 		return ZNP_EXIT_USAGE;
 	}
 	if (o->restore)

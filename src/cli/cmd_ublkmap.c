@@ -99,11 +99,11 @@ static int refuse_verdict(struct umap *m, const struct znp_dev *dev,
 	case ZNP_V_UBLK:
 		break;
 	case ZNP_V_MAPPABLE:
-		if (m->o->force)
+		if (m->o->force_ublk)
 			break;
 		return refuse(m, ZNP_EXIT_REFUSED, "the kernel shows this namespace's block device "
 			      "(npo2 kernel patches): map it with plain `map` (dm-po2zone, cheaper), "
-			      "or add --force to serve it through ublk anyway");
+			      "or add --force-ublk to serve it through ublk anyway");
 	case ZNP_V_PO2:
 		return refuse(m, ZNP_EXIT_UNSUITABLE, "zone size 0x%" PRIx64 " LBAs is a power of "
 			      "2: nothing to do (no mapping needed)", g->zone_size);
@@ -289,7 +289,8 @@ static int serve(struct serve *s, int recover_id)
 {
 	struct umap *m = s->m;
 	struct znp_ublk_opts uo = {
-		.dev_id = -1, .nr_queues = m->o->queues, .queue_depth = m->o->queue_depth,
+		.dev_id = znp_opt_given(m->o, ZNP_O_UBLK_ID) ? (int)m->o->ublk_id : -1,
+		.nr_queues = m->o->queues, .queue_depth = m->o->queue_depth,
 		.log = server_log, .log_arg = m,
 	};
 	struct znp_ublk_server *srv = NULL;
@@ -396,9 +397,18 @@ static int start(struct serve *s)
 	if (ret)
 		return refuse(m, ZNP_EXIT_FAILED, "cannot lock the namespace in %s: %s",
 			      znp_cli_run_dir(), znp_strerror(ret));
-	/* a device left by a server that died: take it back */
-	ret = znp_ublk_rec_get(s->dirfd, s->rec.ident, &old);
-	if (!ret) {
+	if (m->o->recover) {
+		/* explicit: take back --ublk-id, record or not */
+		recover_id = (int)m->o->ublk_id;
+		s->v.recovered = true;
+		ret = -ENOENT;
+	} else {
+		/* a device left by a server that died: take it back */
+		ret = znp_ublk_rec_get(s->dirfd, s->rec.ident, &old);
+	}
+	if (ret == -ENOENT) {
+		/* nothing recorded */
+	} else if (!ret) {
 		ret = znp_ublk_dev_info(old.dev_id, &info);
 		if (!ret && info.state == ZNP_UBLK_S_QUIESCED) {
 			recover_id = old.dev_id;
@@ -424,7 +434,7 @@ static int start(struct serve *s)
 				return refuse(m, ret == -EBUSY ? ZNP_EXIT_REFUSED : ZNP_EXIT_FAILED,
 					      "cannot lock the namespace: %s", znp_strerror(ret));
 		}
-	} else if (ret != -ENOENT) {
+	} else {
 		say(m, LOG_WARNING, "ignoring an unreadable record: %s", znp_strerror(ret));
 	}
 	if (m->o->foreground)
@@ -553,6 +563,14 @@ int znp_cmd_map_ublk(const struct znp_cli *cli, const struct znp_opts *o, struct
 		o2.nargs = 1;
 		o = &o2;
 		m.o = o;
+	}
+	if (o->recover && !znp_opt_given(o, ZNP_O_UBLK_ID)) {
+		znp_cli_err(cli, o->args[0], "--recover needs --ublk-id (the device to take back)");
+		return ZNP_EXIT_USAGE;
+	}
+	if (znp_opt_given(o, ZNP_O_UBLK_ID) && o->ublk_id > INT32_MAX - 1) {
+		znp_cli_err(cli, o->args[0], "--ublk-id too large");
+		return ZNP_EXIT_USAGE;
 	}
 	if (o->queues > ZNP_UBLK_MAX_QUEUES || (znp_opt_given(o, ZNP_O_QUEUES) && !o->queues)) {
 		znp_cli_err(cli, o->args[0], "--queues must be 1 to %d", ZNP_UBLK_MAX_QUEUES);

@@ -67,11 +67,21 @@ const struct znp_opt_desc znp_opt_descs[ZNP_O_NR] = {
 		"map through a ublk server (stock kernels) instead of dm-po2zone", NULL,
 		ZNP_OK_FLAG, OPT(ublk) },
 	[ZNP_O_FOREGROUND] = { ZNP_O_FOREGROUND, "foreground", 0, NULL, NULL,
-		"with --ublk: serve in this process instead of a daemon (systemd)", NULL,
-		ZNP_OK_FLAG, OPT(foreground) },
+		"with --ublk: serve in this process until SIGTERM/SIGINT instead of a daemon "
+		"(systemd)", NULL, ZNP_OK_FLAG, OPT(foreground) },
 	[ZNP_O_QUEUES] = { ZNP_O_QUEUES, "queues", 0, NULL, "N",
 		"with --ublk: ublk queues, one thread and io_uring each (default 1)", NULL,
 		ZNP_OK_U32, OPT(queues) },
+	[ZNP_O_UBLK_ID] = { ZNP_O_UBLK_ID, "ublk-id", 0, NULL, "ID",
+		"with --ublk: ublk device id (default: the kernel picks one)", NULL,
+		ZNP_OK_U32, OPT(ublk_id) },
+	[ZNP_O_RECOVER] = { ZNP_O_RECOVER, "recover", 0, NULL, NULL,
+		"with --ublk --ublk-id: take back that device after its server died "
+		"(without it, a recorded quiesced device is taken back by itself)", NULL,
+		ZNP_OK_FLAG, OPT(recover) },
+	[ZNP_O_FORCE_UBLK] = { ZNP_O_FORCE_UBLK, "force-ublk", 0, NULL, NULL,
+		"with --ublk: serve even a namespace whose block device the kernel shows "
+		"(testing; use plain map there)", NULL, ZNP_OK_FLAG, OPT(force_ublk) },
 };
 
 #define COMMON ZNP_O_OUTPUT_FORMAT, ZNP_O_VERBOSE, ZNP_O_HELP
@@ -96,7 +106,8 @@ static const enum znp_opt_id discard_opts[] = {
 #ifdef ZNP_HAVE_CMD_MAP
 static const enum znp_opt_id map_opts[] = {
 	COMMON, ZNP_O_NAME, ZNP_O_PERSIST, ZNP_O_RESTORE, ZNP_O_CONFIG, ZNP_O_DRY_RUN,
-	ZNP_O_UBLK, ZNP_O_FOREGROUND, ZNP_O_QUEUES, ZNP_O_QUEUE_DEPTH, ZNP_O_FORCE, ZNP_O_NR
+	ZNP_O_UBLK, ZNP_O_FOREGROUND, ZNP_O_QUEUES, ZNP_O_QUEUE_DEPTH, ZNP_O_UBLK_ID,
+	ZNP_O_RECOVER, ZNP_O_FORCE_UBLK, ZNP_O_NR
 };
 static const enum znp_opt_id unmap_opts[] = {
 	COMMON, ZNP_O_FORCE, ZNP_O_CONFIG, ZNP_O_DRY_RUN, ZNP_O_NR

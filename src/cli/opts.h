@@ -42,8 +42,14 @@ enum znp_opt_id {
 	ZNP_O_UBLK,
 	ZNP_O_FOREGROUND,
 	ZNP_O_QUEUES,
+	ZNP_O_UBLK_ID,
+	ZNP_O_RECOVER,
+	ZNP_O_FORCE_UBLK,
 	ZNP_O_NR
 };
+
+/* znp_opts.given has one bit per option */
+_Static_assert(ZNP_O_NR <= 32, "too many options for znp_opts.given");
 
 #define ZNP_MAX_ARGS	4
 
@@ -71,6 +77,9 @@ struct znp_opts {
 	bool ublk;			/* map: through a ublk server, not dm-po2zone */
 	bool foreground;		/* map --ublk: serve in this process */
 	uint32_t queues;		/* map --ublk: ublk queues */
+	uint32_t ublk_id;		/* map --ublk: device id to create or recover */
+	bool recover;			/* map --ublk: take back a device whose server died */
+	bool force_ublk;		/* map --ublk even where the kernel shows the device */
 
 	uint32_t given;			/* 1u << enum znp_opt_id, set by znp_opt_set() */
 	const char *args[ZNP_MAX_ARGS];	/* positional arguments, args[0] = device */

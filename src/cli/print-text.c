@@ -308,9 +308,9 @@ static void text_map_ublk(struct znp_print *p, const struct znp_map_ublk_view *v
 	if (v->dry_run)
 		fprintf(p->out, "dry run: would serve %s through ublk\n", v->device);
 	else
-		fprintf(p->out, "%s %s as /dev/ublkb%d through ublk (server pid %ld%s)\n",
-			v->recovered ? "took back" : "mapped", v->device, v->dev_id, v->pid,
-			v->foreground ? ", foreground" : "");
+		fprintf(p->out, "/dev/ublkb%d: %s %s through ublk (server pid %ld%s)\n",
+			v->dev_id, v->recovered ? "took back, serving" : "serving", v->device,
+			v->pid, v->foreground ? ", foreground" : "");
 	fprintf(p->out, "%sbacking:      %s", pfx, v->device);
 	if (v->ns)
 		fprintf(p->out, " (nsid %" PRIu32 ", serial %s)", v->ns->nsid, v->ns->serial);

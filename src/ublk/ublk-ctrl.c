@@ -7,6 +7,7 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <libnvme.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -314,6 +315,23 @@ int znp_ublk_server_recover(struct znp_dev *ns, int dev_id, const struct znp_ubl
 		znp_ublk_server_free(s);
 		return -EINVAL;
 	}
+	/*
+	 * The driver notices a dead server with some delay (its monitor work):
+	 * wait while the device is live but the recorded server is gone.
+	 */
+	while (s->info.state == UBLK_S_DEV_LIVE && waited < RECOVERY_WAIT_MS &&
+	       s->info.ublksrv_pid > 0 && kill(s->info.ublksrv_pid, 0) && errno == ESRCH) {
+		nanosleep(&ts, NULL);
+		waited += 100;
+		ret = znp_ublk_ctrl(s, UBLK_U_CMD_GET_DEV_INFO, 0, &s->info, sizeof(s->info));
+		if (ret)
+			break;
+	}
+	if (ret) {
+		znp_ublk_log(s, LOG_ERR, "ublk%d: GET_DEV_INFO failed: %s", dev_id, strerror(-ret));
+		znp_ublk_server_free(s);
+		return ret;
+	}
 	if (s->info.state != UBLK_S_DEV_QUIESCED) {
 		znp_ublk_log(s, LOG_ERR, "ublk%d: refused: state %s, not quiesced (its server "
 			     "is alive, or the device is not recoverable)", dev_id,
@@ -354,6 +372,7 @@ int znp_ublk_server_recover(struct znp_dev *ns, int dev_id, const struct znp_ubl
 		return ret;
 	}
 	s->recovering = true;
+	s->added = true;	/* ours now: a stop through this server deletes it */
 	znp_ublk_log(s, LOG_NOTICE, "ublk%d: recovering for %s", dev_id, ns->path);
 	*out = s;
 	return 0;
@@ -424,10 +443,11 @@ static void stop_queues(struct znp_ublk_server *s)
 int znp_ublk_server_run(struct znp_ublk_server *s, void (*ready)(void *arg, int dev_id),
 			void *arg)
 {
+	sigset_t all, old;
 	char path[64];
 	unsigned int i;
 	uint64_t v;
-	int ret;
+	int ret, bfd;
 
 	snprintf(path, sizeof(path), "/dev/ublkc%d", s->dev_id);
 	s->cdev_fd = open(path, O_RDWR | O_CLOEXEC);
@@ -447,13 +467,19 @@ int znp_ublk_server_run(struct znp_ublk_server *s, void (*ready)(void *arg, int 
 			goto fail;
 		}
 	}
+	/* signals go to the caller's thread, never to a queue thread */
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, &old);
 	for (i = 0; i < s->nr_queues; i++) {
 		ret = -pthread_create(&s->queues[i].thread, NULL, znp_ublk_queue_thread,
 				      &s->queues[i]);
 		if (ret)
-			goto fail;
+			break;
 		s->queues[i].thread_ok = true;
 	}
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (ret)
+		goto fail;
 	ret = wait_queues_ready(s);
 	if (ret) {
 		znp_ublk_log(s, LOG_ERR, "ublk%d: fetching requests failed: %s", s->dev_id,
@@ -500,7 +526,17 @@ int znp_ublk_server_run(struct znp_ublk_server *s, void (*ready)(void *arg, int 
 	}
 	ret = 0;
 	if (atomic_load(&s->stop)) {
-		/* sync'd by the caller; STOP_DEV waits for in-flight I/O */
+		/*
+		 * Write back the block device's cache while the queues still
+		 * serve: with user recovery, STOP_DEV fails later I/O.
+		 */
+		snprintf(path, sizeof(path), "/dev/ublkb%d", s->dev_id);
+		bfd = open(path, O_RDONLY | O_CLOEXEC);
+		if (bfd >= 0) {
+			fsync(bfd);
+			close(bfd);
+		}
+		/* STOP_DEV waits for in-flight I/O */
 		ret = znp_ublk_ctrl(s, UBLK_U_CMD_STOP_DEV, 0, NULL, 0);
 		if (ret && ret != -ENODEV)
 			znp_ublk_log(s, LOG_ERR, "ublk%d: STOP_DEV failed: %s", s->dev_id,

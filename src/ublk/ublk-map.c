@@ -73,7 +73,8 @@ int znp_ublk_geom_compute(const struct znp_geom *ns, uint32_t zasl_bytes, bool v
 	cmd_bytes = ZNP_UBLK_HIDDEN_MAX_HW_SECTORS * 512u;
 	if (ns->mdts_bytes && ns->mdts_bytes < cmd_bytes)
 		cmd_bytes = ns->mdts_bytes;
-	cmd_bytes &= ~(uint64_t)(ns->lba_size - 1);
+	/* whole pages: ADD_DEV rounds the request buffer down to pages */
+	cmd_bytes &= ~(uint64_t)(ZNP_UBLK_PAGE - 1);
 	if (cmd_bytes < 4096) {
 		set_why(why, "maximum transfer below 4 KiB");
 		return -EINVAL;
@@ -97,7 +98,7 @@ int znp_ublk_geom_compute(const struct znp_geom *ns, uint32_t zasl_bytes, bool v
 	min_report = (g->nr_zones + 7) / 8;
 	sect = g->max_cmd_sectors;
 	if (min_report > sect)
-		sect = (min_report + (1u << spl_shift) - 1) & ~(uint64_t)((1u << spl_shift) - 1);
+		sect = (min_report + ZNP_UBLK_PAGE / 512 - 1) & ~(uint64_t)(ZNP_UBLK_PAGE / 512 - 1);
 	if (sect > ZNP_UBLK_IO_BUF_MAX / 512) {
 		set_why(why, "too many zones for one ublk report request");
 		return -E2BIG;

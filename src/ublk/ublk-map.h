@@ -17,6 +17,12 @@
 
 /* The namespace's passthrough limit when the kernel hid its block device. */
 #define ZNP_UBLK_HIDDEN_MAX_HW_SECTORS	255u
+/*
+ * Request buffers are whole pages (the driver rounds max_io_buf_bytes down
+ * to PAGE_SIZE); 4 KiB pages assumed, the kernel's answer is checked after
+ * ADD_DEV.
+ */
+#define ZNP_UBLK_PAGE			4096u
 /* ublk's per-request buffer limit (UBLK_IO_BUF_BITS: 32 MiB). */
 #define ZNP_UBLK_IO_BUF_MAX		(32u << 20)
 

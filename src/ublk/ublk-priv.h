@@ -72,7 +72,7 @@ struct znp_ublk_server {
 	bool ctrl_ok;
 	struct ublksrv_ctrl_dev_info info;
 	int dev_id;
-	bool added;			/* we added the device (delete it on failure) */
+	bool added;			/* added or recovered by us (may delete it) */
 	bool recovering;		/* START_USER_RECOVERY done, END pending */
 	bool started;
 	bool del_on_free;

@@ -7,6 +7,9 @@
  *
  *   nvme-pattern write  DEV SLBA NLB LBA_SIZE SEED   (NVMe Write)
  *   nvme-pattern verify DEV SLBA NLB LBA_SIZE SEED   (NVMe Read + compare)
+ *   nvme-pattern gen    -   SLBA NLB LBA_SIZE SEED   (the pattern on stdout, to
+ *                                                     write or compare through
+ *                                                     another path)
  *
  * Every byte of LBA n is a function of (SEED, n).  Exit: 0 ok, 1 command
  * failed or data mismatch, 2 usage.
@@ -14,6 +17,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <stdbool.h>
 #include <linux/nvme_ioctl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -60,7 +64,7 @@ static int io(int fd, unsigned int nsid, int opcode, uint64_t slba,
 int main(int argc, char **argv)
 {
 	if (argc != 7) {
-		fprintf(stderr, "usage: %s write|verify DEV SLBA NLB LBA_SIZE SEED\n", argv[0]);
+		fprintf(stderr, "usage: %s write|verify|gen DEV SLBA NLB LBA_SIZE SEED\n", argv[0]);
 		return 2;
 	}
 	const char *mode = argv[1], *dev = argv[2];
@@ -70,10 +74,23 @@ int main(int argc, char **argv)
 	unsigned int seed = strtoul(argv[6], NULL, 0);
 	int opcode = !strcmp(mode, "write") ? OP_WRITE :
 		     !strcmp(mode, "verify") ? OP_READ : -1;
+	bool gen = !strcmp(mode, "gen");
 
-	if (opcode < 0 || !nlb || lba_size < 512 || lba_size % 8) {
+	if ((opcode < 0 && !gen) || !nlb || lba_size < 512 || lba_size % 8) {
 		fprintf(stderr, "%s: bad arguments\n", argv[0]);
 		return 2;
+	}
+	if (gen) {
+		unsigned char *b = malloc(lba_size);
+
+		if (!b)
+			return 1;
+		for (uint64_t i = 0; i < nlb; i++) {
+			fill(b, slba + i, 1, lba_size, seed);
+			if (fwrite(b, lba_size, 1, stdout) != 1)
+				return 1;
+		}
+		return fflush(stdout) ? 1 : 0;
 	}
 	int fd = open(dev, opcode == OP_READ ? O_RDONLY : O_RDWR);
 	if (fd < 0) {

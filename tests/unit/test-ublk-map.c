@@ -1,0 +1,292 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * The ublk server's pure part: geometry derivation (limits, refusals) and
+ * the translation between ublk sectors (po2 zones) and namespace LBAs,
+ * zone descriptor conversion, append placement, NVMe status decoding.
+ * Expected values are computed by hand from the configured shapes.
+ */
+#include <errno.h>
+
+#include "test.h"
+#include "ublk-map.h"
+
+/* A namespace of @nz zones of @zlbas LBAs of @lba bytes. */
+static struct znp_geom ns(uint32_t lba, uint64_t zlbas, uint64_t nz, uint32_t mdts)
+{
+	struct znp_geom g = { .lba_size = lba, .nlbas = zlbas * nz, .zone_size = zlbas,
+			      .zone_cap = zlbas, .mdts_bytes = mdts };
+
+	CHECK_INT(znp_geom_init(&g), 0);
+	return g;
+}
+
+/* 96 MiB zones of 4 KiB LBAs (24576 LBAs), 8 zones, hidden namespace (127 KiB). */
+static struct znp_ublk_geom g96(void)
+{
+	struct znp_geom n = ns(4096, 24576, 8, 127 * 1024);
+	struct znp_ublk_geom g;
+	const char *why = NULL;
+
+	n.max_open = 4;
+	n.max_active = 6;
+	CHECK_INT(znp_ublk_geom_compute(&n, 0, true, &g, &why), 0);
+	return g;
+}
+
+static void test_geom(void)
+{
+	struct znp_ublk_geom g = g96(), h;
+	struct znp_geom n;
+	const char *why;
+
+	CHECK_INT(g.lba_shift, 12);
+	CHECK_U64(g.nr_zones, 8);
+	CHECK_U64(g.zone_sectors, 262144);		/* 128 MiB */
+	CHECK_U64(g.zone_cap_sectors, 196608);		/* 96 MiB */
+	CHECK_U64(g.dev_sectors, 8 * 262144);
+	CHECK_INT(g.max_open, 4);
+	CHECK_INT(g.max_active, 6);
+	/* 127 KiB rounded down to pages: 124 KiB = 248 sectors */
+	CHECK_INT(g.max_cmd_sectors, 248);
+	CHECK_INT(g.max_append_sectors, 248);
+	CHECK_INT(g.max_sectors, 248);
+	CHECK(g.volatile_cache, "VWC passed through");
+
+	/* no MDTS: the 255-sector passthrough limit, in pages (248) */
+	n = ns(4096, 24576, 8, 0);
+	CHECK_INT(znp_ublk_geom_compute(&n, 0, false, &h, &why), 0);
+	CHECK_INT(h.max_cmd_sectors, 248);
+	/* ZASL below MDTS limits appends only: 16 KiB */
+	CHECK_INT(znp_ublk_geom_compute(&n, 16384, false, &h, &why), 0);
+	CHECK_INT(h.max_append_sectors, 32);
+	CHECK_INT(h.max_cmd_sectors, 248);
+	/* MDTS 64 KiB */
+	n = ns(4096, 24576, 8, 65536);
+	CHECK_INT(znp_ublk_geom_compute(&n, 0, false, &h, &why), 0);
+	CHECK_INT(h.max_cmd_sectors, 128);
+	CHECK_INT(h.max_sectors, 128);
+
+	/* 512-byte LBAs, 48 MiB zones: 64 MiB po2 zones */
+	n = ns(512, 98304, 5, 127 * 1024);
+	CHECK_INT(znp_ublk_geom_compute(&n, 0, false, &h, &why), 0);
+	CHECK_INT(h.lba_shift, 9);
+	CHECK_U64(h.zone_sectors, 131072);
+	CHECK_U64(h.zone_cap_sectors, 98304);
+	CHECK_INT(h.max_sectors, 248);
+
+	/* limits >= the zone count mean "none"; open > active is clamped */
+	n = ns(4096, 24576, 8, 0);
+	n.max_open = 8;
+	n.max_active = 9;
+	CHECK_INT(znp_ublk_geom_compute(&n, 0, false, &h, &why), 0);
+	CHECK_INT(h.max_open, 0);
+	CHECK_INT(h.max_active, 0);
+	n.max_open = 5;
+	n.max_active = 3;
+	CHECK_INT(znp_ublk_geom_compute(&n, 0, false, &h, &why), 0);
+	CHECK_INT(h.max_open, 3);
+	CHECK_INT(h.max_active, 3);
+
+	/* the report pitfall: one request must hold every zone (8 per sector) */
+	n = ns(4096, 24576, 4000, 0);
+	CHECK_INT(znp_ublk_geom_compute(&n, 0, false, &h, &why), 0);
+	CHECK_INT(h.max_sectors, 504);			/* 500 rounded up to pages */
+	CHECK_INT(h.max_cmd_sectors, 248);
+	CHECK(h.max_sectors * 8 >= h.nr_zones, "one report request holds every zone");
+}
+
+static void test_geom_refusals(void)
+{
+	struct znp_ublk_geom h;
+	struct znp_geom n;
+	const char *why;
+
+	n = ns(4096, 24576, 8, 0);
+	n.zone_cap = 16384;
+	why = NULL;
+	CHECK_INT(znp_ublk_geom_compute(&n, 0, false, &h, &why), -EINVAL);
+	CHECK(why && strstr(why, "capacity"), "reason names the capacity: %s", why);
+	n.zone_cap = n.zone_size;
+	n.zone_cap_varies = true;
+	CHECK_INT(znp_ublk_geom_compute(&n, 0, false, &h, &why), -EINVAL);
+	/* a small last zone */
+	n = ns(4096, 24576, 8, 0);
+	n.nlbas -= 100;
+	CHECK_INT(znp_geom_init(&n), 0);
+	CHECK_INT(znp_ublk_geom_compute(&n, 0, false, &h, &why), -EINVAL);
+	/* 8 KiB LBAs cannot be presented */
+	n = ns(8192, 24576, 8, 0);
+	CHECK_INT(znp_ublk_geom_compute(&n, 0, false, &h, &why), -EINVAL);
+	/* a po2 zone of 2^32 sectors does not fit chunk_sectors */
+	n = ns(4096, (UINT64_C(1) << 29) + 1, 2, 0);
+	CHECK_INT(znp_ublk_geom_compute(&n, 0, false, &h, &why), -E2BIG);
+	/* more zones than one 32 MiB request can report */
+	n = ns(4096, 24576, 600000, 0);
+	CHECK_INT(znp_ublk_geom_compute(&n, 0, false, &h, &why), -E2BIG);
+	/* not zoned */
+	n = ns(4096, 24576, 8, 0);
+	n.zone_size = 0;
+	CHECK_INT(znp_ublk_geom_compute(&n, 0, false, &h, &why), -EMEDIUMTYPE);
+}
+
+static void test_rw(void)
+{
+	struct znp_ublk_geom g = g96();
+	struct znp_ublk_ext e;
+
+	/* zone 2, 1 MiB at its start: namespace LBA 2 * 24576 */
+	CHECK_INT(znp_ublk_map_rw(&g, 2 * 262144, 2048, true, &e), 0);
+	CHECK_U64(e.zone_no, 2);
+	CHECK_U64(e.lba, 49152);
+	CHECK_INT(e.nlb, 256);
+	CHECK_INT(e.zero_bytes, 0);
+	/* 8 sectors into zone 3 */
+	CHECK_INT(znp_ublk_map_rw(&g, 3 * 262144 + 8, 8, false, &e), 0);
+	CHECK_U64(e.lba, 3 * 24576 + 1);
+	/* a read across the capacity: 8 KiB of data, 56 KiB of zeros */
+	CHECK_INT(znp_ublk_map_rw(&g, 4 * 262144 + 196608 - 16, 128, false, &e), 0);
+	CHECK_U64(e.lba, 4 * 24576 + 24574);
+	CHECK_INT(e.nlb, 2);
+	CHECK_INT(e.zero_bytes, 57344);
+	/* all padding */
+	CHECK_INT(znp_ublk_map_rw(&g, 196608, 128, false, &e), 0);
+	CHECK_INT(e.nlb, 0);
+	CHECK_INT(e.zero_bytes, 65536);
+	/* the last sector before the next zone */
+	CHECK_INT(znp_ublk_map_rw(&g, 262144 - 8, 8, false, &e), 0);
+	CHECK_INT(e.nlb, 0);
+	/* writes touching the padding: I/O error, nothing to send */
+	CHECK_INT(znp_ublk_map_rw(&g, 4 * 262144 + 196608 - 16, 128, true, &e), -EIO);
+	CHECK_INT(znp_ublk_map_rw(&g, 196608, 8, true, &e), -EIO);
+	/* a write that ends exactly at the capacity is fine */
+	CHECK_INT(znp_ublk_map_rw(&g, 196608 - 16, 16, true, &e), 0);
+	CHECK_INT(e.nlb, 2);
+	/* misaligned to the 4 KiB LBA, empty, crossing a zone, past the end */
+	CHECK_INT(znp_ublk_map_rw(&g, 4, 8, false, &e), -EINVAL);
+	CHECK_INT(znp_ublk_map_rw(&g, 0, 4, false, &e), -EINVAL);
+	CHECK_INT(znp_ublk_map_rw(&g, 0, 0, false, &e), -EINVAL);
+	CHECK_INT(znp_ublk_map_rw(&g, 262144 - 8, 16, false, &e), -EINVAL);
+	CHECK_INT(znp_ublk_map_rw(&g, 8 * 262144, 8, false, &e), -EINVAL);
+	CHECK_INT(znp_ublk_map_rw(&g, 8 * 262144 - 8, 16, false, &e), -EINVAL);
+	CHECK_INT(znp_ublk_map_rw(&g, UINT64_MAX - 7, 8, false, &e), -EINVAL);
+}
+
+static void test_zone_and_alba(void)
+{
+	struct znp_ublk_geom g = g96();
+	uint64_t v;
+
+	CHECK_INT(znp_ublk_map_zone(&g, 5 * 262144, &v), 0);
+	CHECK_U64(v, 5 * 24576);
+	CHECK_INT(znp_ublk_map_zone(&g, 0, &v), 0);
+	CHECK_U64(v, 0);
+	CHECK_INT(znp_ublk_map_zone(&g, 5 * 262144 + 8, &v), -EINVAL);
+	CHECK_INT(znp_ublk_map_zone(&g, 8 * 262144, &v), -EINVAL);
+
+	/* ALBA 7 * 24576 + 4 in zone 7 -> sector 7 * 262144 + 32 */
+	CHECK_INT(znp_ublk_map_alba(&g, 7, 7 * 24576 + 4, 4, &v), 0);
+	CHECK_U64(v, 7 * 262144 + 32);
+	/* up to the capacity */
+	CHECK_INT(znp_ublk_map_alba(&g, 7, 7 * 24576 + 24572, 4, &v), 0);
+	CHECK_U64(v, 7 * 262144 + 24572 * 8);
+	/* untrusted device data: outside the zone or past its capacity */
+	CHECK_INT(znp_ublk_map_alba(&g, 7, 7 * 24576 + 24573, 4, &v), -EIO);
+	CHECK_INT(znp_ublk_map_alba(&g, 7, 6 * 24576, 4, &v), -EIO);
+	CHECK_INT(znp_ublk_map_alba(&g, 7, 8 * 24576, 1, &v), -EIO);
+	CHECK_INT(znp_ublk_map_alba(&g, 8, 8 * 24576, 1, &v), -EIO);
+	CHECK_INT(znp_ublk_map_alba(&g, 7, UINT64_MAX, 1, &v), -EIO);
+}
+
+static void test_zone_to_blk(void)
+{
+	struct znp_ublk_geom g = g96();
+	struct znp_zone z = { .start = 3 * 24576, .len = 24576, .cap = 24576,
+			      .type = ZNP_ZT_SEQ_REQ };
+	struct blk_zone bz;
+
+	z.cond = ZNP_ZC_EMPTY;
+	z.wp = z.start;
+	CHECK_INT(znp_ublk_zone_to_blk(&g, 3, &z, &bz), 0);
+	CHECK_U64(bz.start, 3 * 262144);
+	CHECK_U64(bz.len, 262144);
+	CHECK_U64(bz.capacity, 196608);
+	CHECK_U64(bz.wp, 3 * 262144);
+	CHECK_INT(bz.cond, BLK_ZONE_COND_EMPTY);
+	CHECK_INT(bz.type, BLK_ZONE_TYPE_SEQWRITE_REQ);
+
+	z.cond = ZNP_ZC_IMP_OPEN;
+	z.wp = z.start + 256;
+	CHECK_INT(znp_ublk_zone_to_blk(&g, 3, &z, &bz), 0);
+	CHECK_U64(bz.wp, 3 * 262144 + 2048);
+	CHECK_INT(bz.cond, BLK_ZONE_COND_IMP_OPEN);
+	z.cond = ZNP_ZC_CLOSED;
+	z.attrs = 0x04;			/* RZR */
+	CHECK_INT(znp_ublk_zone_to_blk(&g, 3, &z, &bz), 0);
+	CHECK_INT(bz.reset, 1);
+	CHECK_INT(bz.cond, BLK_ZONE_COND_CLOSED);
+	/* full: whatever the device says, wp at the po2 zone end */
+	z.cond = ZNP_ZC_FULL;
+	z.wp = UINT64_MAX;
+	CHECK_INT(znp_ublk_zone_to_blk(&g, 3, &z, &bz), 0);
+	CHECK_U64(bz.wp, 4 * 262144);
+	CHECK_INT(bz.cond, BLK_ZONE_COND_FULL);
+
+	/* refused: wrong index, open zone with a wp out of bounds, other types/caps */
+	z.cond = ZNP_ZC_EXP_OPEN;
+	z.wp = z.start + 24577;
+	CHECK_INT(znp_ublk_zone_to_blk(&g, 3, &z, &bz), -EIO);
+	z.wp = z.start - 1;
+	CHECK_INT(znp_ublk_zone_to_blk(&g, 3, &z, &bz), -EIO);
+	z.wp = z.start;
+	CHECK_INT(znp_ublk_zone_to_blk(&g, 4, &z, &bz), -EIO);
+	CHECK_INT(znp_ublk_zone_to_blk(&g, 8, &z, &bz), -EIO);
+	z.type = ZNP_ZT_CONV;
+	CHECK_INT(znp_ublk_zone_to_blk(&g, 3, &z, &bz), -EIO);
+	z.type = ZNP_ZT_SEQ_REQ;
+	z.cap = 24000;
+	CHECK_INT(znp_ublk_zone_to_blk(&g, 3, &z, &bz), -EIO);
+	z.cap = 24576;
+	z.cond = ZNP_ZC_NOT_WP;
+	CHECK_INT(znp_ublk_zone_to_blk(&g, 3, &z, &bz), -EIO);
+	z.cond = 0x7;
+	CHECK_INT(znp_ublk_zone_to_blk(&g, 3, &z, &bz), -EIO);
+}
+
+static void test_status(void)
+{
+	CHECK_INT(znp_ublk_status_errno(0), 0);
+	CHECK_INT(znp_ublk_status_errno(-ENOMEM), -ENOMEM);
+	CHECK_INT(znp_ublk_status_errno(0x1bd), -EOVERFLOW);
+	CHECK_INT(znp_ublk_status_errno(0x41bd), -EOVERFLOW);	/* DNR set */
+	CHECK_INT(znp_ublk_status_errno(0x1be), -ETOOMANYREFS);
+	CHECK_INT(znp_ublk_status_errno(0x41b9), -EIO);		/* Zone Is Full */
+	CHECK_INT(znp_ublk_status_errno(0x1b8), -EIO);		/* Zone Boundary Error */
+	CHECK_INT(znp_ublk_status_errno(0x4002), -EINVAL);
+	CHECK_INT(znp_ublk_status_errno(0x4001), -EOPNOTSUPP);
+}
+
+/* The geometry helpers the server uses, on the po2 space of a 96 MiB-zone namespace. */
+static void test_po2_helpers(void)
+{
+	struct znp_geom n = ns(4096, 24576, 8, 0);
+
+	CHECK_U64(znp_po2_zone_no(&n, 32768 * 3 + 5), 3);
+	CHECK_U64(znp_po2_offset_in_zone(&n, 32768 * 3 + 5), 5);
+	CHECK_U64(znp_po2_zone_start(&n, 3), 3 * 32768);
+	CHECK_U64(znp_po2_zone_start(&n, UINT64_MAX), UINT64_MAX);
+	CHECK_U64(znp_po2_data_left(&n, 32768 * 3 + 5), 24576 - 5);
+	CHECK_U64(znp_po2_data_left(&n, 32768 * 3 + 24576), 0);
+	CHECK_U64(znp_po2_data_left(&n, 32768 * 8), 0);
+}
+
+int main(void)
+{
+	test_geom();
+	test_geom_refusals();
+	test_rw();
+	test_zone_and_alba();
+	test_zone_to_blk();
+	test_status();
+	test_po2_helpers();
+	return t_done("ublk-map");
+}
