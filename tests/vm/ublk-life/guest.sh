@@ -161,3 +161,27 @@ expect_eq "no records left" "$(ls /run/zns-npo2/*.ublk 2>/dev/null | wc -l)" 0
 expect_rc "unmap of something unmapped: unsuitable (3)" 3 $Z unmap /dev/ublkb9
 $Z status -o json >/tmp/status.json
 expect_eq "status: nothing mapped" "$(jget nr_mappings /tmp/status.json)" 0
+
+# ---- --persist and map --restore (no systemd in this guest: restore starts the daemon) ----
+expect_ok "map --ublk --persist --name po2a" run_to 60 $Z map --ublk "$A" --persist --name po2a -o json
+cp /tmp/vm-cmd.out /tmp/mapP.json
+UP=/dev/ublkb$(jget ublk_dev_id /tmp/mapP.json)
+PP=$(jget server_pid /tmp/mapP.json)
+expect_match "recorded in the mapping file as a ublk mapping" '^po2a (nguid|eui64|sn):.* via=ublk$' \
+	"$(grep '^po2a ' /etc/zns-npo2/mappings.conf)"
+$Z status po2a -o json >/tmp/stP.json
+expect_match "status by name: persisted" '"persisted": true' "$(cat /tmp/stP.json)"
+kill -KILL "$PP"
+i=0
+while [ "$(health "$UP")" != dead-quiesced ] && [ $i -lt 150 ]; do sleep 0.2; i=$((i + 1)); done
+expect_eq "persisted mapping's server killed: dead-quiesced" "$(health "$UP")" dead-quiesced
+expect_ok "map --restore" run_to 90 $Z map --restore -o json
+expect_match "restore: the ublk entry was mapped again" '"result": "mapped"' "$(cat /tmp/vm-cmd.out)"
+expect_eq "restore took the same device back: alive" "$(health "$UP")" alive
+expect_match "... with a new server" '^[0-9]+$' "$(server_pid "$UP")"
+expect_eq "... not the dead one" "$([ "$(server_pid "$UP")" != "$PP" ] && echo new)" new
+expect_ok "map --restore again: already mapped" run_to 60 $Z map --restore -o json
+expect_match "restore: already-mapped" '"result": "already-mapped"' "$(cat /tmp/vm-cmd.out)"
+expect_ok "unmap po2a by its name" run_to 60 $Z unmap po2a
+expect_eq "forgotten in the mapping file" "$(grep -c '^po2a ' /etc/zns-npo2/mappings.conf)" 0
+expect_eq "device gone" "$([ -e "$UP" ] || echo gone)" gone
