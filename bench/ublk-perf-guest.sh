@@ -36,7 +36,10 @@ reset_all() { nvme zns reset-zone "$NG" -a >/dev/null 2>&1; }
 reset_all
 dd if=/dev/urandom of=/tmp/fill bs=1M count=16 2>/dev/null
 RR="--rw=randread --bs=4k --iodepth=16 --offset=0 --size=16M --time_based=1 --runtime=$RUNTIME --norandommap=1"
-SW="--rw=write --bs=128k --iodepth=4 --offset=0 --size=$((2 * ZSZE))"
+# two whole zones: on the po2 device their range includes the padding (zbd skips it)
+SW="--rw=write --bs=128k --iodepth=4 --offset=0"
+SW_RAW="$SW --size=$((2 * ZSZE))"
+SW_MAP="$SW --size=$((2 * $(po2_roundup $((ZSZE / 512))) * 512))"
 
 echo "### BEGIN ublk-perf"
 r=1
@@ -56,9 +59,9 @@ while [ $r -le "$ROUNDS" ]; do
 		if [ "$dev" = raw ]; then
 			# a hidden namespace (stock kernel) takes at most 255 sectors per command
 			[ "$VM_KERNEL" = stock ] && continue
-			v=$(fio_run "$NG" --ioengine=io_uring_cmd --cmd_type=nvme $SW | awk -F';' '{ print $48 }')
+			v=$(fio_run "$NG" --ioengine=io_uring_cmd --cmd_type=nvme $SW_RAW | awk -F';' '{ print $48 }')
 		else
-			v=$(fio_run "$MAPPED" --direct=1 --ioengine=io_uring --zonemode=zbd $SW |
+			v=$(fio_run "$MAPPED" --direct=1 --ioengine=io_uring --zonemode=zbd $SW_MAP |
 				awk -F';' '{ print $48 }')
 		fi
 		echo "$dev seqwrite $r $v"
