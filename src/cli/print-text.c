@@ -308,7 +308,8 @@ static void text_map_ublk(struct znp_print *p, const struct znp_map_ublk_view *v
 	if (v->dry_run)
 		fprintf(p->out, "dry run: would serve %s through ublk\n", v->device);
 	else
-		fprintf(p->out, "/dev/ublkb%d: %s %s through ublk (server pid %ld%s)\n",
+		/* the path alone first: scripts read the first line */
+		fprintf(p->out, "/dev/ublkb%d\n%s %s through ublk (server pid %ld%s)\n",
 			v->dev_id, v->recovered ? "took back, serving" : "serving", v->device,
 			v->pid, v->foreground ? ", foreground" : "");
 	fprintf(p->out, "%sbacking:      %s", pfx, v->device);
