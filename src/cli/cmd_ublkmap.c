@@ -265,7 +265,19 @@ static void on_ready(void *arg, int dev_id)
 		close(m->report_fd);
 		m->report_fd = -1;
 	} else if (!m->daemon) {
-		m->p->ops->map_ublk(m->p, &s->v);
+		/*
+		 * --foreground: stdout carries only the device path (scripts and
+		 * units read it); the details go to stderr and the log
+		 */
+		if (m->o->fmt == ZNP_FMT_NORMAL) {
+			fprintf(m->p->out, "/dev/ublkb%d\n", dev_id);
+			say(m, LOG_INFO, "serving %s as /dev/ublkb%d: %" PRIu64 " zones of %" PRIu64
+			    " sectors (capacity %" PRIu64 "), queues %u x depth %u", m->o->args[0],
+			    dev_id, s->g->nr_zones, s->v.zone_sectors, s->v.zone_cap_sectors,
+			    s->v.queues, s->v.depth);
+		} else {
+			m->p->ops->map_ublk(m->p, &s->v);
+		}
 		fflush(m->p->out);
 		notify_ready(m);
 	}
