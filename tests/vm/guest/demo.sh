@@ -75,9 +75,9 @@ if [ "$VM_KERNEL" = stock ]; then
 	run mount -t btrfs "$U" /mnt/ublk
 	runs "dd if=/dev/urandom of=/mnt/ublk/data bs=1M count=64 2>/dev/null && sync && sha256sum /mnt/ublk/data"
 	runs "df -h /mnt/ublk | tail -1"
-	run blkzone report -c 3 "$U"
+	run blkzone report -c 6 "$U"
 	say "The namespace's own report (nvme-cli through $A) shows the same data at the npo2 LBAs:"
-	runs "nvme zns report-zones $A -d 3 | head -4"
+	runs "nvme zns report-zones $A -d 6 | head -7"
 	say "unmap refuses while it is mounted (exit 4):"
 	run $ZNP unmap "$U"
 	echo "    (exit code $?)"
