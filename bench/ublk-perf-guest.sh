@@ -25,9 +25,11 @@ else
 fi
 expect_ok "$KIND device $MAPPED" test -b "$MAPPED"
 
-# fio_val DEV ENGINE-ARGS...: IOPS (read) + KiB/s (write) of one job, terse v3
+# fio_run DEV ARGS...: one fio job, terse v3 (field 8 read IOPS, 48 write KiB/s)
 fio_run() {
-	fio --name=perf --filename="$1" --output-format=terse --terse-version=3 "${@:2}" \
+	local f=$1
+	shift
+	fio --name=perf --filename="$f" --output-format=terse --terse-version=3 "$@" \
 		2>>/tmp/fio.err
 }
 : >/tmp/fio.err
