@@ -185,17 +185,33 @@ bool znp_cli_ublk_names(const struct znp_cli *cli, const char *arg)
 
 /* ---- status --------------------------------------------------------------- */
 
+struct conf_match {
+	const char *ident;
+	bool found;
+};
+
+static int conf_match_cb(unsigned int lineno, const struct znp_dmconf_entry *e,
+			 const char *why, void *arg)
+{
+	struct conf_match *c = arg;
+
+	if (e && e->ublk && !strcmp(e->ident, c->ident))
+		c->found = true;
+	return c->found;
+}
+
+/* Is the namespace recorded as a ublk mapping in the (default) mapping file? */
 static bool persisted(const char *ident)
 {
+	struct conf_match c = { .ident = ident };
 	char *buf;
 	size_t len;
-	bool ret;
 
 	if (znp_dmconf_read(ZNP_DMCONF_PATH, &buf, &len))
 		return false;
-	ret = strstr(buf, ident) != NULL;
+	znp_dmconf_parse(buf, len, conf_match_cb, &c);
 	free(buf);
-	return ret;
+	return c.found;
 }
 
 static void status_row(const struct znp_cli *cli, struct znp_print *p, int dirfd,
