@@ -21,7 +21,7 @@ PKGS=(
 	# VM harness
 	qemu-system-x86 busybox-static cpio xz-utils zstd kmod
 	"linux-image-${KVER}+deb12-amd64-unsigned"
-	# kernel build
+	# kernel build (its source also gives the build the zoned ublk UAPI: scripts/ublk-uapi.sh)
 	"linux-source-6.12=${KSRC_VERSION}"
 	bc bison flex libelf-dev libssl-dev ccache rsync dwarves
 )

@@ -444,6 +444,7 @@ int znp_ublk_server_run(struct znp_ublk_server *s, void (*ready)(void *arg, int 
 			void *arg)
 {
 	sigset_t all, old;
+	bool stopping;
 	char path[64];
 	unsigned int i;
 	uint64_t v;
@@ -525,7 +526,16 @@ int znp_ublk_server_run(struct znp_ublk_server *s, void (*ready)(void *arg, int 
 			break;
 	}
 	ret = 0;
-	if (atomic_load(&s->stop)) {
+	stopping = atomic_load(&s->stop);
+	if (!stopping) {
+		/*
+		 * A queue ended by itself: after STOP_DEV or DEL_DEV from
+		 * outside the I/O has drained and every queue ends; after a
+		 * failure the others must not be left serving alone (the
+		 * device then waits, quiesced, for a recovery).
+		 */
+		abandon(s);
+	} else {
 		/*
 		 * Write back the block device's cache while the queues still
 		 * serve: with user recovery, STOP_DEV fails later I/O.

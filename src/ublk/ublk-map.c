@@ -116,7 +116,8 @@ int znp_ublk_map_rw(const struct znp_ublk_geom *g, uint64_t sector, uint32_t nr_
 	uint64_t plba, n, off, left, po2 = znp_po2_zone_size(&g->ns);
 
 	memset(e, 0, sizeof(*e));
-	if (!nr_sectors || (sector & spl_mask) || (nr_sectors & spl_mask))
+	if (!nr_sectors || nr_sectors > g->max_sectors || (sector & spl_mask) ||
+	    (nr_sectors & spl_mask))
 		return -EINVAL;
 	if (sector >= g->dev_sectors || nr_sectors > g->dev_sectors - sector)
 		return -EINVAL;

@@ -53,8 +53,8 @@ struct znp_ublk_ext {
  *                       the zone start
  * @op_write: WRITE or ZONE_APPEND (padding refused) rather than READ
  *
- * Return: 0; -EINVAL when the request is empty, not LBA-aligned, crosses a
- * po2 zone boundary or ends past the device; -EIO for a write that
+ * Return: 0; -EINVAL when the request is empty, larger than max_sectors,
+ * not LBA-aligned, crosses a po2 zone boundary or ends past the device; -EIO for a write that
  * touches padding (nothing may be sent: no write pointer moves).
  */
 int znp_ublk_map_rw(const struct znp_ublk_geom *g, uint64_t sector, uint32_t nr_sectors,

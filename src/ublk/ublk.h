@@ -147,7 +147,12 @@ int znp_ublk_server_run(struct znp_ublk_server *s, void (*ready)(void *arg, int 
 /* Ask run() to stop the device and return; async-signal-safe (an eventfd write). */
 void znp_ublk_server_stop(struct znp_ublk_server *s);
 
-/* Frees the server; a device that was created but never started is deleted. */
+/*
+ * Frees the server. The device is deleted (DEL_DEV) when run() stopped it
+ * after znp_ublk_server_stop(), or when it was created by this server and
+ * never started; after STOP_DEV from outside, or a failed recovery, it is
+ * left to whoever stopped it (or to the next recovery).
+ */
 void znp_ublk_server_free(struct znp_ublk_server *s);
 
 /* Control helpers (no server needed), for status and unmap. */

@@ -134,11 +134,11 @@ static void test_rw(void)
 	struct znp_ublk_geom g = g96();
 	struct znp_ublk_ext e;
 
-	/* zone 2, 1 MiB at its start: namespace LBA 2 * 24576 */
-	CHECK_INT(znp_ublk_map_rw(&g, 2 * 262144, 2048, true, &e), 0);
+	/* zone 2, 124 KiB at its start: namespace LBA 2 * 24576 */
+	CHECK_INT(znp_ublk_map_rw(&g, 2 * 262144, 248, true, &e), 0);
 	CHECK_U64(e.zone_no, 2);
 	CHECK_U64(e.lba, 49152);
-	CHECK_INT(e.nlb, 256);
+	CHECK_INT(e.nlb, 31);
 	CHECK_INT(e.zero_bytes, 0);
 	/* 8 sectors into zone 3 */
 	CHECK_INT(znp_ublk_map_rw(&g, 3 * 262144 + 8, 8, false, &e), 0);
@@ -169,6 +169,8 @@ static void test_rw(void)
 	CHECK_INT(znp_ublk_map_rw(&g, 8 * 262144, 8, false, &e), -EINVAL);
 	CHECK_INT(znp_ublk_map_rw(&g, 8 * 262144 - 8, 16, false, &e), -EINVAL);
 	CHECK_INT(znp_ublk_map_rw(&g, UINT64_MAX - 7, 8, false, &e), -EINVAL);
+	CHECK_INT(znp_ublk_map_rw(&g, 0, 256, false, &e), -EINVAL);	/* > max_sectors */
+	CHECK_INT(znp_ublk_map_rw(&g, 0, UINT32_MAX - 7, false, &e), -EINVAL);
 }
 
 static void test_zone_and_alba(void)
