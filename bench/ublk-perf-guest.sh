@@ -4,7 +4,7 @@
 # /dev/ngXnY; short rounds, order rotated.
 # Prints "### BEGIN ublk-perf" lines: DEVICE WORKLOAD ROUND VALUE
 # (randread: IOPS, seqwrite: KiB/s).
-ROUNDS=${UBLK_PERF_ROUNDS:-3}
+ROUNDS=${UBLK_PERF_ROUNDS:-5}
 RUNTIME=${UBLK_PERF_RUNTIME:-3}
 Z=nvme-zns-npo2
 NG=$(vm_ng 0 1)
@@ -38,10 +38,12 @@ reset_all() { nvme zns reset-zone "$NG" -a >/dev/null 2>&1; }
 reset_all
 dd if=/dev/urandom of=/tmp/fill bs=1M count=16 2>/dev/null
 RR="--rw=randread --bs=4k --iodepth=16 --offset=0 --size=16M --time_based=1 --runtime=$RUNTIME --norandommap=1"
-# two whole zones: on the po2 device their range includes the padding (zbd skips it)
-SW="--rw=write --bs=128k --iodepth=4 --offset=0"
-SW_RAW="$SW --size=$((2 * ZSZE))"
-SW_MAP="$SW --size=$((2 * $(po2_roundup $((ZSZE / 512))) * 512))"
+# time-based over every zone: steady state, no zone resets inside a run (the
+# zones are reset before each run; 3 s do not fill 960 MiB at these rates)
+NZ=$(($(ns_conf 0 1 size) / ZSZE))
+SW="--rw=write --bs=128k --iodepth=4 --offset=0 --time_based=1 --runtime=$RUNTIME"
+SW_RAW="$SW --size=$((NZ * ZSZE))"
+SW_MAP="$SW --size=$((NZ * $(po2_roundup $((ZSZE / 512))) * 512))"
 
 echo "### BEGIN ublk-perf"
 r=1

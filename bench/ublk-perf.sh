@@ -7,7 +7,7 @@
 # -icount setting for both boots. Prints the medians and the ratios.
 #
 # usage: bench/ublk-perf.sh [BZIMAGE]   (default build/kernel/bzImage)
-# env:   UBLK_PERF_ROUNDS (3), UBLK_PERF_RUNTIME seconds per randread run (3),
+# env:   UBLK_PERF_ROUNDS (5), UBLK_PERF_RUNTIME seconds per run (3),
 #        UBLK_PERF_ICOUNT QEMU -icount options (shift=3,sleep=off; "off": host time),
 #        UBLK_PERF_OUT report file (build/bench/ublk-perf.txt)
 # Targets: ublk >= 70% of dm-po2zone's randread IOPS, >= 80% of its seqwrite
@@ -17,7 +17,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 kernel=${1:-build/kernel/bzImage}
-rounds=${UBLK_PERF_ROUNDS:-3}
+rounds=${UBLK_PERF_ROUNDS:-5}
 runtime=${UBLK_PERF_RUNTIME:-3}
 out=${UBLK_PERF_OUT:-build/bench/ublk-perf.txt}
 [ -f "$kernel" ] || { echo "ublk-perf: $kernel not found (run make kernel)" >&2; exit 1; }
@@ -47,7 +47,7 @@ for k in stock "$kernel"; do
 		>>build/bench/ublk-perf.raw
 done
 
-awk -v rounds="$rounds" -v icount="$icount" '
+awk -v rounds="$rounds" -v runtime="$runtime" -v icount="$icount" '
 function median(arr, n,   i, j, t, a) {
 	for (i = 1; i <= n; i++) a[i] = arr[i]
 	for (i = 1; i <= n; i++)
@@ -68,7 +68,8 @@ function med(w, d,   r, n, x) {
 END {
 	printf "ublk server vs dm-po2zone on one npo2 ZNS namespace (QEMU, 96 MiB zones),\n"
 	printf "QEMU TCG %s; median of %d rounds.\n", icount == "off" ? "host time" : "-icount " icount, rounds
-	printf "randread: fio 4 KiB iodepth 16, IOPS; seqwrite: fio 128 KiB iodepth 4 (zbd), MiB/s\n\n"
+	printf "randread: fio 4 KiB iodepth 16, IOPS; seqwrite: fio 128 KiB iodepth 4 (zbd on the po2\n"
+	printf "devices), MiB/s; each run %s s, time based\n\n", runtime
 	printf "| workload | ublk (stock) | dm-po2zone (patched) | raw ng (stock) | raw ng (patched) | ublk/dm | ublk/raw stock | dm/raw patched |\n"
 	printf "|---|---:|---:|---:|---:|---:|---:|---:|\n"
 	split("randread seqwrite", w, " ")
