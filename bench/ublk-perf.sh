@@ -61,9 +61,10 @@ function med(w, d,   r, n, x) {
 		if ((d, w, r) in v) x[++n] = v[d, w, r]
 	return n ? median(x, n) : 0
 }
+# a failed fio run leaves its round out (said so); a cell without any result fails
 {
-	v[$1, $2, $3] = $4
-	if ($4 + 0 <= 0) { printf "no result for %s %s round %s\n", $1, $2, $3; bad = 1 }
+	if ($4 + 0 > 0) v[$1, $2, $3] = $4
+	else printf "no result for %s %s round %s (fio failed; see the guest log)\n", $1, $2, $3
 }
 END {
 	printf "ublk server vs dm-po2zone on one npo2 ZNS namespace (QEMU, 96 MiB zones),\n"
