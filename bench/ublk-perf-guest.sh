@@ -27,13 +27,22 @@ expect_ok "$KIND device $MAPPED" test -b "$MAPPED"
 
 # fio_run DEV ARGS...: one fio job, terse v3 (field 8 read IOPS, 48 write KiB/s)
 fio_run() {
-	local f=$1
+	local f=$1 rc
 	shift
 	fio --name=perf --filename="$f" --output-format=terse --terse-version=3 "$@" \
-		2>>/tmp/fio.err
+		2>/tmp/fio.last
+	rc=$?
+	# keep the first error lines of each failed run, tagged
+	if [ -s /tmp/fio.last ]; then
+		echo "== $f $* (exit $rc)" >>/tmp/fio.err
+		sort /tmp/fio.last | uniq -c | sort -rn | head -4 >>/tmp/fio.err
+	fi
 }
 : >/tmp/fio.err
-reset_all() { nvme zns reset-zone "$NG" -a >/dev/null 2>&1; }
+# Reset through the po2 device: that resets the namespace too and keeps the
+# block layer's zone write plugs (their cached write pointers) in step; a
+# reset sent to the namespace behind their back fails the next write (EIO).
+reset_all() { blkzone reset "$MAPPED" >/dev/null 2>&1; }
 # the first zone's capacity holds data to read back
 reset_all
 dd if=/dev/urandom of=/tmp/fill bs=1M count=16 2>/dev/null
@@ -73,7 +82,7 @@ while [ $r -le "$ROUNDS" ]; do
 	r=$((r + 1))
 done
 echo "### END ublk-perf"
-[ -s /tmp/fio.err ] && sed 's/^/# fio: /' /tmp/fio.err | head -20
+[ -s /tmp/fio.err ] && sed 's/^/# fio: /' /tmp/fio.err | head -80
 if [ "$KIND" = ublk ]; then
 	$Z unmap "$MAPPED" >/dev/null
 else

@@ -8,11 +8,12 @@
 #
 # usage: bench/ublk-perf.sh [BZIMAGE]   (default build/kernel/bzImage)
 # env:   UBLK_PERF_ROUNDS (5), UBLK_PERF_RUNTIME seconds per run (3),
-#        UBLK_PERF_ICOUNT QEMU -icount options (shift=3,sleep=off; "off": host time),
+#        UBLK_PERF_ICOUNT QEMU -icount options (shift=3; "off": host time),
 #        UBLK_PERF_OUT report file (build/bench/ublk-perf.txt)
 # Targets: ublk >= 70% of dm-po2zone's randread IOPS, >= 80% of its seqwrite
 # bandwidth. Numbers come from a TCG-emulated CPU whose clock counts
-# instructions: they compare the CPU work per I/O, not real hardware speed.
+# instructions (and host time while idle): they compare the work per I/O on
+# an emulated drive, not real hardware speed.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -22,7 +23,12 @@ runtime=${UBLK_PERF_RUNTIME:-3}
 out=${UBLK_PERF_OUT:-build/bench/ublk-perf.txt}
 [ -f "$kernel" ] || { echo "ublk-perf: $kernel not found (run make kernel)" >&2; exit 1; }
 mkdir -p build/bench build/vm-logs
-icount=${UBLK_PERF_ICOUNT:-shift=3,sleep=off}
+# -icount shift=3 with sleep on: CPU work is counted in instructions, and
+# while the guest waits for the emulated drive (QEMU's host I/O) its clock
+# runs at host speed. sleep=off would jump the clock to the next timer
+# deadline on every wait: I/O latency becomes timer ticks, NVMe commands
+# time out (fio sees EINTR) and the figures scatter tenfold between rounds.
+icount=${UBLK_PERF_ICOUNT:-shift=3}
 if [ "$icount" != off ]; then
 	wrap=build/bench/qemu-icount
 	mkdir -p "$wrap"
