@@ -42,14 +42,19 @@ fio_run() {
 # Reset through the po2 device: that resets the namespace too and keeps the
 # block layer's zone write plugs (their cached write pointers) in step; a
 # reset sent to the namespace behind their back fails the next write (EIO).
-reset_all() { blkzone reset "$MAPPED" >/dev/null 2>&1; }
+# The namespace is reset by itself as well (raw runs need it empty); failures
+# are shown.
+reset_all() {
+	blkzone reset -o 0 -c "$NZ" "$MAPPED" 2>&1 | sed 's/^/# reset: /'
+	nvme zns reset-zone "$NG" -a 2>&1 | grep -v -i success | sed 's/^/# reset: /'
+}
+NZ=$(($(ns_conf 0 1 size) / ZSZE))
 # the first zone's capacity holds data to read back
 reset_all
 dd if=/dev/urandom of=/tmp/fill bs=1M count=16 2>/dev/null
 RR="--rw=randread --bs=4k --iodepth=16 --offset=0 --size=16M --time_based=1 --runtime=$RUNTIME --norandommap=1"
 # time-based over every zone: steady state, no zone resets inside a run (the
-# zones are reset before each run; 3 s do not fill 960 MiB at these rates)
-NZ=$(($(ns_conf 0 1 size) / ZSZE))
+# zones are reset before each run)
 SW="--rw=write --bs=128k --iodepth=4 --offset=0 --time_based=1 --runtime=$RUNTIME"
 SW_RAW="$SW --size=$((NZ * ZSZE))"
 SW_MAP="$SW --size=$((NZ * $(po2_roundup $((ZSZE / 512))) * 512))"
