@@ -12,5 +12,7 @@
 #include "zone.h"	/* zone/: reports, the zone-management engine */
 #include "aio.h"	/* aio/: io_uring engine, discard planning */
 #include "dm.h"		/* dm/: tables, identity, mapping file, libdevmapper */
+#include "ublk.h"	/* ublk/: the ublk server (po2 zoned ublk devices) */
+#include "svc.h"	/* svc/: ublk mapping state under /run/zns-npo2 */
 
 #endif

@@ -25,7 +25,7 @@ PLUGIN(NAME("zns-npo2", "Zoned namespaces with non-power-of-2 zone sizes", ZNP_V
 		ENTRY("reset", "reset zones (discard their data; destructive)", znp_nvme_reset)
 		ENTRY("offline", "take zones offline (permanently; destructive)", znp_nvme_offline)
 		ENTRY("discard", "discard byte or LBA ranges, many commands in flight; whole zones of zoned devices are reset (destructive)", znp_nvme_discard)
-		ENTRY("map", "map a npo2 zoned namespace to power-of-2 zones (dm-po2zone)", znp_nvme_map)
+		ENTRY("map", "map a npo2 zoned namespace to power-of-2 zones (dm-po2zone, or ublk with --ublk)", znp_nvme_map)
 		ENTRY("unmap", "remove a power-of-2 mapping", znp_nvme_unmap)
 		ENTRY("status", "show the power-of-2 mappings made by this tool", znp_nvme_status)
 	)

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* check: can this namespace be mapped to power-of-2 zones? */
 #include "cmd.h"
+#include "cmd_ublk.h"
 
 static int verdict_exit(enum znp_verdict v)
 {
@@ -17,6 +18,8 @@ static int verdict_exit(enum znp_verdict v)
 		return ZNP_EXIT_V_CAP_VARIES;
 	case ZNP_V_NOT_ZNS:
 		return ZNP_EXIT_V_NOT_ZNS;
+	case ZNP_V_UBLK:
+		return ZNP_EXIT_V_UBLK;
 	}
 	return ZNP_EXIT_FAILED;
 }
@@ -37,6 +40,13 @@ int znp_cmd_check(const struct znp_cli *cli, const struct znp_opts *o,
 	if (ret) {
 		ret = znp_cli_fail(cli, v.device, "cannot decide", ret);
 		goto out_close;
+	}
+	if (v.res.verdict == ZNP_V_NEEDS_KERNEL) {
+		struct znp_ublk_route_info route;
+
+		znp_cli_ublk_route(cli, &route);
+		znp_check_ublk(&v.res, znp_ublk_route_usable(route.route),
+			       route.route == ZNP_ROUTE_LOADABLE);
 	}
 	v.ns = ns;
 	v.geom = dev->is_zoned ? &dev->geom : NULL;

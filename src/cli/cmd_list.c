@@ -3,6 +3,7 @@
 #include <errno.h>
 
 #include "cmd.h"
+#include "cmd_ublk.h"
 
 struct list_ctx {
 	const struct znp_cli *cli;
@@ -13,6 +14,7 @@ static int list_one(const struct znp_scan_entry *e, void *arg)
 {
 	struct list_ctx *ctx = arg;
 	struct znp_holder h;
+	char ublk[32];
 	struct znp_list_row r = {
 		.ns = &e->ns,
 		.geom = !e->probe_ret && e->is_zoned ? &e->geom : NULL,
@@ -31,6 +33,9 @@ static int list_one(const struct znp_scan_entry *e, void *arg)
 	/* our po2 mapping on top of the block device (sysfs holders) */
 	if (e->ns.blk_name[0] && znp_blk_po2_holder(&ctx->cli->env, e->ns.blk_name, &h))
 		r.mapped_as = h.dm_name;
+	/* served through ublk (a record under /run/zns-npo2 whose device exists) */
+	if (!r.mapped_as)
+		r.mapped_as = znp_cli_ublk_mapped_as(ctx->cli, &e->ns, ublk, sizeof(ublk));
 	ctx->p->ops->list_row(ctx->p, &r);
 	return 0;
 }

@@ -27,6 +27,7 @@
 
 #include "cmd.h"
 #include "cmd_map.h"
+#include "cmd_ublk.h"
 
 #define STEP_PERSIST	ZNP_DM_STEP_NR	/* after the four dm steps */
 
@@ -76,6 +77,7 @@ static int refuse_verdict(struct map_ctx *m, const struct znp_dev *dev,
 		return znp_map_fail(m, ZNP_EXIT_UNSUITABLE, "zone size 0x%" PRIx64
 			    " LBAs is a power of 2: nothing to do (no mapping needed)", g->zone_size);
 	case ZNP_V_NEEDS_KERNEL:
+	case ZNP_V_UBLK:
 		return znp_map_fail(m, ZNP_EXIT_UNSUPPORTED, "kernel lacks npo2 support: it hid the block "
 			    "device of this npo2 namespace (boot a kernel with kernel-patches/)");
 	case ZNP_V_CAP_LT_SIZE:
@@ -400,20 +402,21 @@ int znp_cmd_map(const struct znp_cli *cli, const struct znp_opts *o, struct znp_
 {
 	const char *why;
 
-	if (o->ublk)
-		return znp_cmd_map_ublk(cli, o, p);
-	if (o->foreground || o->recover || o->force_ublk || znp_opt_given(o, ZNP_O_QUEUES) ||
-	    znp_opt_given(o, ZNP_O_UBLK_ID) || znp_opt_given(o, ZNP_O_QUEUE_DEPTH)) {
+	if (!o->ublk && (o->foreground || o->recover || o->force_ublk || znp_opt_given(o, ZNP_O_QUEUES) ||
+	    znp_opt_given(o, ZNP_O_UBLK_ID) || znp_opt_given(o, ZNP_O_QUEUE_DEPTH))) {
 		znp_cli_err(cli, o->nargs ? o->args[0] : "map", "--foreground, --queues, "
 			    "--queue-depth, --ublk-id, --recover and --force-ublk need --ublk");
 		return ZNP_EXIT_USAGE;
 	}
-	if (o->restore && (o->nargs || o->name || o->persist)) {
-		znp_cli_err(cli, "map", "--restore takes no device, --name or --persist");
+	if (o->restore && (o->nargs || o->name || o->persist || o->ublk)) {
+		znp_cli_err(cli, "map", "--restore takes no device, --name, --persist or --ublk "
+			    "(it restores recorded ublk mappings by itself)");
 		return ZNP_EXIT_USAGE;
 	}
 	if (o->restore)
 		return znp_map_restore(cli, o, p);
+	if (o->ublk)
+		return znp_cmd_map_ublk(cli, o, p);	/* no device: --name of a recorded one */
 	if (!o->nargs) {
 		znp_cli_err(cli, "map", "missing argument <device> (or --restore)");
 		return ZNP_EXIT_USAGE;

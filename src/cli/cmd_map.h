@@ -42,7 +42,4 @@ int znp_map_target_error(struct map_ctx *m, int ret);
 /* map --restore */
 int znp_map_restore(const struct znp_cli *cli, const struct znp_opts *o, struct znp_print *p);
 
-/* map --ublk (cmd_map_ublk.c). */
-znp_cmd_fn znp_cmd_map_ublk;
-
 #endif

@@ -12,6 +12,7 @@
 
 #include "cmd.h"
 #include "cmd_map.h"
+#include "cmd_ublk.h"
 
 struct ns_found {
 	struct znp_ns_info ns;
@@ -88,7 +89,8 @@ static int restore_entry(unsigned int lineno, const struct znp_dmconf_entry *e,
 		return 0;
 	}
 	znp_dev_path(&r->cli->env, path, sizeof(path),
-		     f->ns.blk_visible && f->ns.blk_name[0] ? f->ns.blk_name : f->ns.ng_name);
+		     !e->ublk && f->ns.blk_visible && f->ns.blk_name[0] ? f->ns.blk_name
+								  : f->ns.ng_name);
 	re.device = path;
 	re.result = "failed";
 	if (f->ok && ((e->lba_size && e->lba_size != f->geom.lba_size) ||
@@ -115,6 +117,15 @@ static int restore_entry(unsigned int lineno, const struct znp_dmconf_entry *e,
 		restore_result(r, &re, znp_exit_from_ret(ret));
 		return 0;
 	}
+	if (e->ublk) {
+		znp_dev_close(dev);
+		ret = znp_cli_ublk_restore(r->cli, r->o, e->name, path, &re.result, msg,
+					   sizeof(msg));
+		if (ret)
+			re.error = msg;
+		restore_result(r, &re, ret);
+		return 0;
+	}
 	m.name = e->name;
 	ret = znp_map_dev(&m, dev);
 	znp_dev_close(dev);
@@ -129,6 +140,23 @@ static int restore_entry(unsigned int lineno, const struct znp_dmconf_entry *e,
 	}
 	restore_result(r, &re, ret);
 	return 0;
+}
+
+static int only_ublk_cb(unsigned int lineno, const struct znp_dmconf_entry *e,
+			const char *why, void *arg)
+{
+	if (e && !e->ublk)
+		*(bool *)arg = false;
+	return 0;
+}
+
+/* Does the mapping file record only ublk mappings (no dm target needed)? */
+static bool only_ublk(const char *buf, size_t len)
+{
+	bool only = true;
+
+	znp_dmconf_parse(buf, len, only_ublk_cb, &only);
+	return only;
 }
 
 int znp_map_restore(const struct znp_cli *cli, const struct znp_opts *o,
@@ -151,7 +179,7 @@ int znp_map_restore(const struct znp_cli *cli, const struct znp_opts *o,
 	if (ret)
 		return znp_cli_fail(cli, conf, "cannot read the mapping file", ret);
 	ret = znp_dm_target_find(target, sizeof(target), ver);
-	if (ret && !o->dry_run) {
+	if (ret && !o->dry_run && !only_ublk(buf, len)) {
 		struct map_ctx m = { 0 };
 
 		ret = znp_map_target_error(&m, ret);

@@ -14,6 +14,7 @@
 
 #include "cmd.h"
 #include "cmd_map.h"
+#include "cmd_ublk.h"
 
 /* Backing device of a po2 mapping: its kernel name, else the table's text. */
 static void backing_of(const struct znp_env *env, const struct znp_dm_info *d, char *buf,
@@ -103,6 +104,8 @@ int znp_cmd_unmap(const struct znp_cli *cli, const struct znp_opts *o, struct zn
 	const char *ident;
 	int ret;
 
+	if (znp_cli_ublk_names(cli, o->args[0]))
+		return znp_cli_ublk_unmap(cli, o, p);
 	ret = resolve_mapping(cli, o->args[0], name, sizeof(name));
 	if (ret)
 		return ret;
@@ -205,8 +208,15 @@ int znp_cmd_status(const struct znp_cli *cli, const struct znp_opts *o, struct z
 	struct status_ctx s = { .cli = cli, .p = p };
 	char name[ZNP_DM_NAME_MAX];
 	struct znp_dm_info info;
+	bool dm_ok = true;
 	int ret;
 
+	if (o->nargs && znp_cli_ublk_names(cli, o->args[0])) {
+		p->ops->status_begin(p);
+		znp_cli_ublk_status(cli, p, o->args[0]);
+		p->ops->status_end(p);
+		return ZNP_EXIT_OK;
+	}
 	if (o->nargs) {
 		ret = resolve_mapping(cli, o->args[0], name, sizeof(name));
 		if (ret)
@@ -216,6 +226,9 @@ int znp_cmd_status(const struct znp_cli *cli, const struct znp_opts *o, struct z
 			return ZNP_EXIT_UNSUITABLE;
 		}
 	} else if (znp_dm_list(NULL, NULL) == -ENODEV) {	/* is device-mapper usable? */
+		dm_ok = false;
+	}
+	if (!dm_ok && !znp_cli_ublk_status(cli, NULL, NULL)) {
 		znp_cli_err(cli, "status", "device-mapper is not available (kernel without it, "
 			    "or no access to /dev/mapper/control)");
 		return ZNP_EXIT_UNSUPPORTED;
@@ -224,7 +237,11 @@ int znp_cmd_status(const struct znp_cli *cli, const struct znp_opts *o, struct z
 		s.conf = NULL;
 	p->ops->status_begin(p);
 	/* one mapping: the one just read, not every device-mapper device again */
-	ret = o->nargs ? status_one(&info, &s) : znp_dm_list(status_one, &s);
+	ret = 0;
+	if (dm_ok)
+		ret = o->nargs ? status_one(&info, &s) : znp_dm_list(status_one, &s);
+	if (!o->nargs)
+		znp_cli_ublk_status(cli, p, NULL);	/* the ublk mappings after the dm ones */
 	p->ops->status_end(p);
 	free(s.conf);
 	if (ret)

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "print-json.h"
+#include "svc.h"
 
 static struct json_object *str_or_null(const char *s)
 {
@@ -45,10 +46,44 @@ void znp_json_map(struct znp_print *p, const struct znp_map_view *v)
 	j_end(p);
 }
 
+void znp_json_map_ublk(struct znp_print *p, const struct znp_map_ublk_view *v)
+{
+	char path[32];
+
+	snprintf(path, sizeof(path), "/dev/ublkb%d", v->dev_id);
+	j_begin(p);
+	j_put(p, "device", str(v->device));
+	j_put(p, "kind", str("ublk"));
+	if (v->ns) {
+		j_put(p, "nsid", u64(v->ns->nsid));
+		j_put(p, "serial", str(v->ns->serial));
+	}
+	j_put(p, "identity", str(v->ident));
+	j_put(p, "name", v->name && v->name[0] ? str(v->name) : NULL);
+	j_put(p, "dry_run", json_object_new_boolean(v->dry_run));
+	j_put(p, "ublk_dev_id", v->dev_id >= 0 ? u64((uint64_t)v->dev_id) : NULL);
+	j_put(p, "ublk_path", v->dev_id >= 0 ? str(path) : NULL);
+	j_put(p, "server_pid", v->pid ? json_object_new_int64(v->pid) : NULL);
+	j_put(p, "recovered", json_object_new_boolean(v->recovered));
+	j_put(p, "foreground", json_object_new_boolean(v->foreground));
+	j_put(p, "lba_size", u64(v->geom->lba_size));
+	j_put(p, "zone_size", u64(v->geom->zone_size));
+	j_put(p, "zone_sectors", u64(v->zone_sectors));
+	j_put(p, "zone_cap_sectors", u64(v->zone_cap_sectors));
+	j_put(p, "nr_zones", u64(v->geom->nr_zones));
+	j_put(p, "size_sectors", u64(v->dev_sectors));
+	j_put(p, "queues", u64(v->queues));
+	j_put(p, "queue_depth", u64(v->depth));
+	j_put(p, "persisted", json_object_new_boolean(v->persisted));
+	j_put(p, "config", v->persisted ? str(v->config) : NULL);
+	j_end(p);
+}
+
 void znp_json_unmap(struct znp_print *p, const struct znp_unmap_view *v)
 {
 	j_begin(p);
 	j_put(p, "name", str(v->name));
+	j_put(p, "kind", str(v->ublk ? "ublk" : "dm"));
 	j_put(p, "backing", str_or_null(v->backing));
 	j_put(p, "dry_run", json_object_new_boolean(v->dry_run));
 	j_put(p, "deferred", json_object_new_boolean(v->deferred));
@@ -62,14 +97,47 @@ void znp_json_status_begin(struct znp_print *p)
 	j_array_begin(p, "mappings");
 }
 
+static void json_status_ublk(struct znp_print *p, const struct znp_status_row *r)
+{
+	const struct znp_ublk_rec *u = r->ublk->rec;
+	struct json_object *o = json_object_new_object();
+
+	add(o, "name", str(u->name[0] ? u->name : r->ublk->device));
+	add(o, "kind", str("ublk"));
+	add(o, "device", str(r->ublk->device));
+	add(o, "ublk_dev_id", u64((uint64_t)u->dev_id));
+	add(o, "identity", str(u->ident));
+	add(o, "backing", u->ng[0] ? str(u->ng) : NULL);
+	add(o, "nsid", u->nsid ? u64(u->nsid) : NULL);
+	add(o, "lba_size", u64(u->lba_size));
+	add(o, "zone_sectors", u64(u->zone_size * (u->lba_size / 512)));
+	add(o, "zone_cap_sectors", u64(u->zone_cap * (u->lba_size / 512)));
+	add(o, "po2_zone_sectors", u64(u->po2_zone_sectors));
+	add(o, "nr_zones", u64(u->nr_zones));
+	add(o, "size_sectors", u64(u->po2_zone_sectors * u->nr_zones));
+	add(o, "server_pid", json_object_new_int64(u->pid));
+	add(o, "health", str(r->ublk->health));
+	add(o, "dev_state", r->ublk->dev_state >= 0 ?
+	    json_object_new_int64(r->ublk->dev_state) : NULL);
+	add(o, "persisted", json_object_new_boolean(r->persisted));
+	j_array_elem(p, o);
+	p->nr_items++;
+}
+
 void znp_json_status_row(struct znp_print *p, const struct znp_status_row *r)
 {
 	const struct znp_dm_info *d = r->dm;
-	struct json_object *o = json_object_new_object();
+	struct json_object *o;
 	char kname[32];
 
+	if (r->ublk) {
+		json_status_ublk(p, r);
+		return;
+	}
+	o = json_object_new_object();
 	snprintf(kname, sizeof(kname), "dm-%u", d->minor);
 	add(o, "name", str(d->name));
+	add(o, "kind", str("dm"));
 	add(o, "dm", str(kname));
 	add(o, "uuid", str(d->uuid));
 	add(o, "identity", str_or_null(r->ident));

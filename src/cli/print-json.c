@@ -17,6 +17,7 @@
 #include "cmdtab.h"
 #include "print-json.h"
 #include "print.h"
+#include "svc.h"
 
 static void json_list_begin(struct znp_print *p)
 {
@@ -273,6 +274,7 @@ const struct znp_print_ops znp_print_json_ops = {
 	.discard_end = json_discard_end,
 	.version = json_version,
 	.map = znp_json_map,
+	.map_ublk = znp_json_map_ublk,
 	.unmap = znp_json_unmap,
 	.status_begin = znp_json_status_begin,
 	.status_row = znp_json_status_row,

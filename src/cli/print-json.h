@@ -99,6 +99,7 @@ static inline void put_geom(struct znp_print *p, const struct znp_geom *g)
 
 /* The mapping printers (print-json-dm.c). */
 void znp_json_map(struct znp_print *p, const struct znp_map_view *v);
+void znp_json_map_ublk(struct znp_print *p, const struct znp_map_ublk_view *v);
 void znp_json_unmap(struct znp_print *p, const struct znp_unmap_view *v);
 void znp_json_status_begin(struct znp_print *p);
 void znp_json_status_row(struct znp_print *p, const struct znp_status_row *r);

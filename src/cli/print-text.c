@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "print.h"
+#include "svc.h"
 
 #define LIST_FMT	"%-10s %-12s %5s %5s %-12s %-12s %8s %-4s %-7s %s\n"
 #define REPORT_FMT	"%-8s %-14s %-14s %-14s %-10s %-13s %s\n"
@@ -299,11 +300,54 @@ static void text_map(struct znp_print *p, const struct znp_map_view *v)
 			v->persisted ? ", nothing recorded" : "");
 }
 
+static void text_map_ublk(struct znp_print *p, const struct znp_map_ublk_view *v)
+{
+	const char *pfx = v->dry_run ? "# " : "";
+	char a[32], b[32], c[32];
+
+	if (v->dry_run)
+		fprintf(p->out, "dry run: would serve %s through ublk\n", v->device);
+	else
+		/* the path alone first: scripts read the first line */
+		fprintf(p->out, "/dev/ublkb%d\n%s %s through ublk (server pid %ld%s)\n",
+			v->dev_id, v->recovered ? "took back, serving" : "serving", v->device,
+			v->pid, v->foreground ? ", foreground" : "");
+	fprintf(p->out, "%sbacking:      %s", pfx, v->device);
+	if (v->ns)
+		fprintf(p->out, " (nsid %" PRIu32 ", serial %s)", v->ns->nsid, v->ns->serial);
+	fprintf(p->out, "\n%sidentity:     %s\n", pfx, v->ident);
+	znp_human_size(a, sizeof(a), v->zone_sectors * 512);
+	znp_human_size(b, sizeof(b), v->geom->zone_size * v->geom->lba_size);
+	znp_human_size(c, sizeof(c), v->zone_cap_sectors * 512);
+	fprintf(p->out, "%szone size:    %" PRIu64 " sectors (%s), a power of 2 (device zone: 0x%"
+		PRIx64 " LBAs, %s)\n", pfx, v->zone_sectors, a, v->geom->zone_size, b);
+	fprintf(p->out, "%szone cap:     %" PRIu64 " sectors (%s)\n", pfx, v->zone_cap_sectors, c);
+	fprintf(p->out, "%szones:        %" PRIu64 "\n", pfx, v->geom->nr_zones);
+	znp_human_size(a, sizeof(a), v->dev_sectors * 512);
+	fprintf(p->out, "%ssize:         %" PRIu64 " sectors (%s)\n", pfx, v->dev_sectors, a);
+	fprintf(p->out, "%sLBA size:     %" PRIu32 "\n", pfx, v->geom->lba_size);
+	fprintf(p->out, "%squeues:       %u x depth %u\n", pfx, v->queues, v->depth);
+	if (v->persisted)
+		fprintf(p->out, "%spersisted in: %s\n", pfx, v->config);
+}
+
 static void text_unmap(struct znp_print *p, const struct znp_unmap_view *v)
 {
+	if (v->dry_run && v->ublk) {
+		fprintf(p->out, "dry run: %s not unmapped (would stop and delete the ublk device)\n",
+			v->name);
+		return;
+	}
 	if (v->dry_run) {
 		fprintf(p->out, "dmsetup remove %s\n", v->name);
 		fprintf(p->out, "dry run: %s not removed\n", v->name);
+		return;
+	}
+	if (v->ublk) {
+		fprintf(p->out, "unmapped %s%s%s (ublk device stopped and deleted)\n", v->name,
+			v->backing ? " from " : "", v->backing ? v->backing : "");
+		if (v->forgotten)
+			fprintf(p->out, "forgotten in %s\n", v->config);
 		return;
 	}
 	fprintf(p->out, "%s %s%s%s%s\n", v->deferred ? "deferred removal of" : "unmapped",
@@ -313,12 +357,31 @@ static void text_unmap(struct znp_print *p, const struct znp_unmap_view *v)
 		fprintf(p->out, "forgotten in %s\n", v->config);
 }
 
-#define STATUS_FMT "%-24s %-6s %-10s %5s %-10s %-10s %6s %5s %-8s %s\n"
+#define STATUS_FMT "%-24s %-7s %-10s %5s %-10s %-10s %6s %5s %-8s %s\n"
 
 static void text_status_begin(struct znp_print *p)
 {
-	fprintf(p->out, STATUS_FMT, "NAME", "DM", "BACKING", "NSID", "ZONE", "PO2-ZONE",
+	fprintf(p->out, STATUS_FMT, "NAME", "DEVICE", "BACKING", "NSID", "ZONE", "PO2-ZONE",
 		"ZONES", "OPEN", "PERSIST", "STATE");
+}
+
+static void text_status_ublk(struct znp_print *p, const struct znp_status_row *r)
+{
+	const struct znp_ublk_rec *u = r->ublk->rec;
+	char nsid[16] = "-", zs[32], pz[32], nz[24], state[64];
+
+	if (u->nsid)
+		snprintf(nsid, sizeof(nsid), "%" PRIu32, u->nsid);
+	znp_human_size(zs, sizeof(zs), u->zone_size * u->lba_size);
+	znp_human_size(pz, sizeof(pz), u->po2_zone_sectors * 512);
+	snprintf(nz, sizeof(nz), "%" PRIu64, u->nr_zones);
+	snprintf(state, sizeof(state), "ublk %s, pid %ld", r->ublk->health, (long)u->pid);
+	fprintf(p->out, STATUS_FMT, u->name[0] ? u->name : r->ublk->device, r->ublk->device,
+		u->ng[0] ? u->ng : "-", nsid, zs, pz, nz, "-", r->persisted ? "yes" : "no", state);
+	if (p->flags & ZNP_PF_VERBOSE)
+		fprintf(p->out, "  identity %s, ublk device %d, zone capacity %" PRIu64
+			" LBAs of %" PRIu32 " bytes\n", u->ident, u->dev_id, u->zone_cap, u->lba_size);
+	p->nr_items++;
 }
 
 static void text_status_row(struct znp_print *p, const struct znp_status_row *r)
@@ -327,6 +390,10 @@ static void text_status_row(struct znp_print *p, const struct znp_status_row *r)
 	char kname[32], nsid[16] = "-", zs[32] = "?", pz[32] = "?", nz[24] = "?", open[16];
 	const char *state;
 
+	if (r->ublk) {
+		text_status_ublk(p, r);
+		return;
+	}
 	snprintf(kname, sizeof(kname), "dm-%" PRIu32, d->minor);
 	if (r->ns)
 		snprintf(nsid, sizeof(nsid), "%" PRIu32, r->ns->nsid);
@@ -397,6 +464,7 @@ const struct znp_print_ops znp_print_text_ops = {
 	.discard_end = text_discard_end,
 	.version = text_version,
 	.map = text_map,
+	.map_ublk = text_map_ublk,
 	.unmap = text_unmap,
 	.status_begin = text_status_begin,
 	.status_row = text_status_row,

@@ -117,17 +117,49 @@ struct znp_map_view {
 	bool persisted;
 };
 
+/* map --ublk (cmd_ublkmap.c); sizes of the ublk device in 512-byte sectors */
+struct znp_map_ublk_view {
+	const char *device;		/* as given */
+	const struct znp_ns_info *ns;
+	const struct znp_geom *geom;	/* the namespace's */
+	const char *ident;
+	const char *name;		/* "" none */
+	int dev_id;			/* -1 for a dry run */
+	long pid;			/* server process, 0 for a dry run */
+	uint64_t zone_sectors;		/* po2 */
+	uint64_t zone_cap_sectors;
+	uint64_t dev_sectors;
+	unsigned int queues, depth;
+	bool recovered;			/* took back a quiesced device */
+	bool foreground;
+	bool dry_run;
+	bool persisted;
+	const char *config;
+};
+
 struct znp_unmap_view {
 	const char *name;
 	const char *backing;
 	const char *config;
 	bool dry_run;
 	bool deferred;			/* removed at its last close */
+	bool ublk;			/* a ublk mapping (stopped and deleted) */
 	bool forgotten;			/* dropped from the config file */
 };
 
+struct znp_ublk_rec;
+
+/* A ublk mapping in `status` (cmd_ublk.c). */
+struct znp_ublk_status_view {
+	const struct znp_ublk_rec *rec;	/* its record (svc.h) */
+	const char *device;		/* "ublkb0" */
+	const char *health;		/* alive, dead-quiesced, dead, missing, starting */
+	int dev_state;			/* UBLK_S_DEV_*, -1 unknown */
+};
+
 struct znp_status_row {
-	const struct znp_dm_info *dm;
+	const struct znp_dm_info *dm;	/* NULL for a ublk mapping */
+	const struct znp_ublk_status_view *ublk;	/* NULL for a dm mapping */
 	const struct znp_ns_info *ns;	/* NULL: backing is not NVMe / unknown */
 	const char *backing;
 	const char *ident;
@@ -167,6 +199,7 @@ struct znp_print_ops {
 	void (*discard_end)(struct znp_print *p, const struct znp_discard_summary *s);
 	void (*version)(struct znp_print *p, const char *prog, const char *version);
 	void (*map)(struct znp_print *p, const struct znp_map_view *v);
+	void (*map_ublk)(struct znp_print *p, const struct znp_map_ublk_view *v);
 	void (*unmap)(struct znp_print *p, const struct znp_unmap_view *v);
 	void (*status_begin)(struct znp_print *p);
 	void (*status_row)(struct znp_print *p, const struct znp_status_row *r);

@@ -43,6 +43,14 @@ int znp_check(const struct znp_ns_info *ns, const struct znp_geom *g,
 	return 0;
 }
 
+void znp_check_ublk(struct znp_check_result *r, bool route_usable, bool not_loaded)
+{
+	if (r->verdict != ZNP_V_NEEDS_KERNEL || !route_usable)
+		return;
+	r->verdict = ZNP_V_UBLK;
+	r->reasons |= ZNP_R_UBLK_ROUTE | (not_loaded ? ZNP_R_UBLK_NOT_LOADED : 0);
+}
+
 const char *znp_verdict_name(enum znp_verdict v)
 {
 	switch (v) {
@@ -58,6 +66,8 @@ const char *znp_verdict_name(enum znp_verdict v)
 		return "capacity-varies";
 	case ZNP_V_NOT_ZNS:
 		return "not-zns";
+	case ZNP_V_UBLK:
+		return "mappable-ublk";
 	}
 	return "unknown";
 }
@@ -77,6 +87,8 @@ const char *znp_verdict_text(enum znp_verdict v)
 		return "zones report different capacities; dm-po2zone cannot map it";
 	case ZNP_V_NOT_ZNS:
 		return "not a zoned namespace";
+	case ZNP_V_UBLK:
+		return "zone size is not a power of two and the kernel hid the block device; mappable through ublk (map --ublk) on this kernel";
 	}
 	return "unknown verdict";
 }
@@ -98,6 +110,10 @@ const char *znp_reason_name(uint32_t reason_bit)
 		return "capacity-varies";
 	case ZNP_R_SMALL_LAST_ZONE:
 		return "small-last-zone";
+	case ZNP_R_UBLK_ROUTE:
+		return "ublk-zoned-available";
+	case ZNP_R_UBLK_NOT_LOADED:
+		return "ublk-module-not-loaded";
 	}
 	return NULL;
 }

@@ -15,6 +15,7 @@ enum znp_verdict {
 	ZNP_V_CAP_LT_SIZE,	/* npo2 with capacity < size: not mappable */
 	ZNP_V_CAP_VARIES,	/* zone capacities differ */
 	ZNP_V_NOT_ZNS,		/* not a zoned namespace */
+	ZNP_V_UBLK,		/* like NEEDS_KERNEL, but the kernel offers ublk: map --ublk */
 };
 
 /* Reasons, possibly several; the verdict is the most important one. */
@@ -25,7 +26,9 @@ enum znp_verdict {
 #define ZNP_R_CAP_LT_SIZE	(1u << 4)
 #define ZNP_R_CAP_VARIES	(1u << 5)
 #define ZNP_R_SMALL_LAST_ZONE	(1u << 6)
-#define ZNP_R_ALL		((1u << 7) - 1)	/* every defined reason bit */
+#define ZNP_R_UBLK_ROUTE	(1u << 7)	/* zoned ublk devices available */
+#define ZNP_R_UBLK_NOT_LOADED	(1u << 8)	/* ... once ublk_drv is loaded */
+#define ZNP_R_ALL		((1u << 9) - 1)	/* every defined reason bit */
 
 struct znp_check_result {
 	enum znp_verdict verdict;
@@ -43,11 +46,23 @@ struct znp_check_result {
 int znp_check(const struct znp_ns_info *ns, const struct znp_geom *g,
 	      bool is_zoned, struct znp_check_result *r);
 /**
+ * znp_check_ublk() - refine a verdict with the ublk route (pure)
+ * @r: the result of znp_check()
+ * @route_usable: the kernel offers zoned ublk devices (svc.h:
+ *                znp_ublk_route_usable())
+ * @not_loaded: ... after loading ublk_drv
+ *
+ * Only ZNP_V_NEEDS_KERNEL changes: to ZNP_V_UBLK, with ZNP_R_UBLK_ROUTE
+ * (and ZNP_R_UBLK_NOT_LOADED). A visible block device keeps ZNP_V_MAPPABLE:
+ * dm-po2zone is the cheaper way where the kernel has it.
+ */
+void znp_check_ublk(struct znp_check_result *r, bool route_usable, bool not_loaded);
+/**
  * znp_verdict_name() - verdict as the JSON/CLI string
  * @v: verdict
  *
  * Return: "mappable", "po2", "needs-kernel-patches", "capacity-lt-size",
- * "capacity-varies", "not-zns" ("unknown" otherwise).
+ * "capacity-varies", "not-zns", "mappable-ublk" ("unknown" otherwise).
  */
 const char *znp_verdict_name(enum znp_verdict v);	/* "mappable", "po2", ... */
 /**

@@ -8,6 +8,8 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 
 #include "dev.h"
 #include "sysfs.h"
@@ -59,9 +61,18 @@ int znp_blk_queue_u64(const struct znp_env *env, unsigned int maj, unsigned int 
 	return ret;
 }
 
+/* Is @src (a mount source) a block device node of @maj:@min? */
+static bool source_is(const char *src, unsigned int maj, unsigned int min)
+{
+	struct stat st;
+
+	return src[0] == '/' && !stat(src, &st) && S_ISBLK(st.st_mode) &&
+	       major(st.st_rdev) == maj && minor(st.st_rdev) == min;
+}
+
 bool znp_blk_mount_point(unsigned int maj, unsigned int min, char *buf, size_t len)
 {
-	char line[4096], mnt[PATH_MAX];
+	char line[4096], mnt[PATH_MAX], src[PATH_MAX];
 	unsigned int ma, mi;
 	bool found = false;
 	FILE *f;
@@ -72,10 +83,14 @@ bool znp_blk_mount_point(unsigned int maj, unsigned int min, char *buf, size_t l
 	if (!f)
 		return false;
 	while (!found && fgets(line, sizeof(line), f)) {
+		const char *sep = strstr(line, " - ");
+
 		mnt[0] = '\0';
 		if (sscanf(line, "%*u %*u %u:%u %*s %4095s", &ma, &mi, mnt) < 2)
 			continue;
-		found = ma == maj && mi == min;
+		/* btrfs shows an anonymous MAJ:MIN: the mount source names the device */
+		found = (ma == maj && mi == min) ||
+			(sep && sscanf(sep, " - %*s %4095s", src) == 1 && source_is(src, maj, min));
 		if (found && buf && len)
 			znp_strlcpy(buf, mnt, len);
 	}

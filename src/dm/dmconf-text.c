@@ -92,9 +92,11 @@ int znp_dmconf_parse_line(const char *line, size_t len, struct znp_dmconf_entry 
 			bit = 2;
 		else if (kv(f, n, "nr_zones", &v, &vn))
 			bit = 4;
+		else if (kv(f, n, "via", &v, &vn))
+			bit = 8;
 		else {
 			*why = *f == '#' ? "comments must be on their own line"
-					 : "unknown key (want lba_size, zone_size, nr_zones)";
+					 : "unknown key (want lba_size, zone_size, nr_zones, via)";
 			return -EINVAL;
 		}
 		if (seen & bit) {
@@ -102,6 +104,15 @@ int znp_dmconf_parse_line(const char *line, size_t len, struct znp_dmconf_entry 
 			return -EINVAL;
 		}
 		seen |= bit;
+		if (bit == 8) {
+			if (vn == 4 && !memcmp(v, "ublk", 4)) {
+				e->ublk = true;
+			} else if (!(vn == 2 && !memcmp(v, "dm", 2))) {
+				*why = "via must be dm or ublk";
+				return -EINVAL;
+			}
+			continue;
+		}
 		if (znp_dmtext_dec(v, vn, &x) || !x) {
 			*why = "value must be a positive decimal number";
 			return -EINVAL;
@@ -197,6 +208,8 @@ int znp_dmconf_format(char *buf, size_t size, const struct znp_dmconf_entry *e)
 	if (n >= 0 && (size_t)n < size && e->nr_zones)
 		n += snprintf(buf + n, size - (size_t)n, " nr_zones=%llu",
 			      (unsigned long long)e->nr_zones);
+	if (n >= 0 && (size_t)n < size && e->ublk)
+		n += snprintf(buf + n, size - (size_t)n, " via=ublk");
 	if (n >= 0 && (size_t)n < size)
 		n += snprintf(buf + n, size - (size_t)n, "\n");
 	return n < 0 || (size_t)n >= size ? -ENAMETOOLONG : 0;

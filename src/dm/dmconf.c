@@ -19,7 +19,7 @@
 static const char header[] =
 	"# zns-npo2: power-of-2 zone mappings restored at boot by\n"
 	"# `nvme-zns-npo2 map --restore` (written by `map --persist` and `unmap`).\n"
-	"# <name> <identity: nguid:HEX | eui64:HEX | sn:SERIAL:nsid:N> [lba_size=N zone_size=N nr_zones=N]\n";
+	"# <name> <identity: nguid:HEX | eui64:HEX | sn:SERIAL:nsid:N> [lba_size=N zone_size=N nr_zones=N] [via=ublk]\n";
 
 int znp_dmconf_read(const char *path, char **buf, size_t *len)
 {

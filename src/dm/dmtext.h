@@ -140,6 +140,7 @@ struct znp_dmconf_entry {
 	uint32_t lba_size;
 	uint64_t zone_size;		/* LBAs */
 	uint64_t nr_zones;
+	bool ublk;			/* "via=ublk": served by a ublk server (map --ublk) */
 };
 
 /**

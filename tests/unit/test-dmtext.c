@@ -232,6 +232,16 @@ static void test_conf(void)
 	CHECK_INT(znp_dmconf_parse_line("a sn:x:nsid:1\0zz", 16, &e, &why), -EINVAL);
 	/* the line ends at len: what follows is not read */
 	CHECK_INT(znp_dmconf_parse_line("a sn:x:nsid:1 garbage", 13, &e, &why), 1);
+	/* via=ublk: a ublk mapping (map --ublk --persist); via=dm is the default */
+	CHECK_INT(PL("a sn:x:nsid:1 lba_size=4096 via=ublk"), 1);
+	CHECK(e.ublk, "via=ublk not parsed");
+	CHECK_INT(PL("a sn:x:nsid:1 via=dm"), 1);
+	CHECK(!e.ublk, "via=dm parsed as ublk");
+	CHECK_INT(PL("a sn:x:nsid:1"), 1);
+	CHECK(!e.ublk, "no via parsed as ublk");
+	CHECK_INT(PL("a sn:x:nsid:1 via=nbd"), -EINVAL);
+	CHECK_INT(PL("a sn:x:nsid:1 via=ublkx"), -EINVAL);
+	CHECK_INT(PL("a sn:x:nsid:1 via=ublk via=ublk"), -EINVAL);
 #undef PL
 
 	/* format and parse back */
@@ -242,6 +252,12 @@ static void test_conf(void)
 	CHECK_STR(line, "po2-znsnpo2-c0-n1 sn:znsnpo2-c0:nsid:1 lba_size=4096 zone_size=24576 nr_zones=10\n");
 	CHECK_INT(znp_dmconf_parse_line(line, strlen(line) - 1, &e, &why), 1);
 	CHECK(!memcmp(&e, &w, sizeof(e)), "round trip differs");
+	w.ublk = true;
+	CHECK_INT(znp_dmconf_format(line, sizeof(line), &w), 0);
+	CHECK_STR(line, "po2-znsnpo2-c0-n1 sn:znsnpo2-c0:nsid:1 lba_size=4096 zone_size=24576 nr_zones=10 via=ublk\n");
+	CHECK_INT(znp_dmconf_parse_line(line, strlen(line) - 1, &e, &why), 1);
+	CHECK(!memcmp(&e, &w, sizeof(e)), "ublk round trip differs");
+	w.ublk = false;
 	CHECK_INT(znp_dmconf_format(line, 20, &w), -ENAMETOOLONG);
 	strcpy(w.ident, "bogus");
 	CHECK_INT(znp_dmconf_format(line, sizeof(line), &w), -EINVAL);

@@ -1,7 +1,8 @@
 #!/bin/bash
 # `make demo`: boot the issue-3 VM layout and narrate the main job
-# (tests/vm/guest/demo.sh): stock kernel first, then the patched kernel
-# when build/kernel/bzImage exists.
+# (tests/vm/guest/demo.sh): the patched kernel when build/kernel/bzImage
+# exists, then Debian's stock kernel, ending with the hidden npo2 namespace
+# served through ublk (map --ublk) and btrfs mounted on it.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 VMRUN=tests/vm/vm-run.sh
@@ -20,7 +21,7 @@ trap 'rm -f "$err"' EXIT
 boot() {
 	echo "demo: booting $1 in QEMU (about 15 s) ..."
 	shift
-	bash $VMRUN "$@" "${NS[@]}" --timeout 180 2>"$err" | narrate
+	bash $VMRUN "$@" "${NS[@]}" --timeout 300 2>"$err" | narrate
 	if [ "${PIPESTATUS[0]}" -ne 0 ]; then
 		cat "$err" >&2
 		rc=1
@@ -31,7 +32,13 @@ boot() {
 [ -x build/nvme-zns-npo2 ] || echo "demo: build/nvme-zns-npo2 is not built: run 'make' first"
 patched=0
 [ -f build/kernel/bzImage ] && patched=1
-boot "Debian's stock kernel" --kernel stock --guest tests/vm/guest/demo.sh --append "vm_demo_patched=$patched"
 [ $patched = 1 ] &&
 	boot "the patched kernel (build/kernel/bzImage)" --kernel build/kernel/bzImage --guest tests/vm/guest/demo.sh
+# the stock kernel last: it ends with the ublk mapping and a mounted btrfs
+ublk=(--modules "ublk_drv crc32c_generic btrfs")
+for t in mkfs.btrfs btrfs; do
+	p=$(PATH=/usr/sbin:/usr/bin:/sbin:/bin command -v $t) && ublk+=(--add "$p:/usr/bin/$t")
+done
+boot "Debian's stock kernel" --kernel stock --guest tests/vm/guest/demo.sh \
+	--append "vm_demo_patched=$patched" "${ublk[@]}"
 exit $rc

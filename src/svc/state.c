@@ -1,0 +1,490 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* ublk mapping state under /run/zns-npo2: directory, records, namespace locks. */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "core.h"
+#include "svc.h"
+
+#define REC_SUFFIX	".ublk"
+#define LOCK_SUFFIX	".lock"
+#define REC_MAX		4096
+
+int znp_run_dir_open(const char *path, bool create)
+{
+	struct stat st;
+	int fd;
+
+	if (!path || !*path)
+		return -EINVAL;
+	if (create && mkdir(path, 0700) && errno != EEXIST)
+		return -errno;
+	fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return errno == ENOTDIR && !lstat(path, &st) && S_ISLNK(st.st_mode) ? -ELOOP
+										       : -errno;
+	if (fstat(fd, &st)) {
+		int ret = -errno;
+
+		close(fd);
+		return ret;
+	}
+	if (!S_ISDIR(st.st_mode) || st.st_uid != geteuid() || (st.st_mode & 077)) {
+		close(fd);
+		return S_ISDIR(st.st_mode) ? -EPERM : -ENOTDIR;
+	}
+	return fd;
+}
+
+int znp_svc_key(const char *ident, char *buf, size_t size)
+{
+	static const char hex[] = "0123456789abcdef";
+	size_t o = 0;
+
+	if (!ident || !*ident)
+		return -EINVAL;
+	for (const unsigned char *s = (const unsigned char *)ident; *s; s++) {
+		bool plain = (*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') ||
+			     (*s >= '0' && *s <= '9') || *s == '.' || *s == '-';
+
+		if (o + (plain ? 1 : 3) >= size)
+			return -ENAMETOOLONG;
+		if (plain) {
+			buf[o++] = (char)*s;
+		} else {
+			buf[o++] = '_';
+			buf[o++] = hex[*s >> 4];
+			buf[o++] = hex[*s & 15];
+		}
+	}
+	/* "." and ".." are not file names we may use */
+	if (buf[0] == '.' && (o == 1 || (o == 2 && buf[1] == '.')))
+		return -EINVAL;
+	buf[o] = '\0';
+	return 0;
+}
+
+static int file_name(const char *ident, const char *suffix, char *buf, size_t size)
+{
+	char key[ZNP_SVC_KEY_MAX];
+	int ret = znp_svc_key(ident, key, sizeof(key));
+
+	if (ret)
+		return ret;
+	if ((size_t)snprintf(buf, size, "%s%s", key, suffix) >= size)
+		return -ENAMETOOLONG;
+	return 0;
+}
+
+static int open_lock(int dirfd, const char *ident, int *fd)
+{
+	char name[ZNP_SVC_KEY_MAX + 8];
+	struct stat st;
+	int ret = file_name(ident, LOCK_SUFFIX, name, sizeof(name));
+
+	if (ret)
+		return ret;
+	*fd = openat(dirfd, name, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (*fd < 0)
+		return -errno;
+	if (fstat(*fd, &st) || !S_ISREG(st.st_mode)) {
+		close(*fd);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+int znp_ns_lock(int dirfd, const char *ident, int *lockfd)
+{
+	int fd, ret = open_lock(dirfd, ident, &fd);
+
+	if (ret)
+		return ret;
+	if (flock(fd, LOCK_EX | LOCK_NB)) {
+		ret = errno == EWOULDBLOCK ? -EBUSY : -errno;
+		close(fd);
+		return ret;
+	}
+	*lockfd = fd;
+	return 0;
+}
+
+void znp_ns_unlock(int lockfd)
+{
+	if (lockfd >= 0)
+		close(lockfd);
+}
+
+int znp_ns_lock_held(int dirfd, const char *ident)
+{
+	char name[ZNP_SVC_KEY_MAX + 8];
+	int fd, ret = file_name(ident, LOCK_SUFFIX, name, sizeof(name));
+
+	if (ret)
+		return ret;
+	fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return errno == ENOENT ? 0 : -errno;
+	/* a shared lock conflicts only with the server's exclusive one */
+	if (flock(fd, LOCK_SH | LOCK_NB))
+		ret = errno == EWOULDBLOCK ? 1 : -errno;
+	close(fd);
+	return ret;
+}
+
+/* ---- record text -------------------------------------------------------- */
+
+static bool field_ok(const char *s)
+{
+	for (; *s; s++)
+		if ((unsigned char)*s <= ' ' || *s == 0x7f)
+			return false;
+	return true;
+}
+
+int znp_ublk_rec_format(char *buf, size_t size, const struct znp_ublk_rec *r)
+{
+	int n;
+
+	if (!r->ident[0] || !field_ok(r->ident) || !field_ok(r->ng) || !field_ok(r->name) ||
+	    r->dev_id < 0 || r->pid <= 0)
+		return -EINVAL;
+	n = snprintf(buf, size,
+		     "# zns-npo2 ublk mapping: written by its server, removed by unmap\n"
+		     "ident=%s\nng=%s\nname=%s\nnsid=%" PRIu32 "\ndev_id=%d\npid=%ld\n"
+		     "lba_size=%" PRIu32 "\nzone_size=%" PRIu64 "\nzone_cap=%" PRIu64 "\n"
+		     "nr_zones=%" PRIu64 "\npo2_zone_sectors=%" PRIu64 "\npersist=%d\n"
+		     "started=%" PRIu64 "\n",
+		     r->ident, r->ng, r->name, r->nsid, r->dev_id, (long)r->pid, r->lba_size,
+		     r->zone_size, r->zone_cap, r->nr_zones, r->po2_zone_sectors,
+		     r->persist ? 1 : 0, r->started);
+	return n < 0 || (size_t)n >= size ? -ENAMETOOLONG : 0;
+}
+
+static int parse_u64(const char *v, uint64_t max, uint64_t *out)
+{
+	char *end;
+	unsigned long long x;
+
+	if (*v < '0' || *v > '9')
+		return -1;
+	errno = 0;
+	x = strtoull(v, &end, 10);
+	if (errno || *end || x > max)
+		return -1;
+	*out = x;
+	return 0;
+}
+
+static int set_str(char *dst, size_t size, const char *v)
+{
+	return field_ok(v) && !znp_strlcpy(dst, v, size) ? 0 : -1;
+}
+
+int znp_ublk_rec_parse(const char *buf, size_t len, struct znp_ublk_rec *r,
+		       const char **why)
+{
+	bool have_ident = false, have_dev = false, have_pid = false;
+	char line[512];
+	size_t i = 0;
+
+	memset(r, 0, sizeof(*r));
+	r->dev_id = -1;
+	while (i < len) {
+		size_t n = 0;
+		char *eq;
+		uint64_t x;
+		int bad = 0;
+
+		while (i < len && buf[i] != '\n') {
+			if (!buf[i] || n + 1 >= sizeof(line)) {
+				*why = !buf[i] ? "NUL byte" : "line too long";
+				return -EBADMSG;
+			}
+			line[n++] = buf[i++];
+		}
+		i++;
+		line[n] = '\0';
+		if (!n || line[0] == '#')
+			continue;
+		eq = strchr(line, '=');
+		if (!eq) {
+			*why = "line without '='";
+			return -EBADMSG;
+		}
+		*eq++ = '\0';
+		if (!strcmp(line, "ident")) {
+			bad = !*eq || set_str(r->ident, sizeof(r->ident), eq);
+			have_ident = !bad;
+		} else if (!strcmp(line, "ng")) {
+			bad = set_str(r->ng, sizeof(r->ng), eq);
+		} else if (!strcmp(line, "name")) {
+			bad = set_str(r->name, sizeof(r->name), eq);
+		} else if (!strcmp(line, "nsid")) {
+			bad = parse_u64(eq, UINT32_MAX, &x);
+			r->nsid = (uint32_t)x;
+		} else if (!strcmp(line, "dev_id")) {
+			bad = parse_u64(eq, INT32_MAX, &x);
+			r->dev_id = (int)x;
+			have_dev = !bad;
+		} else if (!strcmp(line, "pid")) {
+			bad = parse_u64(eq, INT32_MAX, &x) || !x;
+			r->pid = (pid_t)x;
+			have_pid = !bad;
+		} else if (!strcmp(line, "lba_size")) {
+			bad = parse_u64(eq, UINT32_MAX, &x);
+			r->lba_size = (uint32_t)x;
+		} else if (!strcmp(line, "zone_size")) {
+			bad = parse_u64(eq, UINT64_MAX, &r->zone_size);
+		} else if (!strcmp(line, "zone_cap")) {
+			bad = parse_u64(eq, UINT64_MAX, &r->zone_cap);
+		} else if (!strcmp(line, "nr_zones")) {
+			bad = parse_u64(eq, UINT64_MAX, &r->nr_zones);
+		} else if (!strcmp(line, "po2_zone_sectors")) {
+			bad = parse_u64(eq, UINT64_MAX, &r->po2_zone_sectors);
+		} else if (!strcmp(line, "persist")) {
+			bad = parse_u64(eq, 1, &x);
+			r->persist = x;
+		} else if (!strcmp(line, "started")) {
+			bad = parse_u64(eq, UINT64_MAX, &r->started);
+		}
+		if (bad) {
+			*why = "malformed value";
+			return -EBADMSG;
+		}
+	}
+	if (!have_ident || !have_dev || !have_pid) {
+		*why = !have_ident ? "no ident" : !have_dev ? "no dev_id" : "no pid";
+		return -EBADMSG;
+	}
+	return 0;
+}
+
+/* ---- record files --------------------------------------------------------- */
+
+static int write_all(int fd, const char *buf, size_t len)
+{
+	while (len) {
+		ssize_t n = write(fd, buf, len);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -errno;
+		buf += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+int znp_ublk_rec_put(int dirfd, const struct znp_ublk_rec *r)
+{
+	char name[ZNP_SVC_KEY_MAX + 8], tmp[ZNP_SVC_KEY_MAX + 32], text[REC_MAX];
+	int fd, ret;
+
+	ret = znp_ublk_rec_format(text, sizeof(text), r);
+	if (!ret)
+		ret = file_name(r->ident, REC_SUFFIX, name, sizeof(name));
+	if (ret)
+		return ret;
+	snprintf(tmp, sizeof(tmp), ".%s.%ld.tmp", name, (long)getpid());
+	unlinkat(dirfd, tmp, 0);
+	fd = openat(dirfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return -errno;
+	ret = write_all(fd, text, strlen(text));
+	if (!ret && fsync(fd))
+		ret = -errno;
+	if (close(fd) && !ret)
+		ret = -errno;
+	if (!ret && renameat(dirfd, tmp, dirfd, name))
+		ret = -errno;
+	if (ret)
+		unlinkat(dirfd, tmp, 0);
+	return ret;
+}
+
+static int read_rec(int dirfd, const char *name, struct znp_ublk_rec *r, const char **why)
+{
+	char text[REC_MAX];
+	struct stat st;
+	size_t off = 0;
+	int fd, ret = 0;
+
+	*why = NULL;
+	fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode) || st.st_size >= REC_MAX) {
+		*why = "not a regular file of a record's size";
+		ret = -EBADMSG;
+		goto out;
+	}
+	for (;;) {
+		ssize_t n = read(fd, text + off, sizeof(text) - 1 - off);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			ret = -errno;
+			goto out;
+		}
+		if (!n || off + (size_t)n >= sizeof(text) - 1)
+			break;
+		off += (size_t)n;
+	}
+	ret = znp_ublk_rec_parse(text, off, r, why);
+out:
+	close(fd);
+	return ret;
+}
+
+int znp_ublk_rec_get(int dirfd, const char *ident, struct znp_ublk_rec *r)
+{
+	char name[ZNP_SVC_KEY_MAX + 8];
+	const char *why;
+	int ret = file_name(ident, REC_SUFFIX, name, sizeof(name));
+
+	if (ret)
+		return ret;
+	ret = read_rec(dirfd, name, r, &why);
+	if (!ret && strcmp(r->ident, ident))
+		ret = -EBADMSG;		/* a record under another namespace's name */
+	return ret;
+}
+
+int znp_ublk_rec_drop(int dirfd, const char *ident)
+{
+	char name[ZNP_SVC_KEY_MAX + 8];
+	int ret = file_name(ident, REC_SUFFIX, name, sizeof(name));
+
+	if (ret)
+		return ret;
+	if (unlinkat(dirfd, name, 0))
+		return -errno;
+	/* the lock file may go too: a server keeps its own open descriptor */
+	if (!file_name(ident, LOCK_SUFFIX, name, sizeof(name)))
+		unlinkat(dirfd, name, 0);
+	return 0;
+}
+
+static int cmp_names(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+int znp_ublk_rec_each(int dirfd,
+		      int (*cb)(const struct znp_ublk_rec *r, const char *file,
+				const char *why, void *arg),
+		      void *arg)
+{
+	char **names = NULL;
+	size_t nr = 0, cap = 0;
+	struct dirent *de;
+	DIR *d;
+	int fd, ret = 0;
+
+	fd = dup(dirfd);
+	if (fd < 0)
+		return -errno;
+	d = fdopendir(fd);
+	if (!d) {
+		close(fd);
+		return -errno;
+	}
+	rewinddir(d);
+	while ((de = readdir(d))) {
+		size_t l = strlen(de->d_name);
+
+		if (de->d_name[0] == '.' || l <= strlen(REC_SUFFIX) ||
+		    strcmp(de->d_name + l - strlen(REC_SUFFIX), REC_SUFFIX))
+			continue;
+		if (nr == cap) {
+			char **v = realloc(names, (cap = cap ? 2 * cap : 16) * sizeof(*v));
+
+			if (!v) {
+				ret = -ENOMEM;
+				goto out;
+			}
+			names = v;
+		}
+		if (!(names[nr] = strdup(de->d_name))) {
+			ret = -ENOMEM;
+			goto out;
+		}
+		nr++;
+	}
+	if (nr)
+		qsort(names, nr, sizeof(*names), cmp_names);
+	for (size_t i = 0; i < nr && !ret; i++) {
+		struct znp_ublk_rec r;
+		const char *why;
+		int rr = read_rec(dirfd, names[i], &r, &why);
+
+		if (rr == -ENOENT)
+			continue;	/* unmapped meanwhile */
+		ret = cb(rr ? NULL : &r, names[i], rr ? (why ? why : "cannot read") : NULL, arg);
+	}
+out:
+	for (size_t i = 0; i < nr; i++)
+		free(names[i]);
+	free(names);
+	closedir(d);
+	return ret;
+}
+
+/* ---- health ----------------------------------------------------------------- */
+
+enum znp_ublk_health znp_ublk_health(bool lock_held, const struct znp_ublk_presence *pr)
+{
+	bool exists = pr->cdev || pr->disk;
+
+	if (pr->state != ZNP_SVC_S_UNKNOWN)
+		exists = true;
+	if (lock_held)
+		return exists ? ZNP_UBLK_ALIVE : ZNP_UBLK_STARTING;
+	if (!exists)
+		return ZNP_UBLK_MISSING;
+	if (pr->state == ZNP_SVC_S_QUIESCED ||
+	    (pr->state == ZNP_SVC_S_UNKNOWN && pr->disk) ||
+	    (pr->state == ZNP_SVC_S_LIVE))	/* server just died, not yet quiesced */
+		return ZNP_UBLK_DEAD_QUIESCED;
+	return ZNP_UBLK_DEAD;
+}
+
+const char *znp_ublk_health_name(enum znp_ublk_health h)
+{
+	switch (h) {
+	case ZNP_UBLK_ALIVE:
+		return "alive";
+	case ZNP_UBLK_DEAD_QUIESCED:
+		return "dead-quiesced";
+	case ZNP_UBLK_DEAD:
+		return "dead";
+	case ZNP_UBLK_MISSING:
+		return "missing";
+	case ZNP_UBLK_STARTING:
+		return "starting";
+	}
+	return "unknown";
+}
+
+void znp_ublk_presence(const char *sysfs_root, int dev_id, struct znp_ublk_presence *pr)
+{
+	char path[PATH_MAX];
+	const char *root = sysfs_root ? sysfs_root : "/sys";
+
+	pr->state = ZNP_SVC_S_UNKNOWN;
+	snprintf(path, sizeof(path), "%s/class/ublk-char/ublkc%d", root, dev_id);
+	pr->cdev = !access(path, F_OK);
+	snprintf(path, sizeof(path), "%s/block/ublkb%d", root, dev_id);
+	pr->disk = !access(path, F_OK);
+}

@@ -1,0 +1,32 @@
+#!/bin/bash
+# Layer 53: ublk mappings on Debian's stock 6.12 kernel in QEMU with ublk_drv:
+# life cycle (daemon, state under /run/zns-npo2, status, list, check, the
+# namespace lock, two namespaces at once, unmap refusals), btrfs zoned and
+# f2fs on the ublk devices, the server SIGKILLed during a fio zbd verify run
+# and taken back by a new server, and the ublk device exported through the
+# kernel's NVMe target (nvmet loop). Guest script: tests/vm/ublk-life/.
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+[ -x build/nvme-zns-npo2 ] || { echo "53-vm-ublk-life: nvme-zns-npo2 not built: run make" >&2; exit 1; }
+log=build/vm-logs/ublk-life-$(date +%Y%m%d-%H%M%S).log
+start=$SECONDS
+adds=()
+for t in mkfs.btrfs btrfs; do
+	p=$(PATH=/usr/sbin:/usr/bin:/sbin:/bin command -v $t) ||
+		{ echo "53-vm-ublk-life: $t not installed (make deps: btrfs-progs)" >&2; exit 1; }
+	adds+=(--add "$p:/usr/bin/$t")
+done
+bash tests/vm/vm-run.sh --kernel stock --guest tests/vm/ublk-life/guest.sh \
+	--ns ctrl=0,nsid=1,size=768M,lbas=4096,zoned=1,zsze=48M,zcap=48M \
+	--ns ctrl=0,nsid=2,size=1152M,lbas=4096,zoned=1,zsze=24M,zcap=24M \
+	--ns ctrl=0,nsid=3,size=256M,lbas=4096 \
+	--modules "ublk_drv crc32c_generic crc32_generic btrfs f2fs nvmet nvme-loop" "${adds[@]}" \
+	--timeout 470 --log "$log" --quiet
+vm=$?
+grep -aE '^(ok|not ok|#)' "$log" | grep -av '^### ' || true
+echo "53-vm-ublk-life: $(grep -a '^GUEST-RESULT' "$log" | tail -1), $((SECONDS - start)) s"
+if [ $vm -ne 0 ]; then
+	echo "53-vm-ublk-life: FAILED; console log: $log"
+	exit 1
+fi
+echo "53-vm-ublk-life: console log: $log"

@@ -1,0 +1,159 @@
+#!/bin/bash
+# ublk mappings without a kernel: the check verdict mappable-ublk (exit 15)
+# when a ublk control node exists, map --ublk refusals and dry run, and the
+# status / list / unmap views of records under a test state directory
+# (ZNP_RUN_DIR), on emulated namespaces (tests/emu) and a fake sysfs. The
+# real server is tested in QEMU (tests/layers.d/53-vm-ublk-life.sh).
+#
+#   ublk-emu.sh NVME_ZNS_NPO2 LIBZNPEMU MKFAKE
+set -u
+BIN=$(realpath "$1") EMU=$(realpath "$2") MKFAKE=$(realpath "$3")
+root=$(mktemp -d /tmp/znp-ublk-emu.XXXXXX)
+trap "[ -n \"${KEEP:-}\" ] || rm -rf \"$root\"" EXIT
+pass=0 failn=0
+ok() { pass=$((pass + 1)); }
+bad() { failn=$((failn + 1)); echo "FAIL: $*" >&2; }
+t() {
+	local desc=$1 want=$2 rc
+	shift 2
+	"$@" >"$root/out" 2>"$root/err"
+	rc=$?
+	if [ "$rc" = "$want" ]; then ok; else
+		bad "$desc: exit $rc, want $want"
+		sed 's/^/    | /' "$root/err" "$root/out" | head -8 >&2
+	fi
+}
+has() {
+	if grep -Eq -- "$3" "$2"; then ok; else bad "$1: /$3/ not in: $(head -3 "$2")"; fi
+}
+
+cat >"$root/emu.conf" <<'CONF'
+path=dev/nvme0 kind=ctrl serial=SN-ZNS-0
+path=dev/ng0n1 nsid=1 zsze=24576 zones=10
+path=dev/nvme0n1 kind=nvme twin=ng0n1
+path=dev/ng0n2 nsid=2 zsze=24576 zones=10
+path=dev/ng0n3 nsid=3 zsze=32768 zcap=24576 zones=8
+path=dev/ng0n4 nsid=4 zsze=20480 zcap=16384 zones=12
+path=dev/ng0n8 nsid=8 csi=0 nlbas=100000
+CONF
+python3 "$MKFAKE" "$root" >/dev/null || { echo "mkfake failed" >&2; exit 1; }
+export LD_PRELOAD=$EMU ZNP_EMU_CONFIG=$root/emu.conf ZNP_SYSFS_ROOT=$root/sys \
+	ZNP_DEV_ROOT=$root/dev ZNP_RUN_DIR=$root/run LC_ALL=C
+D=$root/dev
+# without device-mapper (this host), commands about dm mappings exit 5
+if grep -q device-mapper /proc/misc 2>/dev/null; then nodm=3; nodm_status=0; else nodm=5; nodm_status=5; fi
+
+# ---- check: the ublk route -------------------------------------------------------
+t "hidden npo2, no ublk driver: needs kernel patches (11)" 11 "$BIN" check "$D/ng0n2"
+mknod "$root/dev/ublk-control" c 1 3 || bad "mknod ublk-control"
+t "hidden npo2 with a ublk control node: mappable through ublk (15)" 15 "$BIN" check "$D/ng0n2"
+has "check text: the verdict" "$root/out" "^verdict: +mappable-ublk: .*map --ublk"
+t "check json" 15 "$BIN" check "$D/ng0n2" -o json
+LD_PRELOAD= python3 - "$root/out" <<'PY' && ok || bad "check JSON"
+import json, sys
+j = json.load(open(sys.argv[1]))
+assert j["verdict"] == "mappable-ublk", j
+assert j["exit_code"] == 15, j
+assert "ublk-zoned-available" in j["reasons"] and "block-device-hidden" in j["reasons"], j
+PY
+t "visible npo2 block device stays mappable (0)" 0 "$BIN" check "$D/nvme0n1"
+t "po2 stays po2 (10)" 10 "$BIN" check "$D/ng0n3"
+t "capacity < size stays 12" 12 "$BIN" check "$D/ng0n4"
+
+# ---- map --ublk refusals and dry run (nothing is created) -----------------------------
+t "map --ublk --dry-run of the hidden namespace" 0 "$BIN" map --ublk "$D/ng0n2" --dry-run -o json
+LD_PRELOAD= python3 - "$root/out" <<'PY' && ok || bad "map --ublk dry run JSON"
+import json, sys
+j = json.load(open(sys.argv[1]))
+exp = {"kind": "ublk", "dry_run": True, "ublk_dev_id": None, "server_pid": None,
+       "zone_sectors": 262144, "zone_cap_sectors": 196608, "nr_zones": 10,
+       "size_sectors": 2621440, "lba_size": 4096, "zone_size": 24576, "nsid": 2}
+bad = {k: (j.get(k), v) for k, v in exp.items() if j.get(k) != v}
+assert not bad, bad
+open(sys.argv[1] + ".ident", "w").write(j["identity"])
+PY
+ident=$(cat "$root/out.ident")
+[ ! -e "$root/run" ] && ok || bad "a dry run created the state directory"
+t "map --ublk of a visible block device: use plain map (4)" 4 "$BIN" map --ublk "$D/ng0n1"
+has "... pointing to plain map" "$root/err" "map it with plain .map."
+t "map --ublk of a po2 namespace (3)" 3 "$BIN" map --ublk "$D/ng0n3"
+t "map --ublk, capacity < size (3)" 3 "$BIN" map --ublk "$D/ng0n4"
+t "map --ublk of a conventional namespace (3)" 3 "$BIN" map --ublk "$D/ng0n8"
+t "--queues 0 (2)" 2 "$BIN" map --ublk "$D/ng0n2" --queues 0
+t "--queues 65 (2)" 2 "$BIN" map --ublk "$D/ng0n2" --queues 65
+t "--foreground without --ublk (2)" 2 "$BIN" map "$D/ng0n2" --foreground
+t "--ublk with --restore (2)" 2 "$BIN" map --ublk --restore
+t "map --ublk --name of an unrecorded mapping (3)" 3 "$BIN" map --ublk --name nosuch \
+	--config "$root/none.conf"
+
+# ---- records: status, list, unmap --------------------------------------------------------
+mkdir -m 0700 "$root/run"
+key=$(printf '%s' "$ident" | LD_PRELOAD= python3 -c '
+import sys
+s = sys.stdin.read()
+print("".join(c if c.isalnum() or c in ".-" else "_%02x" % ord(c) for c in s))')
+cat >"$root/run/$key.ublk" <<REC
+ident=$ident
+ng=ng0n2
+name=
+nsid=2
+dev_id=5
+pid=999999
+lba_size=4096
+zone_size=24576
+zone_cap=24576
+nr_zones=10
+po2_zone_sectors=262144
+persist=0
+started=1764600000
+REC
+chmod 600 "$root/run/$key.ublk"
+mkdir -p "$root/sys/block/ublkb5" "$root/sys/class/ublk-char/ublkc5"
+t "status with a record, server gone, disk there" 0 "$BIN" status -o json
+LD_PRELOAD= python3 - "$root/out" <<'PY' && ok || bad "status JSON"
+import json, sys
+j = json.load(open(sys.argv[1]))
+u = [m for m in j["mappings"] if m.get("kind") == "ublk"]
+assert len(u) == 1 and j["nr_mappings"] >= 1, j
+u = u[0]
+exp = {"device": "ublkb5", "ublk_dev_id": 5, "backing": "ng0n2", "nsid": 2, "server_pid": 999999,
+       "health": "dead-quiesced", "po2_zone_sectors": 262144, "nr_zones": 10,
+       "zone_sectors": 196608, "size_sectors": 2621440}
+bad = {k: (u.get(k), v) for k, v in exp.items() if u.get(k) != v}
+assert not bad, bad
+PY
+t "status ublkb5" 0 "$BIN" status ublkb5
+has "status text: health and pid" "$root/out" "ublkb5 +ublkb5 +ng0n2 .*ublk dead-quiesced, pid 999999"
+t "list shows the ublk device" 0 "$BIN" list
+has "list: MAPPED-AS ublkb5" "$root/out" "^ng0n2 .* ublkb5\$"
+t "a second map --ublk of a namespace whose device is quiesced needs the driver (5)" 5 \
+	"$BIN" map --ublk "$D/ng0n2"
+has "... naming what is missing" "$root/err" "ublk"
+rm -rf "$root/sys/block/ublkb5" "$root/sys/class/ublk-char/ublkc5"
+t "status: the device is gone: missing" 0 "$BIN" status ublkb5 -o json
+has "... health missing" "$root/out" '"health": "missing"'
+t "list: no MAPPED-AS for a stale record" 0 "$BIN" list
+has "list: ng0n2 not mapped" "$root/out" "^ng0n2 .* -\$"
+t "unmap of a stale record removes it" 0 "$BIN" unmap ublkb5 --config "$root/none.conf"
+[ ! -e "$root/run/$key.ublk" ] && ok || bad "record still there after unmap"
+t "unmap again: not a ublk mapping (no such mapping 3, no dm 5)" $nodm "$BIN" unmap ublkb5
+# an unsafe state directory is not trusted
+cp /dev/null "$root/run/x"
+chmod 0755 "$root/run"
+cat >"$root/run/$key.ublk" <<REC
+ident=$ident
+dev_id=6
+pid=1
+REC
+mkdir -p "$root/sys/block/ublkb6"
+t "status ignores records in a group/world-accessible directory" $nodm_status "$BIN" status -o json
+if [ $nodm_status = 0 ]; then
+	has "... nothing listed" "$root/out" '"nr_mappings": 0'
+else
+	has "... nothing listed: only the device-mapper error" "$root/err" 'device-mapper is not available'
+fi
+t "list: no MAPPED-AS from an untrusted directory" 0 "$BIN" list
+has "list: ng0n2 not mapped" "$root/out" "^ng0n2 .* -\$"
+
+echo "ublk-emu: $pass passed, $failn failed"
+[ $failn = 0 ]
