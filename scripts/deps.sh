@@ -24,6 +24,8 @@ PKGS=(
 	# kernel build
 	"linux-source-6.12=${KSRC_VERSION}"
 	bc bison flex libelf-dev libssl-dev ccache rsync dwarves
+	# f2fs-tools with kernel-patches/f2fs-tools (scripts/f2fs-tools-build.sh)
+	autoconf automake libtool uuid-dev libblkid-dev patch
 )
 
 missing=()
