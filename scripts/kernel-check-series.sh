@@ -76,15 +76,16 @@ closed_nullb() { has drivers/block/null_blk/main.c '!is_power_of_2(dev->zone_siz
 closed_dm() { has drivers/md/dm-table.c 'if (!zone_sectors || !is_power_of_2(zone_sectors))'; }
 # npo2 zoned devices exist once the block layer and one driver accept them
 npo2_exists() { ! closed_block && { ! closed_nvme || ! closed_nullb; }; }
-# the known po2 idioms of the 6.12 base: gate|file|mode|string
-# (mode: has = fixed string anywhere, unguarded = not after a po2 test)
+# the known po2 idioms of the 6.12 base: gate|file|mode|string[|unless]
+# (mode: has = fixed string anywhere, unguarded = not after a po2 test;
+# unless: not a violation while the file refuses npo2 devices with that line)
 PO2_SITES='
 block|include/linux/blkdev.h|unguarded|sector >> ilog2(disk->queue->limits.chunk_sectors)
 block|include/linux/blkdev.h|unguarded|return sector & (bdev_zone_sectors(bdev) - 1);
 block|block/blk-zoned.c|has|>> ilog2(zone_sectors)
 block|fs/zonefs/super.c|has|s_zone_sectors_shift
 block|fs/zonefs/trace.h|has|s_zone_sectors_shift
-block|fs/f2fs/super.c|has|nr_sectors & (zone_sectors - 1)
+block|fs/f2fs/super.c|has|nr_sectors & (zone_sectors - 1)|if (!is_power_of_2(zone_sectors)) {
 block|drivers/nvme/target/zns.c|has|sect & (zone_sectors - 1)
 block|drivers/nvme/target/zns.c|has|& (bdev_zone_sectors(req->ns->bdev) - 1)
 block|drivers/nvme/target/zns.c|has|get_capacity(bd_disk) & (bdev_zone_sectors(ns->bdev) - 1)
@@ -105,9 +106,10 @@ fs/btrfs/zoned.c|if (!is_power_of_2(zone_sectors))
 '
 # print the violations of the bisect rule in the tree (none: empty output)
 bisect_check() {
-	local gate file mode str open
-	while IFS='|' read -r gate file mode str; do
+	local gate file mode str unless open
+	while IFS='|' read -r gate file mode str unless; do
 		[ -n "$gate" ] || continue
+		[ -n "$unless" ] && has "$file" "$unless" && continue
 		case $gate in
 		block) npo2_exists && open=1 || open=0 ;;
 		*) npo2_exists && ! "closed_$gate" && open=1 || open=0 ;;
