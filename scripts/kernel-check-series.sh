@@ -7,7 +7,12 @@
 # patch, ccache helps): not part of `make test`; the result goes into the
 # cover letter.
 #
-#   scripts/kernel-check-series.sh [--no-build]
+#   scripts/kernel-check-series.sh [--no-build] [--skip-base]
+#
+# --skip-base: do not build the unpatched tree first (Debian's own tree, which
+# `scripts/kernel-build.sh --base` builds); the first build is then the tree
+# with patch 1, mostly ccache hits after `make kernel` when patch 1 is the
+# header change of the series.
 #
 # Bisect rule: no commit lets a zoned device with a non-power-of-2 (npo2) zone
 # size into a code path that still assumes a power of 2. After each patch the
@@ -29,8 +34,14 @@ PATCHES=${PATCHES:-$ROOT/kernel-patches}
 SRC=$ROOT/$BUILD/kernel/src
 OUT=$ROOT/$BUILD/kernel-check
 TREE=$OUT/src
-dobuild=1
-[ "${1:-}" = --no-build ] && dobuild=0
+dobuild=1 dobase=1
+for arg in "$@"; do
+	case $arg in
+	--no-build) dobuild=0 ;;
+	--skip-base) dobase=0 ;;
+	*) echo "check-series: unknown option $arg" >&2; exit 2 ;;
+	esac
+done
 
 die() { echo "check-series: $*" >&2; exit 1; }
 say() { echo "check-series: $*"; }
@@ -140,7 +151,7 @@ g checkout -q --detach refs/tags/base && g reset -q --hard refs/tags/base || die
 for f in $added; do rm -f "$TREE/$f"; done
 configure || die "olddefconfig failed"
 
-if [ $dobuild = 1 ]; then
+if [ $dobuild = 1 ] && [ $dobase = 1 ]; then
 	say "building the base tree (incremental, ccache)"
 	build || { tail -20 "$OUT/build.log"; die "the base does not build"; }
 fi
