@@ -25,6 +25,8 @@ PKGS=(
 	# kernel build (its source also gives the build the zoned ublk UAPI: scripts/ublk-uapi.sh)
 	"linux-source-6.12=${KSRC_VERSION}"
 	bc bison flex libelf-dev libssl-dev ccache rsync dwarves
+	# f2fs-tools with kernel-patches/f2fs-tools (scripts/f2fs-tools-build.sh)
+	autoconf automake libtool uuid-dev libblkid-dev patch
 )
 
 # one dpkg-query for every package: `make demo` and `make test` run this first

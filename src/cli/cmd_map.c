@@ -398,6 +398,33 @@ static int map_one(const struct znp_cli *cli, const struct znp_opts *o, struct z
 	return ret;
 }
 
+/* ---- shared with map of several devices (cmd_mapcat.c) ------------------ */
+
+int znp_map_check_dev(struct map_ctx *m, const struct znp_dev *dev)
+{
+	const struct znp_ns_info *ns = znp_dev_is_nvme(dev) ? &dev->ns : NULL;
+	struct znp_check_result res;
+	int ret;
+
+	ret = znp_check(ns, &dev->geom, dev->is_zoned, &res);
+	if (ret)
+		return znp_map_fail(m, ZNP_EXIT_FAILED, "cannot decide: %s", znp_strerror(ret));
+	return refuse_verdict(m, dev, &res);
+}
+
+int znp_map_check_free(struct map_ctx *m, const char *kname, const char *uuid,
+		       const char *backing, bool dm_usable)
+{
+	char leftover[ZNP_DM_NAME_MAX];
+	int ret;
+
+	ret = check_holders(m, kname, uuid);
+	if (!ret)
+		ret = check_unused(m, uuid, backing, dm_usable, leftover, sizeof(leftover));
+	return ret == MAP_ALREADY ? znp_map_fail(m, ZNP_EXIT_REFUSED, "already mapped by this tool")
+				  : ret;
+}
+
 int znp_cmd_map(const struct znp_cli *cli, const struct znp_opts *o, struct znp_print *p)
 {
 	const char *why;
@@ -425,5 +452,7 @@ int znp_cmd_map(const struct znp_cli *cli, const struct znp_opts *o, struct znp_
 		znp_cli_err(cli, o->args[0], "invalid --name '%s': %s", o->name, why);
 		return ZNP_EXIT_USAGE;
 	}
+	if (o->nargs > 1)
+		return znp_map_concat(cli, o, p);
 	return map_one(cli, o, p);
 }

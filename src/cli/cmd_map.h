@@ -42,4 +42,18 @@ int znp_map_target_error(struct map_ctx *m, int ret);
 /* map --restore */
 int znp_map_restore(const struct znp_cli *cli, const struct znp_opts *o, struct znp_print *p);
 
+/*
+ * For map of several devices (cmd_mapcat.c), each returning 0 or an exit
+ * code with m->err set: @dev is what check calls mappable (with whole
+ * zones only); @backing (kernel name @kname) is neither held, mapped nor
+ * open, and no device has @uuid.
+ */
+int znp_map_check_dev(struct map_ctx *m, const struct znp_dev *dev);
+int znp_map_check_free(struct map_ctx *m, const char *kname, const char *uuid,
+		       const char *backing, bool dm_usable);
+
+/* map DEV1 DEV2...: one mapping concatenating the devices (cmd_mapcat.c) */
+int znp_map_concat(const struct znp_cli *cli, const struct znp_opts *o,
+		   struct znp_print *p);
+
 #endif

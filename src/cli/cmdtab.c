@@ -149,7 +149,7 @@ const struct znp_cmd_desc znp_cmds[] = {
 	{ "discard", "discard byte or LBA ranges, many commands in flight; whole zones of zoned devices are reset (destructive)",
 	  "<device>", 1, 1, znp_cmd_discard, discard_opts, false },
 	{ "map", "map a npo2 zoned namespace to power-of-2 zones (dm-po2zone, or ublk with --ublk)",
-	  "[<device>]", 0, 1, znp_cmd_map, map_opts, false },
+	  "[<device>...]", 0, ZNP_MAX_ARGS, znp_cmd_map, map_opts, false },
 	{ "unmap", "remove a power-of-2 mapping",
 	  "<mapping|device>", 1, 1, znp_cmd_unmap, unmap_opts, false },
 	{ "status", "show the power-of-2 mappings made by this tool",
