@@ -24,6 +24,8 @@ PKGS=(
 	# kernel build
 	"linux-source-6.12=${KSRC_VERSION}"
 	bc bison flex libelf-dev libssl-dev ccache rsync dwarves
+	# external zoned test suites (blktests, zonefs-tools from source snapshots)
+	autoconf automake libtool libblkid-dev uuid-dev
 )
 
 missing=()
