@@ -1,0 +1,140 @@
+# External zoned test suites, unmodified, on the patched kernel (busybox ash
+# driver; the suites run in bash): blktests' zbd group (./check -d zbd, the
+# tests that use a test device) and zonefs-tools' zonefs-tests.sh on
+#   nullb-npo2    null_blk, 8 zones of 12 MiB (npo2)
+#   nullb-po2     null_blk, 6 zones of 16 MiB: the control, same size
+#   nvme-npo2     QEMU ZNS namespace, 8 zones of 12 MiB (npo2), 4 KiB LBAs
+#   po2zone       dm-po2zone on a null_blk of 8 npo2 zones of 12 MiB: 8 po2
+#                 zones of 16 MiB with a 12 MiB capacity
+#   nullb-po2cap  null_blk, 8 zones of 16 MiB with a 12 MiB capacity: the
+#                 control of the mapping, same geometry
+# Every result is printed in the "results" section ("suite test target
+# status"); the host (tests/layers.d/72-vm-zoned-suites.sh) compares the
+# table with the expected one in kernel-patches/TEST-RESULTS.md. Here each
+# suite run must start, find its device and report results.
+#
+# Environment: SUITES_BLKTESTS / SUITES_ZONEFS (test lists; default all),
+# SUITES_TARGETS (default all five).
+MB=2048
+export DM_DISABLE_UDEV=1
+
+mk_nullb() {
+	local name=$1 d=/sys/kernel/config/nullb/$1 kv
+	shift
+	mkdir "$d" || return 1
+	for kv in "$@"; do
+		echo "${kv#*=}" >"$d/${kv%%=*}" || return 1
+	done
+	echo 1 >"$d/power" 2>/dev/null || return 1
+	# 6.12 names configfs devices after their directory
+	if [ -b "/dev/$name" ]; then echo "$name"; else echo "nullb$(cat "$d/index")"; fi
+}
+
+# the suites' environment: bash, kernel config where the suites look for it,
+# built-in module info for modinfo, the suites unpacked in /opt
+kver=$(uname -r)
+mkdir -p /boot "/lib/modules/$kver" /opt
+cp /vm/kconfig "/boot/config-$kver"
+for f in modules.builtin modules.builtin.modinfo; do
+	[ -f "/vm/$f" ] && cp "/vm/$f" "/lib/modules/$kver/"
+done
+depmod -a 2>/dev/null
+tar xf /vm/blktests.tar -C /opt && tar xf /vm/zonefs-tools.tar -C /opt
+expect_ok "suites unpacked" test -x /opt/blktests/check -a -x /opt/zonefs-tools/tests/zonefs-tests.sh
+expect_ok "modinfo knows the built-in null_blk (zonefs-tests needs it)" modinfo null_blk
+export PATH=/opt/zonefs-tools/src:$PATH
+
+# ---- targets ---------------------------------------------------------------
+nb_cfg="zoned=1 memory_backed=1 blocksize=4096 zone_nr_conv=0"
+nb_npo2=$(mk_nullb snpo2 $nb_cfg zone_size=12 size=96)
+nb_po2=$(mk_nullb spo2 $nb_cfg zone_size=16 size=96)
+nb_dm=$(mk_nullb sdm $nb_cfg zone_size=12 size=96)
+nb_po2cap=$(mk_nullb spo2cap $nb_cfg zone_size=16 zone_capacity=12 size=128)
+nvme=$(vm_blk 0 1)
+for v in nb_npo2 nb_po2 nb_dm nb_po2cap nvme; do
+	eval "d=\$$v"
+	expect_match "target $v exists" '^[a-z0-9/]+$' "$d"
+done
+expect_ok "dm-po2zone mapping of /dev/$nb_dm" \
+	dmsetup create spo2zone --table "0 $((8 * 16 * MB)) po2zone /dev/$nb_dm"
+dm=$(dmsetup info -c --noheadings -o blkdevname spo2zone 2>/dev/null)
+expect_eq "po2zone: 8 zones of 16 MiB" "$(cat /sys/block/$dm/queue/chunk_sectors) $(cat /sys/block/$dm/queue/nr_zones)" "$((16 * MB)) 8"
+expect_eq "nvme-npo2: 8 zones of 12 MiB" "$(cat /sys/block/${nvme#/dev/}/queue/chunk_sectors) $(cat /sys/block/${nvme#/dev/}/queue/nr_zones)" "$((12 * MB)) 8"
+
+targets="nullb-npo2:/dev/$nb_npo2 nullb-po2:/dev/$nb_po2 nvme-npo2:$nvme po2zone:/dev/$dm nullb-po2cap:/dev/$nb_po2cap"
+sel=${SUITES_TARGETS:-nullb-npo2 nullb-po2 nvme-npo2 po2zone nullb-po2cap}
+
+reset_all() {
+	zonectl reset "$1" 0 "$(cat /sys/block/${1#/dev/}/size)" >/dev/null
+}
+
+# run_blktests NAME DEV SUITE_LABEL TESTS...: results lines to /tmp/results
+run_blktests() {
+	local name=$1 dev=$2 label=$3 n f
+	shift 3
+	reset_all "$dev"
+	vm_log "$label on $name ($dev): $*"
+	printf 'TEST_DEVS=(%s)\n' "$dev" >/opt/blktests/config
+	(cd /opt/blktests && export PATH=$XPATH$PATH && run_to 900 bash ./check -d "$@") >/tmp/bt-$name.out 2>&1
+	n=$(sed -n 's#^\(zbd/[0-9]*\) => [^ ]* .*\[\(passed\|failed\|not run\)\]$#'"$label"' \1 '"$name"' \2#p' /tmp/bt-$name.out |
+		sed 's/ not run$/ notrun/' | tee -a /tmp/results | wc -l)
+	expect_match "$label on $name reported results" '^[1-9]' "$n"
+	# failure details: the test's own output diff and log
+	sed -n 's#^\(zbd/[0-9]*\) => .*\[failed\]$#\1#p' /tmp/bt-$name.out >/tmp/btfail-$name
+	while read -r f; do
+		echo "# $label $f on $name failed:"
+		head -20 /opt/blktests/results/"$(basename "$dev")"/"$f".out.bad 2>/dev/null | sed 's/^/#   /'
+		tail -20 /opt/blktests/results/"$(basename "$dev")"/"$f".full 2>/dev/null | sed 's/^/#   full: /'
+	done </tmp/btfail-$name
+	grep -A3 'not run\]$' /tmp/bt-$name.out | sed 's/^/# /' | head -40
+}
+
+# run_zonefs NAME DEV SUITE_LABEL [-t CASE ...]: results lines to /tmp/results
+run_zonefs() {
+	local name=$1 dev=$2 label=$3 n f
+	shift 3
+	reset_all "$dev"
+	vm_log "$label on $name ($dev): $*"
+	rm -rf /tmp/zf-$name
+	(cd /opt/zonefs-tools/tests && export PATH=$XPATH$PATH && run_to 1500 bash ./zonefs-tests.sh "$@" -g /tmp/zf-$name "$dev") \
+		>/tmp/zf-$name.out 2>&1
+	sed -e 's/\x1b\[[0-9;]*m//g' /tmp/zf-$name.out >/tmp/zf-$name.txt
+	n=$(sed -n 's/^  Test \([0-9]*\): .* \.\.\. \(PASS\|skip\|FAIL\)$/'"$label"' \1 '"$name"' \2/p' /tmp/zf-$name.txt |
+		sed -e 's/ PASS$/ passed/' -e 's/ FAIL$/ failed/' -e 's/ skip$/ notrun/' | tee -a /tmp/results | wc -l)
+	expect_match "$label on $name reported results" '^[1-9]' "$n"
+	[ "$n" = 0 ] && head -30 /tmp/zf-$name.txt | sed 's/^/#   /'
+	sed -n 's/^  Test \([0-9]*\): .* FAIL$/\1/p' /tmp/zf-$name.txt >/tmp/zffail-$name
+	while read -r f; do
+		echo "# $label test $f on $name failed:"
+		tail -15 "/tmp/zf-$name/$f.log" 2>/dev/null | sed 's/^/#   /'
+	done </tmp/zffail-$name
+	umount /opt/zonefs-tools/tests/*-mnt 2>/dev/null
+}
+
+XPATH=
+echo "### BEGIN results" >/tmp/results
+for t in $targets; do
+	name=${t%%:*} dev=${t#*:}
+	case " $sel " in *" $name "*) ;; *) continue ;; esac
+	run_blktests "$name" "$dev" blktests ${SUITES_BLKTESTS:-zbd}
+	run_zonefs "$name" "$dev" zonefs ${SUITES_ZONEFS:-}
+	cp /tmp/btfail-$name /tmp/btfail0-$name
+	cp /tmp/zffail-$name /tmp/zffail0-$name
+done
+
+# Second pass: what failed on a target again, with util-linux 2.38's blkzone
+# replaced by the same blkzone with its power-of-2 alignment checks fixed
+# (scripts/patches/util-linux-2.38-blkzone-npo2.patch)
+for t in $targets; do
+	name=${t%%:*} dev=${t#*:}
+	case " $sel " in *" $name "*) ;; *) continue ;; esac
+	bt=$(cat /tmp/btfail0-$name) zf=$(sed 's/^/-t /' /tmp/zffail0-$name)
+	XPATH=/opt/blkzone-npo2:
+	[ -n "$bt" ] && run_blktests "$name" "$dev" blktests/blkzone-npo2 $bt
+	[ -n "$zf" ] && run_zonefs "$name" "$dev" zonefs/blkzone-npo2 $zf
+	XPATH=
+done
+echo "### END results" >>/tmp/results
+cat /tmp/results
+dmsetup remove spo2zone
+true
