@@ -34,10 +34,14 @@ gcc -static -O2 -Wall -Wextra -Werror -o "$out/zonectl" tests/vm/patched/helpers
 adds=()
 for t in bash getopt column stat dd realpath timeout date mktemp sort cut tr head tail wc \
 	seq truncate sync uniq basename dirname readlink id env cat cp mv rm ls mkdir ln \
-	grep sed xargs find tee touch du df blockdev losetup mount umount findmnt lsblk awk zgrep gzip; do
+	grep sed xargs find tee touch du df blockdev losetup mount umount findmnt lsblk awk gzip; do
 	p=$(PATH=/usr/bin:/bin:/usr/sbin:/sbin command -v "$t") || { echo "72-vm-zoned-suites: $t missing (make deps)" >&2; exit 1; }
 	adds+=(--add "$(readlink -f "$p"):/usr/bin/$t")
 done
+# zgrep is a /bin/sh script: busybox ash would run its own gzip applet, which
+# does not pass uncompressed files through; let bash run it
+sed '1s|^#!.*|#!/usr/bin/bash|' "$(command -v zgrep)" >"$out/zgrep" && chmod 755 "$out/zgrep" || exit 1
+adds+=(--add "$out/zgrep:/usr/bin/zgrep")
 kmod=$(command -v kmod) || { echo "72-vm-zoned-suites: kmod missing (make deps)" >&2; exit 1; }
 adds+=(--add "$kmod:/usr/sbin/modinfo" --add "$kmod:/usr/sbin/depmod" --add "$kmod:/usr/sbin/modprobe"
 	--add "$kmod:/usr/sbin/rmmod" --add "$kmod:/usr/sbin/lsmod")

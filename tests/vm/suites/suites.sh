@@ -38,10 +38,12 @@ cp /vm/kconfig "/boot/config-$kver"
 for f in modules.builtin modules.builtin.modinfo; do
 	[ -f "/vm/$f" ] && cp "/vm/$f" "/lib/modules/$kver/"
 done
-depmod -a 2>/dev/null
+# kmod's depmod and modinfo (busybox ash would run its own applets, whose
+# indexes kmod cannot read)
+/usr/sbin/depmod -a
 tar xf /vm/blktests.tar -C /opt && tar xf /vm/zonefs-tools.tar -C /opt
 expect_ok "suites unpacked" test -x /opt/blktests/check -a -x /opt/zonefs-tools/tests/zonefs-tests.sh
-expect_ok "modinfo knows the built-in null_blk (zonefs-tests needs it)" modinfo null_blk
+expect_ok "kmod's modinfo knows the built-in null_blk (zonefs-tests needs it)" bash -c 'modinfo null_blk'
 export PATH=/opt/zonefs-tools/src:$PATH
 
 # ---- targets ---------------------------------------------------------------
@@ -98,11 +100,15 @@ run_zonefs() {
 	rm -rf /tmp/zf-$name
 	(cd /opt/zonefs-tools/tests && export PATH=$XPATH$PATH && run_to 1500 bash ./zonefs-tests.sh "$@" -g /tmp/zf-$name "$dev") \
 		>/tmp/zf-$name.out 2>&1
-	sed -e 's/\x1b\[[0-9;]*m//g' /tmp/zf-$name.out >/tmp/zf-$name.txt
+	tr -d '\033' </tmp/zf-$name.out | sed 's/\[[0-9;]*m//g' >/tmp/zf-$name.txt
 	n=$(sed -n 's/^  Test \([0-9]*\): .* \.\.\. \(PASS\|skip\|FAIL\)$/'"$label"' \1 '"$name"' \2/p' /tmp/zf-$name.txt |
 		sed -e 's/ PASS$/ passed/' -e 's/ FAIL$/ failed/' -e 's/ skip$/ notrun/' | tee -a /tmp/results | wc -l)
 	expect_match "$label on $name reported results" '^[1-9]' "$n"
-	[ "$n" = 0 ] && head -30 /tmp/zf-$name.txt | sed 's/^/#   /'
+	if [ "$n" = 0 ]; then
+		head -30 /tmp/zf-$name.txt | sed 's/^/#   /'
+		echo "# modinfo null_blk: $(bash -c 'modinfo null_blk' 2>&1 | head -2 | tr '\n' ' ')"
+		echo "# /lib/modules/$kver: $(ls /lib/modules/$kver | tr '\n' ' ')"
+	fi
 	sed -n 's/^  Test \([0-9]*\): .* FAIL$/\1/p' /tmp/zf-$name.txt >/tmp/zffail-$name
 	while read -r f; do
 		echo "# $label test $f on $name failed:"
