@@ -24,8 +24,10 @@ PKGS=(
 	# kernel build
 	"linux-source-6.12=${KSRC_VERSION}"
 	bc bison flex libelf-dev libssl-dev ccache rsync dwarves
-	# external zoned test suites (blktests, zonefs-tools from source snapshots)
-	autoconf automake libtool libblkid-dev uuid-dev
+	# external zoned test suites (blktests, zonefs-tools from source snapshots;
+	# patched blkzone) and f2fs-tools with kernel-patches/f2fs-tools
+	# (scripts/f2fs-tools-build.sh)
+	autoconf automake libtool libblkid-dev uuid-dev patch
 )
 
 missing=()

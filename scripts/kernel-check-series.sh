@@ -2,25 +2,46 @@
 # Check every patch of kernel-patches/series on its own: apply the patches one
 # at a time to a second tree (a git worktree of build/kernel/src at the
 # pristine base, configured like `make kernel`), run scripts/checkpatch.pl
-# --strict on each patch and build bzImage incrementally after each one.
-# Slow (one incremental kernel build per patch, ccache helps): not part of
-# `make test`; the result goes into the cover letter.
+# --strict on each patch, check the bisect rule on the tree and build bzImage
+# incrementally after each one. Slow (one incremental kernel build per
+# patch, ccache helps): not part of `make test`; the result goes into the
+# cover letter.
 #
-#   scripts/kernel-check-series.sh [--no-build]
+#   scripts/kernel-check-series.sh [--no-build] [--skip-base]
+#
+# --skip-base: do not build the unpatched tree first (Debian's own tree, which
+# `scripts/kernel-build.sh --base` builds); the first build is then the tree
+# with patch 1, mostly ccache hits after `make kernel` when patch 1 is the
+# header change of the series.
+#
+# Bisect rule: no commit lets a zoned device with a non-power-of-2 (npo2) zone
+# size into a code path that still assumes a power of 2. After each patch the
+# tree is checked mechanically: a path is "open" to npo2 devices once the
+# refusal that kept them out (a known line of the 6.12 base) is gone, and an
+# open path must not contain any of the known power-of-2 masks and shifts of
+# the zone size of the 6.12 base (the inventory below); a consumer that is
+# meant to refuse npo2 devices must contain its refusal once they can exist.
 #
 # Result table: build/kernel-check/result.txt. Exit 0 if every patch applies,
-# builds and is checkpatch-clean (no errors, warnings or checks).
+# builds, keeps the bisect rule and is checkpatch-clean (no errors, warnings
+# or checks).
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 1
 ROOT=$PWD
 BUILD=${BUILD:-build}
 JOBS=${JOBS:-$(nproc)}
-PATCHES=$ROOT/kernel-patches
+PATCHES=${PATCHES:-$ROOT/kernel-patches}
 SRC=$ROOT/$BUILD/kernel/src
 OUT=$ROOT/$BUILD/kernel-check
 TREE=$OUT/src
-dobuild=1
-[ "${1:-}" = --no-build ] && dobuild=0
+dobuild=1 dobase=1
+for arg in "$@"; do
+	case $arg in
+	--no-build) dobuild=0 ;;
+	--skip-base) dobase=0 ;;
+	*) echo "check-series: unknown option $arg" >&2; exit 2 ;;
+	esac
+done
 
 die() { echo "check-series: $*" >&2; exit 1; }
 say() { echo "check-series: $*"; }
@@ -50,6 +71,74 @@ build() {
 		</dev/null >"$OUT/build.log" 2>&1
 }
 
+# ---- bisect rule ------------------------------------------------------------
+# has FILE STRING: the tree's FILE contains the fixed STRING
+has() { grep -qF -- "$2" "$TREE/$1"; }
+# unguarded FILE STRING: STRING occurs on a line whose previous line is not a
+# power-of-2 test (the fast paths the series keeps are guarded that way)
+unguarded() {
+	awk -v s="$2" 'index($0, s) && !index(prev, "is_power_of_2") { f = 1 } { prev = $0 }
+		END { exit !f }' "$TREE/$1"
+}
+# gates: a path is closed while its refusal (a line of the 6.12 base) is there
+closed_block() { has block/blk-zoned.c 'if (!zone_sectors || !is_power_of_2(zone_sectors)) {'; }
+closed_nvme() { grep -A2 -F 'if (!is_power_of_2(zi->zone_size)) {' "$TREE/drivers/nvme/host/zns.c" | grep -qF 'invalid zone size'; }
+closed_nullb() { has drivers/block/null_blk/main.c '!is_power_of_2(dev->zone_size)'; }
+closed_dm() { has drivers/md/dm-table.c 'if (!zone_sectors || !is_power_of_2(zone_sectors))'; }
+# npo2 zoned devices exist once the block layer and one driver accept them
+npo2_exists() { ! closed_block && { ! closed_nvme || ! closed_nullb; }; }
+# the known po2 idioms of the 6.12 base: gate|file|mode|string[|unless]
+# (mode: has = fixed string anywhere, unguarded = not after a po2 test;
+# unless: not a violation while the file refuses npo2 devices with that line)
+PO2_SITES='
+block|include/linux/blkdev.h|unguarded|sector >> ilog2(disk->queue->limits.chunk_sectors)
+block|include/linux/blkdev.h|unguarded|return sector & (bdev_zone_sectors(bdev) - 1);
+block|block/blk-zoned.c|has|>> ilog2(zone_sectors)
+block|fs/zonefs/super.c|has|s_zone_sectors_shift
+block|fs/zonefs/trace.h|has|s_zone_sectors_shift
+block|fs/f2fs/super.c|has|nr_sectors & (zone_sectors - 1)|if (!is_power_of_2(zone_sectors)) {
+block|drivers/nvme/target/zns.c|has|sect & (zone_sectors - 1)
+block|drivers/nvme/target/zns.c|has|& (bdev_zone_sectors(req->ns->bdev) - 1)
+block|drivers/nvme/target/zns.c|has|get_capacity(bd_disk) & (bdev_zone_sectors(ns->bdev) - 1)
+nvme|drivers/nvme/host/zns.c|has|>> ilog2(ns->head->zsze)
+nvme|drivers/nvme/host/zns.c|has|~(ns->head->zsze - 1)
+nullb|drivers/block/null_blk/zoned.c|unguarded|sect >> ilog2(dev->zone_size_sects)
+nullb|drivers/block/null_blk/zoned.c|has|round_up(dev_capacity_sects, dev->zone_size_sects)
+nullb|drivers/block/null_blk/zoned.c|has|dev->size & (dev->zone_size - 1)
+dm|drivers/md/dm-table.c|has|start & (zone_sectors - 1)
+dm|drivers/md/dm-table.c|has|len & (zone_sectors - 1)
+dm|drivers/md/dm-zone.c|has|bdev_zone_sectors(disk->part0) - 1
+dm|drivers/md/dm.c|has|ti->len >> ilog2(zone_sectors)
+'
+# consumers that must refuse npo2 devices once they exist: file|string
+PO2_REFUSALS='
+drivers/md/dm-zoned-target.c|is_power_of_2(dmz->dev[i].zone_nr_sectors)
+fs/btrfs/zoned.c|if (!is_power_of_2(zone_sectors))
+'
+# print the violations of the bisect rule in the tree (none: empty output)
+bisect_check() {
+	local gate file mode str unless open
+	while IFS='|' read -r gate file mode str unless; do
+		[ -n "$gate" ] || continue
+		[ -n "$unless" ] && has "$file" "$unless" && continue
+		case $gate in
+		block) npo2_exists && open=1 || open=0 ;;
+		*) npo2_exists && ! "closed_$gate" && open=1 || open=0 ;;
+		esac
+		[ $open = 1 ] || continue
+		if [ "$mode" = unguarded ]; then
+			unguarded "$file" "$str" && echo "$file: '$str' on a path open to npo2 ($gate)"
+		else
+			has "$file" "$str" && echo "$file: '$str' on a path open to npo2 ($gate)"
+		fi
+	done <<<"$PO2_SITES"
+	npo2_exists || return 0
+	while IFS='|' read -r file str; do
+		[ -n "$file" ] || continue
+		has "$file" "$str" || echo "$file: refusal '$str' missing while npo2 devices exist"
+	done <<<"$PO2_REFUSALS"
+}
+
 mkdir -p "$OUT"
 if [ ! -e "$TREE/.git" ]; then
 	say "creating the check tree $TREE (git worktree at base)"
@@ -62,13 +151,13 @@ g checkout -q --detach refs/tags/base && g reset -q --hard refs/tags/base || die
 for f in $added; do rm -f "$TREE/$f"; done
 configure || die "olddefconfig failed"
 
-if [ $dobuild = 1 ]; then
+if [ $dobuild = 1 ] && [ $dobase = 1 ]; then
 	say "building the base tree (incremental, ccache)"
 	build || { tail -20 "$OUT/build.log"; die "the base does not build"; }
 fi
 
 res=$OUT/result.txt
-printf '%-4s %-9s %-10s %-12s %s\n' "#" apply build checkpatch patch >"$res"
+printf '%-4s %-9s %-10s %-12s %-8s %s\n' "#" apply build checkpatch bisect patch >"$res"
 patches=()
 while read -r p; do
 	case "$p" in ''|'#'*) continue ;; esac
@@ -86,6 +175,17 @@ for p in "${patches[@]}"; do
 		g am --abort >/dev/null 2>&1
 		ap=FAILED fail=1
 	fi
+	bs=-
+	if [ $ap = ok ]; then
+		bisect_check >"$OUT/bisect-$i.txt"
+		if [ -s "$OUT/bisect-$i.txt" ]; then
+			bs=FAILED fail=1
+			sed "s/^/check-series: patch $i: /" "$OUT/bisect-$i.txt" >&2
+		else
+			bs=ok
+			rm -f "$OUT/bisect-$i.txt"
+		fi
+	fi
 	bt=skipped
 	if [ $dobuild = 1 ] && [ $ap = ok ]; then
 		start=$SECONDS
@@ -96,12 +196,12 @@ for p in "${patches[@]}"; do
 			cp "$OUT/build.log" "$OUT/build-$i.log"
 		fi
 	fi
-	printf '%-4s %-9s %-10s %-12s %s\n' "$i" "$ap" "$bt" "$cp_txt" "$p" | tee -a "$res"
+	printf '%-4s %-9s %-10s %-12s %-8s %s\n' "$i" "$ap" "$bt" "$cp_txt" "$bs" "$p" | tee -a "$res"
 	[ $ap = ok ] || break
 done
 if [ $fail = 0 ]; then
 	[ $dobuild = 1 ] && what="apply, build" || what="apply (build skipped)"
-	say "all $i patches $what and are checkpatch --strict clean"
+	say "all $i patches $what, keep the bisect rule and are checkpatch --strict clean"
 else
 	say "problems found, see $res"
 fi

@@ -33,16 +33,6 @@
 #define STEP_PERSIST	ZNP_DM_STEP_NR	/* after the four dm steps */
 #define MAP_ALREADY	(-1)		/* map_dev(): mapped already, by us, as asked */
 
-struct map_ctx {
-	const struct znp_cli *cli;
-	const struct znp_opts *o;
-	struct znp_print *p;
-	const char *name;		/* NULL: default name */
-	bool persist;
-	bool quiet;			/* restore: no map view */
-	char err[320];			/* why map_dev() failed */
-};
-
 const char *znp_map_config(const struct znp_opts *o)
 {
 	return o->config ? o->config : ZNP_DMCONF_PATH;
@@ -512,6 +502,37 @@ static int map_restore(const struct znp_cli *cli, const struct znp_opts *o,
 	return r.first_fail;
 }
 
+/* ---- shared with map of several devices (cmd_mapcat.c) ------------------ */
+
+int znp_map_check_dev(struct map_ctx *m, const struct znp_dev *dev)
+{
+	const struct znp_ns_info *ns = znp_dev_is_nvme(dev) ? &dev->ns : NULL;
+	struct znp_check_result res;
+	int ret;
+
+	ret = znp_check(ns, &dev->geom, dev->is_zoned, &res);
+	if (ret)
+		return fail(m, ZNP_EXIT_FAILED, "cannot decide: %s", znp_strerror(ret));
+	return refuse_verdict(m, dev, &res);
+}
+
+int znp_map_target_error(struct map_ctx *m, int ret)
+{
+	return target_error(m, ret);
+}
+
+int znp_map_check_free(struct map_ctx *m, const char *kname, const char *uuid,
+		       const char *backing, bool dm_usable)
+{
+	char leftover[ZNP_DM_NAME_MAX];
+	int ret;
+
+	ret = check_holders(m, kname, uuid);
+	if (!ret)
+		ret = check_unused(m, uuid, backing, dm_usable, leftover, sizeof(leftover));
+	return ret == MAP_ALREADY ? fail(m, ZNP_EXIT_REFUSED, "already mapped by this tool") : ret;
+}
+
 int znp_cmd_map(const struct znp_cli *cli, const struct znp_opts *o, struct znp_print *p)
 {
 	const char *why;
@@ -530,5 +551,7 @@ int znp_cmd_map(const struct znp_cli *cli, const struct znp_opts *o, struct znp_
 		znp_cli_err(cli, o->args[0], "invalid --name '%s': %s", o->name, why);
 		return ZNP_EXIT_USAGE;
 	}
+	if (o->nargs > 1)
+		return znp_map_concat(cli, o, p);
 	return map_one(cli, o, p);
 }

@@ -117,7 +117,7 @@ const struct znp_cmd_desc znp_cmds[] = {
 #endif
 #ifdef ZNP_HAVE_CMD_MAP
 	{ "map", "map a npo2 zoned namespace to power-of-2 zones (dm-po2zone)",
-	  "[<device>]", 0, 1, znp_cmd_map, map_opts, false },
+	  "[<device>...]", 0, ZNP_MAX_ARGS, znp_cmd_map, map_opts, false },
 	{ "unmap", "remove a power-of-2 mapping",
 	  "<mapping|device>", 1, 1, znp_cmd_unmap, unmap_opts, false },
 	{ "status", "show the power-of-2 mappings made by this tool",

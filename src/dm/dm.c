@@ -295,16 +295,20 @@ static int step_create(const char *tmp, const char *uuid)
 	return ret == -EBUSY ? -EEXIST : ret;
 }
 
-static int step_load(const char *tmp, const struct znp_dm_table *t)
+static int step_load(const char *tmp, const struct znp_dm_create_req *req)
 {
 	struct dm_task *dmt = task_new(DM_DEVICE_RELOAD, tmp);
+	const struct znp_dm_table *t;
 	int ret = 0;
 
 	if (!dmt)
 		return -ENOMEM;
-	if (!dm_task_add_target(dmt, t->start, t->len, t->target, t->dev))
-		ret = -ENOMEM;
-	else if (!dm_task_run(dmt))
+	for (unsigned int i = 0; !ret && i <= req->nr_more; i++) {
+		t = i ? &req->more[i - 1] : &req->table;
+		if (!dm_task_add_target(dmt, t->start, t->len, t->target, t->dev))
+			ret = -ENOMEM;
+	}
+	if (!ret && !dm_task_run(dmt))
 		ret = task_errno(dmt);
 	dm_task_destroy(dmt);
 	return ret;
@@ -374,7 +378,7 @@ int znp_dm_create(const struct znp_dm_create_req *req, struct znp_dm_info *info)
 				ret = step_create(tmp, req->uuid);
 				break;
 			case ZNP_DM_STEP_LOAD:
-				ret = step_load(tmp, &req->table);
+				ret = step_load(tmp, req);
 				break;
 			case ZNP_DM_STEP_RESUME:
 				ret = step_resume(tmp);

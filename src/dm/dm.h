@@ -80,6 +80,9 @@ struct znp_dm_create_req {
 	const char *name;		/* final name (validated by the caller) */
 	const char *uuid;		/* ZNP_DM_UUID_PREFIX... */
 	struct znp_dm_table table;
+	/* further targets after @table, in table order (a concatenation) */
+	const struct znp_dm_table *more;
+	unsigned int nr_more;
 	/* called before each step; a non-zero return aborts with that error */
 	int (*before_step)(enum znp_dm_step step, void *arg);
 	void *arg;

@@ -65,7 +65,7 @@ cdisk=$(vm_ns 0 3)
 expect_eq "C npo2 cap<size: block device hidden" "$(cat /sys/block/"$cdisk"/hidden 2>/dev/null)" 1
 expect_eq "C npo2 cap<size: no /dev node" "$( [ -b /dev/"$cdisk" ] && echo present || echo absent)" absent
 expect_match "C npo2 cap<size: kernel says why" \
-	"zone capacity $(($(ns_conf 0 3 zcap) / 4096)) must equal the non power of 2 zone size $(($(ns_conf 0 3 zsze) / 4096)) for namespace: 3" \
+	"zone capacity $(($(ns_conf 0 3 zcap) / 4096)) LBAs must equal the non power of 2 zone size $(($(ns_conf 0 3 zsze) / 4096)) LBAs for namespace: 3" \
 	"$(dmesg)"
 expect_match "C npo2 cap<size: generic char device still present" '^/dev/ng' "$(ls "$(vm_ng 0 3)" 2>/dev/null)"
 expect_eq "no namespace logged the stock 'invalid zone size' refusal" \

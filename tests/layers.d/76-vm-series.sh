@@ -1,0 +1,48 @@
+#!/bin/bash
+# make test layer 76: the patched kernel in QEMU, what the series adds beyond
+# layers 70 and 75: f2fs directly on npo2 zoned devices (the raw npo2 NVMe
+# namespace, an npo2 null_blk with a smaller last zone), formatted with
+# Debian's f2fs-tools plus kernel-patches/f2fs-tools/ (and Debian's own
+# mkfs.f2fs refusing them); dm-po2zone at non-zero table offsets, two npo2
+# namespaces concatenated into one mapping. Guest scripts:
+# tests/vm/patched/f2fs.sh, tests/vm/patched-dm/concat.sh.
+set -uo pipefail
+cd "$(dirname "$0")/../.." || exit 1
+
+bash scripts/kernel-build.sh || exit 1
+bash scripts/f2fs-tools-build.sh || exit 1
+img=build/kernel/bzImage
+out=build/vm-patched
+mkdir -p "$out"
+gcc -static -O2 -Wall -Wextra -Werror -o "$out/zonectl" tests/vm/patched/helpers/zonectl.c || exit 1
+
+vm() {
+	local guest=$1
+	shift
+	tests/vm/vm-run.sh --kernel "$img" --guest "tests/vm/$guest" --quiet \
+		--add "$out/zonectl" \
+		--add build/f2fs-tools/mkfs.f2fs:/usr/bin/mkfs.f2fs-npo2 \
+		--add build/f2fs-tools/fsck.f2fs:/usr/bin/fsck.f2fs-npo2 \
+		--log "build/vm-logs/series-$(basename "${guest%.sh}").log" "$@"
+}
+
+fail=0
+# f2fs: A (npo2 96M/96M) with D (conventional) for the metadata; the null_blk
+# is made in the guest through configfs
+vm patched/f2fs.sh --preset standard --append "null_blk.nr_devices=0" --timeout 480 || fail=1
+# dm-po2zone concatenation: A and B npo2 96M/96M (5 zones each), C npo2
+# 48M/48M for the mixed-geometry refusal
+vm patched-dm/concat.sh --append "null_blk.nr_devices=0" --timeout 360 \
+	--ns ctrl=0,nsid=1,size=480M,lbas=4096,zoned=1,zsze=96M,zcap=96M \
+	--ns ctrl=0,nsid=2,size=480M,lbas=4096,zoned=1,zsze=96M,zcap=96M \
+	--ns ctrl=0,nsid=3,size=240M,lbas=4096,zoned=1,zsze=48M,zcap=48M || fail=1
+
+tot_p=0 tot_f=0
+for l in build/vm-logs/series-f2fs.log build/vm-logs/series-concat.log; do
+	r=$(grep -a '^GUEST-RESULT: ' "$l" 2>/dev/null | tail -1)
+	p=$(echo "$r" | sed -nE 's/GUEST-RESULT: ([0-9]+) passed.*/\1/p')
+	f=$(echo "$r" | sed -nE 's/.* ([0-9]+) failed.*/\1/p')
+	tot_p=$((tot_p + ${p:-0})) tot_f=$((tot_f + ${f:-0}))
+done
+echo "76-vm-series: $tot_p guest checks passed, $tot_f failed"
+exit $fail
