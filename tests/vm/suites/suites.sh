@@ -1,20 +1,27 @@
 # External zoned test suites, unmodified, on the patched kernel (busybox ash
 # driver; the suites run in bash): blktests' zbd group (./check -d zbd, the
 # tests that use a test device) and zonefs-tools' zonefs-tests.sh on
-#   nullb-npo2    null_blk, 8 zones of 12 MiB (npo2)
-#   nullb-po2     null_blk, 6 zones of 16 MiB: the control, same size
-#   nvme-npo2     QEMU ZNS namespace, 8 zones of 12 MiB (npo2), 4 KiB LBAs
-#   po2zone       dm-po2zone on a null_blk of 8 npo2 zones of 12 MiB: 8 po2
-#                 zones of 16 MiB with a 12 MiB capacity
-#   nullb-po2cap  null_blk, 8 zones of 16 MiB with a 12 MiB capacity: the
+#   nullb-npo2    null_blk, 8 zones of 6 MiB (npo2)
+#   nullb-po2     null_blk, 6 zones of 8 MiB: the control, same size
+#   nvme-npo2     QEMU ZNS namespace, 8 zones of 6 MiB (npo2), 4 KiB LBAs
+#   po2zone       dm-po2zone on a null_blk of 8 npo2 zones of 6 MiB: 8 po2
+#                 zones of 8 MiB with a 6 MiB capacity
+#   nullb-po2cap  null_blk, 8 zones of 8 MiB with a 6 MiB capacity: the
 #                 control of the mapping, same geometry
 # Every result is printed in the "results" section ("suite test target
 # status"); the host (tests/layers.d/72-vm-zoned-suites.sh) compares the
 # table with the expected one in kernel-patches/TEST-RESULTS.md. Here each
 # suite run must start, find its device and report results.
 #
-# Environment: SUITES_BLKTESTS / SUITES_ZONEFS (test lists; default all),
-# SUITES_TARGETS (default all five).
+# blktests: every zbd test that takes a test device (zbd/008-012 make their
+# own devices: scsi_debug, dm-crypt, a po2 null_blk). zonefs-tests: the cases
+# that depend on the zone geometry (format, mount, file count/size/blocks,
+# inode numbers = zone numbers, sequential file truncate/write/append/read,
+# sysfs open/active zone accounting); the conventional-file (02xx), swap
+# (04xx) and error-injection (06xx) cases are left out to fit the CI budget
+# (they do not depend on the zone size; the targets have no conventional zones).
+# Environment: SUITES_BLKTESTS / SUITES_ZONEFS (test lists), SUITES_TARGETS
+# (default all five).
 MB=2048
 export DM_DISABLE_UDEV=1
 
@@ -48,20 +55,20 @@ export PATH=/opt/zonefs-tools/src:$PATH
 
 # ---- targets ---------------------------------------------------------------
 nb_cfg="zoned=1 memory_backed=1 blocksize=4096 zone_nr_conv=0"
-nb_npo2=$(mk_nullb snpo2 $nb_cfg zone_size=12 size=96)
-nb_po2=$(mk_nullb spo2 $nb_cfg zone_size=16 size=96)
-nb_dm=$(mk_nullb sdm $nb_cfg zone_size=12 size=96)
-nb_po2cap=$(mk_nullb spo2cap $nb_cfg zone_size=16 zone_capacity=12 size=128)
+nb_npo2=$(mk_nullb snpo2 $nb_cfg zone_size=6 size=48)
+nb_po2=$(mk_nullb spo2 $nb_cfg zone_size=8 size=48)
+nb_dm=$(mk_nullb sdm $nb_cfg zone_size=6 size=48)
+nb_po2cap=$(mk_nullb spo2cap $nb_cfg zone_size=8 zone_capacity=6 size=64)
 nvme=$(vm_blk 0 1)
 for v in nb_npo2 nb_po2 nb_dm nb_po2cap nvme; do
 	eval "d=\$$v"
 	expect_match "target $v exists" '^[a-z0-9/]+$' "$d"
 done
 expect_ok "dm-po2zone mapping of /dev/$nb_dm" \
-	dmsetup create spo2zone --table "0 $((8 * 16 * MB)) po2zone /dev/$nb_dm"
+	dmsetup create spo2zone --table "0 $((8 * 8 * MB)) po2zone /dev/$nb_dm"
 dm=$(dmsetup info -c --noheadings -o blkdevname spo2zone 2>/dev/null)
-expect_eq "po2zone: 8 zones of 16 MiB" "$(cat /sys/block/$dm/queue/chunk_sectors) $(cat /sys/block/$dm/queue/nr_zones)" "$((16 * MB)) 8"
-expect_eq "nvme-npo2: 8 zones of 12 MiB" "$(cat /sys/block/${nvme#/dev/}/queue/chunk_sectors) $(cat /sys/block/${nvme#/dev/}/queue/nr_zones)" "$((12 * MB)) 8"
+expect_eq "po2zone: 8 zones of 8 MiB" "$(cat /sys/block/$dm/queue/chunk_sectors) $(cat /sys/block/$dm/queue/nr_zones)" "$((8 * MB)) 8"
+expect_eq "nvme-npo2: 8 zones of 6 MiB" "$(cat /sys/block/${nvme#/dev/}/queue/chunk_sectors) $(cat /sys/block/${nvme#/dev/}/queue/nr_zones)" "$((6 * MB)) 8"
 
 targets="nullb-npo2:/dev/$nb_npo2 nullb-po2:/dev/$nb_po2 nvme-npo2:$nvme po2zone:/dev/$dm nullb-po2cap:/dev/$nb_po2cap"
 sel=${SUITES_TARGETS:-nullb-npo2 nullb-po2 nvme-npo2 po2zone nullb-po2cap}
@@ -101,7 +108,7 @@ run_zonefs() {
 	(cd /opt/zonefs-tools/tests && export PATH=$XPATH$PATH && run_to 1500 bash ./zonefs-tests.sh "$@" -g /tmp/zf-$name "$dev") \
 		>/tmp/zf-$name.out 2>&1
 	tr -d '\033' </tmp/zf-$name.out | sed 's/\[[0-9;]*m//g' >/tmp/zf-$name.txt
-	n=$(sed -n 's/^  Test \([0-9]*\): .* \.\.\. \(PASS\|skip\|FAIL\)$/'"$label"' \1 '"$name"' \2/p' /tmp/zf-$name.txt |
+	n=$(sed -n 's#^  Test \([0-9]*\): .* \.\.\. \(PASS\|skip\|FAIL\)$#'"$label"' \1 '"$name"' \2#p' /tmp/zf-$name.txt |
 		sed -e 's/ PASS$/ passed/' -e 's/ FAIL$/ failed/' -e 's/ skip$/ notrun/' | tee -a /tmp/results | wc -l)
 	expect_match "$label on $name reported results" '^[1-9]' "$n"
 	if [ "$n" = 0 ]; then
@@ -123,7 +130,7 @@ for t in $targets; do
 	name=${t%%:*} dev=${t#*:}
 	case " $sel " in *" $name "*) ;; *) continue ;; esac
 	run_blktests "$name" "$dev" blktests ${SUITES_BLKTESTS:-zbd}
-	run_zonefs "$name" "$dev" zonefs ${SUITES_ZONEFS:-}
+	run_zonefs "$name" "$dev" zonefs ${SUITES_ZONEFS:--t 0001-0004 -t 0020-0023 -t 0040 -t 0042 -t 0044 -t 0100 -t 0110 -t 0300-0307 -t 0310-0311 -t 0320-0325 -t 0510-0517}
 	cp /tmp/btfail-$name /tmp/btfail0-$name
 	cp /tmp/zffail-$name /tmp/zffail0-$name
 done
