@@ -2,10 +2,10 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 """Compare the external-suite results of a VM run with the expected table.
 
-usage: check-results.py CONSOLE_LOG EXPECTED_MD OUT_MD
+usage: check-results.py CONSOLE_LOG[,CONSOLE_LOG...] EXPECTED_MD OUT_MD
 
-CONSOLE_LOG holds a "results" section (tests/vm/suites/suites.sh): lines
-"suite test target status" with status passed, failed or notrun.
+The console logs hold lines "RESULT suite test target status"
+(tests/vm/suites/suites.sh) with status passed, failed or notrun.
 EXPECTED_MD (kernel-patches/TEST-RESULTS.md) holds the expected table:
 rows "| suite | test | nullb-po2 | nullb-npo2 | nvme-npo2 | nullb-po2cap |
 po2zone | note |", cells pass / fail / skip, or "-" for a target the row
@@ -36,10 +36,12 @@ def section(text, name):
 
 def main():
     log, exp_md, out_md = sys.argv[1:4]
-    with open(log, errors="replace") as f:
-        lines = section(f.read(), "results")
-    if lines is None:
-        print("check-results: no results section in %s" % log)
+    lines = []
+    for lg in log.split(","):
+        with open(lg, errors="replace") as f:
+            lines += [ln[len("RESULT "):] for ln in f.read().splitlines() if ln.startswith("RESULT ")]
+    if not lines:
+        print("check-results: no RESULT lines in %s" % log)
         return 1
     got = {}
     for ln in lines:

@@ -52,13 +52,15 @@ export_ns() {
 	ln -s "$s" "$CFS/ports/1/subsystems/$1"
 }
 
-# connect NQN: host disk name of the loop namespace (hidden disks too)
+# connect NQN: host block device name of the loop namespace (the multipath
+# head disk; the per-path disk nvmeXcYnZ is hidden)
 connect() {
 	local d i=0
 	echo "transport=loop,nqn=$1" >/dev/nvme-fabrics || return 1
 	while [ $i -lt 50 ]; do
 		for d in /sys/block/nvme*n*; do
 			[ "$(cat "$d/device/subsysnqn" 2>/dev/null)" = "$1" ] || continue
+			[ -b "/dev/${d##*/}" ] || continue
 			echo "${d##*/}"
 			return 0
 		done
