@@ -12,7 +12,8 @@
 # cheap as a shift) this measures real instruction latencies, on a machine
 # that may be busy: each figure is the minimum over interleaved runs.
 #
-# Environment: ZH_IOS (I/Os per run, default 20000000), ZH_RUNS (default 9).
+# Environment: ZH_IOS (I/Os per run, default 200000), ZH_RUNS (default 151):
+# many short runs, so that the minimum finds runs no other process disturbed.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 out=build/bench
@@ -40,7 +41,7 @@ done
 
 gcc -O2 -Wall -Wextra -Werror -o "$out/zone-helpers" bench/zone-helpers.c
 raw=$out/zone-helpers.raw
-nice -n 10 "$out/zone-helpers" "${ZH_IOS:-20000000}" "${ZH_RUNS:-9}" >"$raw" || {
+nice -n 10 "$out/zone-helpers" "${ZH_IOS:-200000}" "${ZH_RUNS:-151}" >"$raw" || {
 	echo "kernel-helpers: harness failed (reciprocal check?)" >&2
 	exit 1
 }

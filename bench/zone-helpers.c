@@ -267,8 +267,8 @@ static int check_recip(unsigned int zs)
 
 int main(int argc, char **argv)
 {
-	long ios = argc > 1 ? atol(argv[1]) : 20000000;
-	int runs = argc > 2 ? atoi(argv[2]) : 7;
+	long ios = argc > 1 ? atol(argv[1]) : 200000;
+	int runs = argc > 2 ? atoi(argv[2]) : 151;
 	/* 128 MiB (po2), 96 MiB and 1077 MiB - 0.5 (npo2, 512 B sectors) */
 	static const unsigned int sizes[] = { 262144, 196608, 2205695 };
 	static const struct { int mask; const char *name; } steps[] = {
