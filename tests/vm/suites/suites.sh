@@ -89,7 +89,7 @@ run_blktests() {
 	printf 'TEST_DEVS=(%s)\n' "$dev" >/opt/blktests/config
 	(cd /opt/blktests && export PATH=$XPATH$PATH && run_to 900 bash ./check -d "$@") >/tmp/bt-$name.out 2>&1
 	n=$(sed -n 's#^\(zbd/[0-9]*\) => [^ ]* .*\[\(passed\|failed\|not run\)\]$#'"$label"' \1 '"$name"' \2#p' /tmp/bt-$name.out |
-		sed -e 's/ not run$/ notrun/' -e 's/^/RESULT /' | tee -a /tmp/results | wc -l)
+		sed -e 's/ not run$/ notrun/' -e 's/^/RESULT /' | tee -a /tmp/results /proc/self/fd/2 | wc -l)
 	expect_match "$label on $name reported results" '^[1-9]' "$n"
 	# failure details: the test's own output diff and log
 	sed -n 's#^\(zbd/[0-9]*\) => .*\[failed\]$#\1#p' /tmp/bt-$name.out >/tmp/btfail-$name
@@ -112,7 +112,15 @@ run_zonefs() {
 		>/tmp/zf-$name.out 2>&1
 	tr -d '\033' </tmp/zf-$name.out | sed 's/\[[0-9;]*m//g' >/tmp/zf-$name.txt
 	n=$(sed -n 's#^  Test \([0-9]*\): .* \.\.\. \(PASS\|skip\|FAIL\)$#'"$label"' \1 '"$name"' \2#p' /tmp/zf-$name.txt |
-		sed -e 's/ PASS$/ passed/' -e 's/ FAIL$/ failed/' -e 's/ skip$/ notrun/' -e 's/^/RESULT /' | tee -a /tmp/results | wc -l)
+		sed -e 's/ PASS$/ passed/' -e 's/ FAIL$/ failed/' -e 's/ skip$/ notrun/' -e 's/^/RESULT /' | tee -a /tmp/results /proc/self/fd/2 | wc -l)
+	if [ "$n" = 0 ] && grep -q 'scheduler to mq-deadline failed' /tmp/zf-$name.txt; then
+		# zonefs-tests sets the I/O scheduler of the device, or of the
+		# devices under a dm-linear/flakey/crypt mapping; a bio-based dm
+		# device has none, so the suite stops before its first case
+		ok "$label on $name: the suite refuses the device (no I/O scheduler to set)"
+		echo "RESULT $label start $name notrun" | tee -a /tmp/results
+		return 0
+	fi
 	expect_match "$label on $name reported results" '^[1-9]' "$n"
 	if [ "$n" = 0 ]; then
 		head -30 /tmp/zf-$name.txt | sed 's/^/#   /'

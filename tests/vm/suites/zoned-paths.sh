@@ -103,7 +103,7 @@ if [ -n "$r" ] && [ -b "/dev/$r" ]; then
 	ok "loop namespace /dev/$r appeared"
 	expect_eq "loop namespace: $ZMB MiB zones, 8 zones" \
 		"$(cat /sys/block/$r/queue/chunk_sectors) $(cat /sys/block/$r/queue/nr_zones)" "$ZS 8"
-	dd if=/dev/urandom of=/tmp/rnd bs=65536 count=2 2>/dev/null
+	dd if=/dev/urandom of=/tmp/rnd bs=65536 count=8 2>/dev/null	# 128 LBAs
 	# zone 0: appends of 1, 2, 4 and 1 LBAs land back to back from the zone start
 	want=0 k=0
 	for n in 1 2 4 1; do
@@ -133,7 +133,8 @@ if [ -n "$r" ] && [ -b "/dev/$r" ]; then
 	# are the first 8 of the zone, and each LBA holds its own command's data
 	k=0
 	while [ $k -lt 8 ]; do
-		dd if=/tmp/rnd of=/tmp/c$k bs=$LBS count=1 skip=$((30 + k)) 2>/dev/null
+		dd if=/tmp/rnd of=/tmp/c$k bs=$LBS count=1 skip=$((40 + k)) 2>/dev/null
+		[ "$(stat -c %s /tmp/c$k)" = $LBS ] || not_ok "append data file $k has one LBA"
 		(append "/dev/$r" $((3 * ZL)) /tmp/c$k >/tmp/c$k.lba) &
 		k=$((k + 1))
 	done
