@@ -21,15 +21,19 @@ vm() {
 	shift
 	tests/vm/vm-run.sh --kernel "$img" --guest "tests/vm/$guest" --quiet \
 		--add "$out/zonectl" \
-		--add build/f2fs-tools/mkfs.f2fs:/usr/bin/mkfs.f2fs-npo2 \
-		--add build/f2fs-tools/fsck.f2fs:/usr/bin/fsck.f2fs-npo2 \
+		--add build/f2fs-tools/mkfs.f2fs:/opt/f2fs-npo2/mkfs.f2fs \
+		--add build/f2fs-tools/fsck.f2fs:/opt/f2fs-npo2/fsck.f2fs \
 		--log "build/vm-logs/series-$(basename "${guest%.sh}").log" "$@"
 }
 
 fail=0
-# f2fs: A (npo2 96M/96M) with D (conventional) for the metadata; the null_blk
-# is made in the guest through configfs
-vm patched/f2fs.sh --preset standard --append "null_blk.nr_devices=0" --timeout 480 || fail=1
+# f2fs: Z (npo2 24M/24M) with D (conventional) for the metadata, the po2
+# control P (32M/32M) with E; the null_blk is made in the guest (configfs)
+vm patched/f2fs.sh --append "null_blk.nr_devices=0" --timeout 600 \
+	--ns ctrl=0,nsid=1,size=2040M,lbas=4096,zoned=1,zsze=24M,zcap=24M \
+	--ns ctrl=0,nsid=2,size=256M,lbas=4096 \
+	--ns ctrl=0,nsid=3,size=2048M,lbas=4096,zoned=1,zsze=32M,zcap=32M \
+	--ns ctrl=0,nsid=4,size=256M,lbas=4096 || fail=1
 # dm-po2zone concatenation: A and B npo2 96M/96M (5 zones each), C npo2
 # 48M/48M for the mixed-geometry refusal
 vm patched-dm/concat.sh --append "null_blk.nr_devices=0" --timeout 360 \

@@ -162,4 +162,4 @@ nc=$(($(ns_conf 0 3 size) / $(ns_conf 0 3 zsze)))
 pc=$(po2_roundup "$zc")
 bad_tables "mixed zone geometry (96M and 48M zones)" "non constant zone size" \
 	"0 $len po2zone $A" "$len $((nc * pc)) po2zone $C"
-no_kernel_errors "kernel log free of BUG/WARNING/Oops"
+no_kernel_errors "kernel log has no bug, warning or oops report"
