@@ -25,8 +25,10 @@ PKGS=(
 	# kernel build (its source also gives the build the zoned ublk UAPI: scripts/ublk-uapi.sh)
 	"linux-source-6.12=${KSRC_VERSION}"
 	bc bison flex libelf-dev libssl-dev ccache rsync dwarves
-	# f2fs-tools with kernel-patches/f2fs-tools (scripts/f2fs-tools-build.sh)
-	autoconf automake libtool uuid-dev libblkid-dev patch
+	# external zoned test suites (blktests, zonefs-tools from source snapshots;
+	# patched blkzone) and f2fs-tools with kernel-patches/f2fs-tools
+	# (scripts/f2fs-tools-build.sh)
+	autoconf automake libtool libblkid-dev uuid-dev patch
 )
 
 # one dpkg-query for every package: `make demo` and `make test` run this first
