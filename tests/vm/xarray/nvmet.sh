@@ -39,11 +39,12 @@ ns_add() { # NSID...
 # disables run in parallel: each waits for an RCU grace period and for the
 # namespace's I/O, and the host gets overlapping change notices
 ns_del() { # NSID...
-	local n
+	local n pids=
 	for n in "$@"; do
 		echo 0 >"$SUB/namespaces/$n/enable" &
+		pids="$pids $!"
 	done
-	wait
+	wait $pids	# only these: fio runs in the background too
 	for n in "$@"; do
 		[ "$(cat "$SUB/namespaces/$n/enable")" = 0 ] && rmdir "$SUB/namespaces/$n" || return 1
 	done
