@@ -85,7 +85,11 @@ znp_ns() {
 check_views() {
 	local label=$1 ctrl=$2 ser=$3 want=$4
 	expect_eq "$label: kernel namespaces of $ctrl" "$(kern_ns "$ctrl")" "$want"
-	expect_eq "$label: nvme list" "$(cli_ns "$ser")" "$(echo "$want" | awk 'NF { print $1, $2 }')"
+	local got exp
+	got=$(cli_ns "$ser") exp=$(echo "$want" | awk 'NF { print $1, $2 }')
+	expect_eq "$label: nvme list" "$got" "$exp"
+	[ "$got" = "$exp" ] ||
+		vm_log "disks (name=nsid): $(grep -H . /sys/block/nvme*/nsid | sed 's|/sys/block/||; s|/nsid||' | tr '\n' ' ')"
 	expect_eq "$label: nvme-zns-npo2 list (zoned namespaces)" "$(znp_ns "$ser")" \
 		"$(echo "$want" | awk '$3 > 0 { print $1, $3 }')"
 }
