@@ -71,7 +71,7 @@ echo "$off 4096" >/tmp/one
 expect_ok "discard one written block" nvme-zns-npo2 discard $DEV --ranges /tmp/one --force -q 1
 echo 3 >/proc/sys/vm/drop_caches
 expect_eq "discarded block reads back zero" \
-	"$(dd if=$DEV bs=4096 skip=$blk count=1 2>/dev/null | od -An -tx1 | tr -d ' \n0')" ""
+	"$(dd if=$DEV bs=4096 skip=$blk count=1 2>/dev/null | od -An -v -tx1 | tr -d ' \n0')" ""
 expect_eq "next block keeps its data" \
 	"$(dd if=$DEV bs=4096 skip=$((blk + 1)) count=1 2>/dev/null | md5sum | cut -c1-32)" \
 	"$(dd if=/tmp/pat bs=4096 skip=1 count=1 2>/dev/null | md5sum | cut -c1-32)"

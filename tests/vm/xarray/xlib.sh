@@ -32,26 +32,38 @@ jsel() {
 
 # kern_ns CTRL: the namespaces the kernel tracks for controller CTRL (nvmeX):
 # its namespace disks in sysfs (nvmeXnY, or the hidden per-path nvmeXcZnY
-# disks under multipath): "NSID SIZE ZONE" (ZONE 0 when not zoned)
+# disks under multipath): "NSID SIZE ZONE" (ZONE 0 when not zoned). One grep
+# reads every attribute (forks are slow under TCG).
 kern_ns() {
-	local d z
-	for d in /sys/class/nvme/$1/nvme*n*; do
-		[ -e "$d/nsid" ] || continue
-		case "$(cat "$d/queue/zoned" 2>/dev/null)" in
-		none) z=0 ;;
-		host-managed) z=$(($(cat "$d/queue/chunk_sectors") * 512)) ;;
-		*) z="?" ;;
-		esac
-		echo "$(cat "$d/nsid") $(($(cat "$d/size") * 512)) $z"
-	done | sort -n
+	local c=/sys/class/nvme/$1
+	grep -H . $c/nvme*n*/nsid $c/nvme*n*/size $c/nvme*n*/queue/zoned \
+		$c/nvme*n*/queue/chunk_sectors 2>/dev/null | awk -F: '
+		{
+			p = $1; v = $2; sub(/^.*\/nvme[0-9]+(c[0-9]+)?n[0-9]+\//, "", p)
+			d = $1; sub(/\/(queue\/)?[a-z_]+$/, "", d)
+			a[d, p] = v; disks[d] = 1
+		}
+		END {
+			for (d in disks) {
+				if (a[d, "nsid"] == "") continue
+				z = a[d, "queue/zoned"]
+				if (z == "none") z = 0
+				else if (z == "host-managed") z = a[d, "queue/chunk_sectors"] * 512
+				else z = "?"
+				print a[d, "nsid"], a[d, "size"] * 512, z
+			}
+		}' | sort -n
+}
+
+# kern_nsids CTRL: just the NSIDs (one process: cheap enough to poll)
+kern_nsids() {
+	cat /sys/class/nvme/$1/nvme*n*/nsid 2>/dev/null | sort -n
 }
 
 # kern_names CTRL: "NSID DISK" of the namespace disks of CTRL
 kern_names() {
-	local d
-	for d in /sys/class/nvme/$1/nvme*n*; do
-		[ -e "$d/nsid" ] && echo "$(cat "$d/nsid") ${d##*/}"
-	done | sort -n
+	grep -H . /sys/class/nvme/$1/nvme*n*/nsid 2>/dev/null |
+		sed 's|^.*/\(nvme[0-9c]*n[0-9]*\)/nsid:\(.*\)|\2 \1|' | sort -n
 }
 
 # cli_ns SERIAL: nvme-cli's `nvme list -o json` rows of the controller with
@@ -73,18 +85,24 @@ znp_ns() {
 check_views() {
 	local label=$1 ctrl=$2 ser=$3 want=$4
 	expect_eq "$label: kernel namespaces of $ctrl" "$(kern_ns "$ctrl")" "$want"
-	expect_eq "$label: nvme list" "$(cli_ns "$ser")" "$(echo "$want" | awk 'NF { print $1, $2 }')"
+	local got exp
+	got=$(cli_ns "$ser") exp=$(echo "$want" | awk 'NF { print $1, $2 }')
+	expect_eq "$label: nvme list" "$got" "$exp"
+	[ "$got" = "$exp" ] ||
+		vm_log "disks (name=nsid): $(grep -H . /sys/block/nvme*/nsid | sed 's|/sys/block/||; s|/nsid||' | tr '\n' ' ')"
 	expect_eq "$label: nvme-zns-npo2 list (zoned namespaces)" "$(znp_ns "$ser")" \
 		"$(echo "$want" | awk '$3 > 0 { print $1, $3 }')"
 }
 
 # settle CTRL EXPECTED [SEC]: wait until the kernel's view of CTRL is
-# EXPECTED (namespace scans run asynchronously after a change notice)
+# EXPECTED (namespace scans run asynchronously after a change notice); polls
+# the NSID set twice a second, then compares the whole view
 settle() {
-	local i=0 lim=$((${3:-60} * 5))
+	local i=0 lim=$((${3:-60} * 2)) ids
+	ids=$(echo "$2" | awk 'NF { print $1 }')
 	while [ $i -lt $lim ]; do
-		[ "$(kern_ns "$1")" = "$2" ] && return 0
-		sleep 0.2
+		[ "$(kern_nsids "$1")" = "$ids" ] && [ "$(kern_ns "$1")" = "$2" ] && return 0
+		sleep 0.5
 		i=$((i + 1))
 	done
 	return 1
