@@ -1,6 +1,6 @@
 #!/bin/bash
 # ublk server vs dm-po2zone vs the raw namespace, on the same emulated npo2
-# ZNS namespace (QEMU, 4 KiB LBAs, 96 MiB zones = capacity, 16 zones):
+# ZNS namespace (QEMU, 4 KiB LBAs, 96 MiB zones = capacity, 42 zones):
 #   ublk  Debian's stock kernel, ublk_drv, `nvme-zns-npo2 map --ublk` (/dev/ublkbN)
 #   raw   stock kernel, fio io_uring_cmd on /dev/ngXnY (NVMe passthrough);
 #         random read only: stock 6.12 keeps a hidden namespace at 255 sectors
@@ -35,7 +35,7 @@ runtime=${UBLK_BENCH_RUNTIME:-10}
 diag=${UBLK_BENCH_DIAG:-1}
 out=${UBLK_BENCH_OUT:-build/bench/ublk-bench.txt}
 icount=${UBLK_BENCH_ICOUNT:-shift=3,sleep=on}
-ns=ctrl=0,nsid=1,size=1536M,lbas=4096,zoned=1,zsze=96M,zcap=96M
+ns=ctrl=0,nsid=1,size=4032M,lbas=4096,zoned=1,zsze=96M,zcap=96M
 mkdir -p build/bench build/vm-logs
 raw=build/bench/ublk-bench.raw
 
