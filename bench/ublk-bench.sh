@@ -200,6 +200,6 @@ fi | tee -a "$out"
 if [ -s build/bench/ublk-bench.diag ] && [ -z "${UBLK_BENCH_RAW:-}" ]; then
 	echo
 	echo "queue layout and per-I/O counts (build/bench/ublk-bench.diag):"
-	cat build/bench/ublk-bench.diag
+	awk '!seen[$0]++' build/bench/ublk-bench.diag
 fi | tee -a "$out"
 exit "$rc"
