@@ -1,0 +1,205 @@
+#!/bin/bash
+# ublk server vs dm-po2zone vs the raw namespace, on the same emulated npo2
+# ZNS namespace (QEMU, 4 KiB LBAs, 96 MiB zones = capacity, 42 zones):
+#   ublk  Debian's stock kernel, ublk_drv, `nvme-zns-npo2 map --ublk` (/dev/ublkbN)
+#   raw   stock kernel, fio io_uring_cmd on /dev/ngXnY (NVMe passthrough);
+#         random read only: stock 6.12 keeps a hidden namespace at 255 sectors
+#         per passthrough command, so 128 KiB writes fail there (EINVAL)
+#   dm    patched kernel (build/kernel/bzImage), dm-po2zone over /dev/nvmeXnY
+#   rawp  patched kernel, fio io_uring_cmd on /dev/ngXnY (the same namespace
+#         with the limits of a visible one: a check that both sessions compare)
+# fio: 4 KiB random read, iodepth 16, over zone 0 (written first), and
+# 128 KiB sequential write, iodepth 4, zonemode=zbd, zones 1.. (reset before
+# each run). Each round boots both kernels (order alternating), each session
+# runs its two devices in alternating order. Prints medians over rounds,
+# min-max spread, ratios (median of per-round ratios) and the targets:
+# ublk >= 70% of dm-po2zone's IOPS on random read, >= 80% of its bandwidth on
+# sequential write.
+#
+# usage: bench/ublk-bench.sh [BZIMAGE]   (default build/kernel/bzImage)
+# env:   UBLK_BENCH_ROUNDS (3), UBLK_BENCH_RUNTIME seconds per fio run (10),
+#        UBLK_BENCH_ICOUNT QEMU -icount options (shift=3,sleep=on: the
+#        shift of bench/dm-perf.sh, but an idle guest's clock runs at host
+#        speed while it waits for the emulated controller; "off": host
+#        time), UBLK_BENCH_DIAG (1: the last
+#        round also counts the server's syscalls under strace and the
+#        requests per I/O; 0: no), UBLK_BENCH_OUT (build/bench/ublk-bench.txt),
+#        UBLK_BENCH_RAW=FILE re-renders earlier raw results without a VM run.
+# Under TCG the absolute numbers mean little; compare the ratios.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+kernel=${1:-build/kernel/bzImage}
+rounds=${UBLK_BENCH_ROUNDS:-3}
+runtime=${UBLK_BENCH_RUNTIME:-10}
+diag=${UBLK_BENCH_DIAG:-1}
+out=${UBLK_BENCH_OUT:-build/bench/ublk-bench.txt}
+icount=${UBLK_BENCH_ICOUNT:-shift=3,sleep=on}
+ns=ctrl=0,nsid=1,size=4032M,lbas=4096,zoned=1,zsze=96M,zcap=96M
+mkdir -p build/bench build/vm-logs
+raw=build/bench/ublk-bench.raw
+
+if [ -n "${UBLK_BENCH_RAW:-}" ]; then
+	cp "$UBLK_BENCH_RAW" "$raw.in"
+	icount=re-rendered
+else
+	[ -f "$kernel" ] || { echo "ublk-bench: $kernel not found (run make kernel)" >&2; exit 1; }
+	[ -x build/nvme-zns-npo2 ] || { echo "ublk-bench: build/nvme-zns-npo2 not built (run make)" >&2; exit 1; }
+	strace=$(command -v strace || true)
+	[ -n "$strace" ] || diag=0
+	qpath=$PATH
+	if [ "$icount" != off ]; then
+		wrap=build/bench/qemu-icount-ublk
+		mkdir -p "$wrap"
+		real=$(command -v qemu-system-x86_64)
+		printf '#!/bin/sh\nexec %s -icount %s "$@"\n' "$real" "$icount" >"$wrap/qemu-system-x86_64"
+		chmod +x "$wrap/qemu-system-x86_64"
+		qpath=$PWD/$wrap:$PATH
+	fi
+	stamp=$(date +%Y%m%d-%H%M%S)
+	: >"$raw.in"
+	: >build/bench/ublk-bench.diag
+	: >"$raw.excluded"
+	# session KERNEL ROUND DIAG
+	session() {
+		local k=$1 r=$2 d=$3 name log adds=()
+		name=$([ "$k" = stock ] && echo stock || echo patched)
+		log=build/vm-logs/ublk-bench-$stamp-$name-$r.log
+		if [ "$d" = 1 ]; then
+			[ "$k" = stock ] && adds+=(--add "$strace")
+		fi
+		echo "ublk-bench: round $r/$rounds, $name kernel" >&2
+		PATH=$qpath STOCK_MODULES="configfs nvme-core:io_timeout=10 nvme null_blk:nr_devices=0 dm-mod" \
+			bash tests/vm/vm-run.sh --kernel "$k" --guest bench/ublk-bench-guest.sh \
+			--ns "$ns" --modules "ublk_drv" ${adds[@]+"${adds[@]}"} \
+			--append "UB_ROUND=$r UB_RUNTIME=$runtime UB_DIAG=$d nvme_core.io_timeout=10" \
+			--timeout $((300 + 30 * runtime)) --log "$log" --quiet ||
+			{ echo "ublk-bench: $name session of round $r failed, log $log" >&2; return 1; }
+		sed -n '/^### BEGIN ublk-bench/,/^### END ublk-bench/p' "$log" |
+			grep -E '^(ublk|ublkp|raw|dm|rawp) ' >>"$raw.in" ||
+			{ echo "ublk-bench: no results in $log" >&2; return 1; }
+		grep '^excluded ' "$log" >>"$raw.excluded" || true
+		grep -E '^# \[.*(ublk|dm-po2zone) ' "$log" | sed "s/^# \[[0-9.]*s\] /$name: /" | head -1 \
+			>>build/bench/ublk-bench.diag
+		sed -n '/^### BEGIN ublk-diag/,/^### END ublk-diag/p' "$log" | grep '^diag ' |
+			sed "s/^/$name: /" >>build/bench/ublk-bench.diag || true
+	}
+	for r in $(seq 1 "$rounds"); do
+		d=0
+		[ "$r" = "$rounds" ] && d=$diag
+		if [ $((r % 2)) = 1 ]; then
+			session stock "$r" "$d"; session "$kernel" "$r" "$d"
+		else
+			session "$kernel" "$r" "$d"; session stock "$r" "$d"
+		fi
+	done
+fi
+cp "$raw.in" "$raw"
+
+python3 - "$raw" "$rounds" "$runtime" "$icount" <<'PY' | tee "$out"
+import statistics, sys
+path, rounds, runtime, icount = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4]
+v = {}   # (dev, workload) -> {round: (iops, bw_kib, busy, all, srv)}
+bad = 0
+for line in open(path):
+    f = line.split()
+    dev, w, r = f[0], f[1], int(f[2])
+    iops, bw, busy, allt, srv = (int(x) for x in f[3:8])
+    ms = int(f[8]) if len(f) > 8 else int(runtime) * 1000
+    if iops <= 0:
+        print(f"no result for {dev} {w} round {r}")
+        bad = 1
+        continue
+    v.setdefault((dev, w), {})[r] = (iops, bw, busy, allt, srv, ms)
+
+def col(dev, w, i):
+    return [x[i] for x in v.get((dev, w), {}).values()]
+
+def cell(dev, w, i, fmt):
+    xs = col(dev, w, i)
+    if not xs:
+        return "n/a"
+    m = statistics.median(xs)
+    return f"{fmt(m)} ({fmt(min(xs))}-{fmt(max(xs))})"
+
+def ratio(a, b, w, i):
+    xs = [v[(a, w)][r][i] / v[(b, w)][r][i] for r in v.get((a, w), {}) if r in v.get((b, w), {})]
+    if not xs:
+        return None, "n/a"
+    m = statistics.median(xs)
+    return m, f"{m:.2f} ({min(xs):.2f}-{max(xs):.2f})"
+
+# guest CPU per I/O: busy ticks (1/100 s) over the run / I/Os in the run
+def cpu_us(dev, w):
+    xs = []
+    for x in v.get((dev, w), {}).values():
+        ios = x[0] * x[5] / 1000.0
+        xs.append(x[2] * 10000.0 / ios)
+    return f"{statistics.median(xs):.0f}" if xs else "n/a"
+
+clock = {"off": "host time", "re-rendered": "re-rendered results"}.get(icount, f"-icount {icount} (guest time counts instructions)")
+print(f"ublk vs dm-po2zone vs raw io_uring_cmd: fio, npo2 ZNS namespace 96 MiB zones (QEMU),")
+print(f"{len({r for d in v.values() for r in d})} rounds x {runtime} s per run, QEMU TCG, {clock};")
+print("median over rounds (min-max); ratios: median of per-round ratios (min-max)")
+print()
+print("| workload | ublk (stock) | dm-po2zone (patched) | ublk (patched) | raw ngXnY (stock) | raw ngXnY (patched) |")
+print("|---|---:|---:|---:|---:|---:|")
+rows = (("randread", "4k qd16 IOPS", 0, lambda x: f"{x:.0f}"),
+        ("seqwrite", "128k qd4 MiB/s", 1, lambda x: f"{x / 1024:.1f}"))
+for w, label, i, fmt in rows:
+    print(f"| {w} {label} | {cell('ublk', w, i, fmt)} | {cell('dm', w, i, fmt)} | "
+          f"{cell('ublkp', w, i, fmt)} | {cell('raw', w, i, fmt)} | {cell('rawp', w, i, fmt)} |")
+print()
+print("| ratio | randread IOPS | seqwrite bandwidth |")
+print("|---|---:|---:|")
+pairs = (("ublk (stock) / dm-po2zone (patched): the target", "ublk", "dm"),
+         ("ublk (patched) / dm-po2zone (patched): one kernel, one session", "ublkp", "dm"),
+         ("ublk (stock) / raw (stock)", "ublk", "raw"),
+         ("dm-po2zone / raw (patched)", "dm", "rawp"),
+         ("ublk (patched) / raw (patched)", "ublkp", "rawp"),
+         ("raw (stock) / raw (patched): the two kernels", "raw", "rawp"))
+verdict = []
+for name, a, b in pairs:
+    print(f"| {name} | {ratio(a, b, 'randread', 0)[1]} | {ratio(a, b, 'seqwrite', 1)[1]} |")
+for w, label, i, fmt in rows:
+    m, _ = ratio("ublk", "dm", w, i)
+    target = 0.70 if w == "randread" else 0.80
+    what = "IOPS" if w == "randread" else "bandwidth"
+    if m is None:
+        verdict.append(f"{w}: no ratio")
+        bad = 1
+    else:
+        verdict.append(f"{w} {what} ublk (stock) / dm-po2zone {m:.2f} (target >= {target:.2f}): "
+                       + ("MET" if m >= target else "MISS"))
+    mp, _ = ratio("ublkp", "dm", w, i)
+    if mp is not None:
+        verdict.append(f"{w} {what} ublk (patched) / dm-po2zone {mp:.2f} (same kernel; target >= {target:.2f}): "
+                       + ("MET" if mp >= target else "MISS"))
+print()
+print("guest CPU busy per I/O, us of guest time (median; both vCPUs, /proc/stat):")
+print("| workload | ublk (stock) | dm-po2zone | ublk (patched) | raw (stock) | raw (patched) |")
+print("|---|---:|---:|---:|---:|---:|")
+for w, *_ in rows:
+    print(f"| {w} | {cpu_us('ublk', w)} | {cpu_us('dm', w)} | {cpu_us('ublkp', w)} | {cpu_us('raw', w)} | {cpu_us('rawp', w)} |")
+for dev, name in (("ublk", "stock"), ("ublkp", "patched")):
+    sh = [f"{w} {statistics.median(xs):.2f}" for w in ("randread", "seqwrite")
+          for xs in [[x[4] / x[2] for x in v.get((dev, w), {}).values() if x[2]]] if xs]
+    if sh:
+        print(f"ublk server's share of the busy guest CPU ({name} kernel): " + ", ".join(sh))
+print()
+for x in verdict:
+    print("target " + x)
+sys.exit(bad)
+PY
+rc=${PIPESTATUS[0]}
+if [ -s "$raw.excluded" ]; then
+	echo
+	echo "runs excluded (the emulated controller left commands unanswered until the driver's 10 s timeout):"
+	sed 's/^excluded /  /' "$raw.excluded"
+fi | tee -a "$out"
+if [ -s build/bench/ublk-bench.diag ] && [ -z "${UBLK_BENCH_RAW:-}" ]; then
+	echo
+	echo "queue layout and per-I/O counts (build/bench/ublk-bench.diag):"
+	awk '!seen[$0]++' build/bench/ublk-bench.diag
+fi | tee -a "$out"
+exit "$rc"
