@@ -68,7 +68,7 @@ say() { echo "check-series: $*"; }
 	{ bash scripts/kernel-build.sh || die "make kernel failed"; }
 
 export KBUILD_BUILD_TIMESTAMP=6.12.117 KBUILD_BUILD_USER=zns-npo2 KBUILD_BUILD_HOST=qemu
-export KCONFIG_NOTIMESTAMP=1
+export KCONFIG_NOTIMESTAMP=1 CCACHE_BASEDIR=$ROOT
 # never let git find the project repository above the check tree
 export GIT_CEILING_DIRECTORIES=$OUT
 export GIT_AUTHOR_NAME=kernel-check GIT_AUTHOR_EMAIL=kernel-check@localhost
