@@ -228,7 +228,7 @@ if [ -n "$d" ] && [ -b "/dev/$d" ]; then
 	fio_ok "smaller last zone: libaio iodepth 16, 16 KiB writes fill its 4 MiB, verify" \
 		--filename="/dev/$d" --ioengine=libaio --iodepth=16 --rw=write --bs=16k \
 		--offset=$((lz * 512)) --size=$((lcap * 512))
-	expect_eq "last zone full on the backing device" "$(zone "$nbl" 8)" "14 $ZS"
+	expect_eq "last zone full on the backing device (its write pointer at its 4 MiB end)" "$(zone "$nbl" 8)" "14 $lcap"
 	expect_err_io() { zonectl write "/dev/$d" "$lz" 4096 1 >/dev/null 2>&1 && echo written || echo refused; }
 	expect_eq "write to the full last zone refused" "$(expect_err_io)" refused
 	expect_ok "reset the last zone through the host" zonectl reset "/dev/$d" "$lz" "$lcap"
