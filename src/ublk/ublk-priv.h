@@ -8,7 +8,17 @@
 #include <stdatomic.h>
 #include <syslog.h>
 
-#include "ublk_cmd.h"	/* generated at build time (scripts/ublk-uapi.sh) */
+/*
+ * The zns-npo2 build generates ublk_cmd.h (scripts/ublk-uapi.sh: the system's
+ * header when it is new enough, else the 6.12 kernel source's); a build
+ * without that step (nvme-cli's, from the upstream plugin patch) uses the
+ * system's header, checked below.
+ */
+#if __has_include("ublk_cmd.h")
+#include "ublk_cmd.h"
+#else
+#include <linux/ublk_cmd.h>
+#endif
 #include "ublk-map.h"
 
 #if !defined(UBLK_F_ZONED) || !defined(UBLK_U_CMD_GET_FEATURES) || !defined(UBLK_IO_OP_REPORT_ZONES)
