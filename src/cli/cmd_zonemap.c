@@ -7,7 +7,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <inttypes.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
@@ -290,15 +290,9 @@ int znp_cmd_zonemap(const struct znp_cli *cli, const struct znp_opts *o,
 		znp_cli_err(cli, path, "invalid --color '%s': auto, always or never", o->color);
 		return ZNP_EXIT_USAGE;
 	}
-	ret = znp_cli_open_dev(cli, o, ZNP_CLI_DEFER_CAP, true, &dev);
+	ret = znp_cli_open_report(cli, o, &dev);
 	if (ret)
 		return ret;
-	if (o->start_lba >= dev->geom.nlbas) {
-		znp_cli_err(cli, path, "start LBA 0x%" PRIx64 " is past the end (0x%" PRIx64
-			    " LBAs)", o->start_lba, dev->geom.nlbas);
-		ret = ZNP_EXIT_USAGE;
-		goto out_close;
-	}
 	if (o->padding) {
 		if (find_padding(cli, dev, &pad, &h) && mapping_padding(dev, &pad, &h)) {
 			znp_cli_err(cli, path, "--padding: not a power-of-2 mapping, and none "
