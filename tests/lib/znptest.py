@@ -78,16 +78,17 @@ def read_trace(trace):
 
 
 class Run:
-    """One run of binary under the emulator in root: rc, out, err (text) and
-    cmds, the commands that reached the emulated device."""
+    """One run of binary under the emulator in root (env: more variables):
+    rc, out, err (text) and cmds, the commands that reached the emulated
+    device."""
     timeout = 120
 
-    def __init__(self, binary, emu, root, args, stdin=None):
+    def __init__(self, binary, emu, root, args, stdin=None, env=None):
         self.args = args
         trace = os.path.join(root, 'trace')
         if os.path.exists(trace):
             os.unlink(trace)
-        self.execute([binary] + args, root, emu_env(emu, root, trace), stdin)
+        self.execute([binary] + args, root, dict(emu_env(emu, root, trace), **(env or {})), stdin)
         self.cmds = read_trace(trace)
 
     def execute(self, argv, root, env, stdin):
