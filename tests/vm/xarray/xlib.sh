@@ -116,16 +116,3 @@ fio_ok() {
 	expect_eq "$1: every fio job did I/O without errors" "$bad" ""
 	expect_eq "$1: fio reported every job" "$(grep -c ';' "$2")" "${3:-?}"
 }
-
-# mk_nullb NAME ATTR=VALUE...: a null_blk device made through configfs
-# (6.12 names it after the directory); prints its name
-mk_nullb() {
-	local name=$1 d=/sys/kernel/config/nullb/$1 kv
-	shift
-	mkdir "$d" || return 1
-	for kv in "$@"; do
-		echo "${kv#*=}" >"$d/${kv%%=*}" || return 1
-	done
-	echo 1 >"$d/power" 2>/dev/null || return 1
-	if [ -b "/dev/$name" ]; then echo "$name"; else echo "nullb$(cat "$d/index")"; fi
-}
