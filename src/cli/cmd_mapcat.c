@@ -93,24 +93,9 @@ static void join(char *buf, size_t size, const char *first, size_t stride, unsig
 		len += snprintf(buf + len, size - len, "%s%s", i ? " " : "", first + i * stride);
 }
 
-int znp_map_concat(const struct znp_cli *cli, const struct znp_opts *o, struct znp_print *p)
+/* --persist and --name rules of a concatenation, and its UUID; 0 or an exit code. */
+static int cat_args(const struct znp_cli *cli, const struct znp_opts *o, char *uuid, size_t size)
 {
-	struct map_ctx m = { .cli = cli, .o = o, .p = p, .name = o->name };
-	char uuid[ZNP_DM_UUID_MAX], line[PATH_MAX + 64], dmk[32];
-	char table[CAT_MAX * (PATH_MAX + 64)], devices[CAT_MAX * PATH_MAX];
-	char backings[CAT_MAX * (PATH_MAX + 1)];
-	struct znp_dm_create_req req = { 0 };
-	struct znp_dm_info info;
-	struct znp_geom geom;
-	struct cat c = { 0 };
-	uint64_t start = 0;
-	char target[ZNP_DM_TARGET_MAX];
-	uint32_t ver[3];
-	bool dm_usable;
-	size_t tl = 0;
-	unsigned int i;
-	int ret;
-
 	if (o->persist) {
 		znp_cli_err(cli, "map", "--persist records one device per mapping: map several "
 			    "devices without it");
@@ -120,10 +105,106 @@ int znp_map_concat(const struct znp_cli *cli, const struct znp_opts *o, struct z
 		znp_cli_err(cli, "map", "mapping several devices needs --name");
 		return ZNP_EXIT_USAGE;
 	}
-	if (snprintf(uuid, sizeof(uuid), ZNP_DM_UUID_PREFIX "cat:%s", o->name) >= (int)sizeof(uuid)) {
+	if (snprintf(uuid, size, ZNP_DM_UUID_PREFIX "cat:%s", o->name) >= (int)size) {
 		znp_cli_err(cli, "map", "--name '%s' is too long", o->name);
 		return ZNP_EXIT_USAGE;
 	}
+	return 0;
+}
+
+/*
+ * One po2zone target per device, back to back, into c->t and the table text;
+ * *end is the mapping's length in sectors. 0 or an exit code (reported).
+ */
+static int cat_plan(struct map_ctx *m, struct cat *c, const char *uuid, const char *target,
+		    bool dm_usable, char *table, size_t size, uint64_t *end)
+{
+	char line[PATH_MAX + 64];
+	uint64_t start = 0;
+	size_t tl = 0;
+	unsigned int i;
+	int ret;
+
+	for (i = 0; i < c->n; i++) {
+		const struct znp_dev *d = c->dev[i];
+		const char *kname = znp_dev_is_nvme(d) ? d->ns.blk_name : d->name;
+		const char *arg = m->o->args[i];
+
+		m->err[0] = '\0';
+		ret = znp_map_check_free(m, kname, uuid, c->backing[i], dm_usable);
+		if (ret) {
+			znp_cli_err(m->cli, arg, "%s", m->err);
+			return ret;
+		}
+		c->t[i].start = start;
+		if (znp_dm_table_len(&d->geom, &c->t[i].len) ||
+		    c->t[i].len > UINT64_MAX - start) {
+			znp_cli_err(m->cli, arg, "mapped size does not fit 64 bits");
+			return ZNP_EXIT_UNSUITABLE;
+		}
+		start += c->t[i].len;
+		znp_strlcpy(c->t[i].target, target, sizeof(c->t[i].target));
+		if (znp_strlcpy(c->t[i].dev, c->backing[i], sizeof(c->t[i].dev))) {
+			znp_cli_err(m->cli, arg, "device path too long for a table: %s",
+				    c->backing[i]);
+			return ZNP_EXIT_UNSUITABLE;
+		}
+		znp_dm_table_format(line, sizeof(line), &c->t[i]);
+		tl += snprintf(table + tl, size - tl, "%s%s", i ? "\n" : "", line);
+	}
+	*end = start;
+	return 0;
+}
+
+/* The mapped device's geometry: the first device's, with every device's zones. */
+static void cat_geom(const struct cat *c, struct znp_geom *geom)
+{
+	*geom = c->dev[0]->geom;
+	geom->nr_zones = 0;
+	geom->nlbas = 0;
+	for (unsigned int i = 0; i < c->n; i++) {
+		geom->nr_zones += c->dev[i]->geom.nr_zones;
+		geom->nlbas += c->dev[i]->geom.nlbas;
+	}
+}
+
+/* Create the device of the plan; 0 or an exit code (reported). */
+static int cat_create(const struct map_ctx *m, const struct cat *c, const char *uuid,
+		      struct znp_dm_info *info)
+{
+	struct znp_dm_create_req req = {
+		.name = m->o->name, .uuid = uuid, .table = c->t[0],
+		.more = &c->t[1], .nr_more = c->n - 1,
+	};
+	int ret = znp_dm_create(&req, info);
+
+	if (!ret)
+		return 0;
+	znp_cli_err(m->cli, "map", "cannot create %s: %s%s%s", m->o->name,
+		    ret == -EEXIST ? "name or UUID in use" : znp_strerror(ret),
+		    *znp_dm_last_error() ? ": " : "", znp_dm_last_error());
+	return ret == -EEXIST || ret == -EBUSY ? ZNP_EXIT_REFUSED : ZNP_EXIT_FAILED;
+}
+
+int znp_map_concat(const struct znp_cli *cli, const struct znp_opts *o, struct znp_print *p)
+{
+	struct map_ctx m = { .cli = cli, .o = o, .p = p, .name = o->name };
+	char uuid[ZNP_DM_UUID_MAX], dmk[32];
+	char table[CAT_MAX * (PATH_MAX + 64)], devices[CAT_MAX * PATH_MAX];
+	char backings[CAT_MAX * (PATH_MAX + 1)];
+	char target[ZNP_DM_TARGET_MAX];
+	struct znp_dm_info info;
+	struct znp_geom geom;
+	struct cat c = { 0 };
+	uint64_t len = 0;
+	uint32_t ver[3];
+	bool dm_usable;
+	unsigned int i;
+	int ret;
+
+	ret = cat_args(cli, o, uuid, sizeof(uuid));
+	if (ret)
+		return ret;
 	ret = cat_open(&m, &c);
 	if (ret)
 		goto out;
@@ -139,34 +220,9 @@ int znp_map_concat(const struct znp_cli *cli, const struct znp_opts *o, struct z
 		fprintf(cli->err, "%s: map: note: %s\n", cli->prog, m.err);
 		znp_strlcpy(target, "po2zone", sizeof(target));
 	}
-	for (i = 0; i < c.n; i++) {
-		const struct znp_dev *d = c.dev[i];
-		const char *kname = znp_dev_is_nvme(d) ? d->ns.blk_name : d->name;
-
-		m.err[0] = '\0';
-		ret = znp_map_check_free(&m, kname, uuid, c.backing[i], dm_usable);
-		if (ret) {
-			znp_cli_err(cli, o->args[i], "%s", m.err);
-			goto out;
-		}
-		c.t[i].start = start;
-		if (znp_dm_table_len(&d->geom, &c.t[i].len) ||
-		    c.t[i].len > UINT64_MAX - start) {
-			znp_cli_err(cli, o->args[i], "mapped size does not fit 64 bits");
-			ret = ZNP_EXIT_UNSUITABLE;
-			goto out;
-		}
-		start += c.t[i].len;
-		znp_strlcpy(c.t[i].target, target, sizeof(c.t[i].target));
-		if (znp_strlcpy(c.t[i].dev, c.backing[i], sizeof(c.t[i].dev))) {
-			znp_cli_err(cli, o->args[i], "device path too long for a table: %s",
-				    c.backing[i]);
-			ret = ZNP_EXIT_UNSUITABLE;
-			goto out;
-		}
-		znp_dm_table_format(line, sizeof(line), &c.t[i]);
-		tl += snprintf(table + tl, sizeof(table) - tl, "%s%s", i ? "\n" : "", line);
-	}
+	ret = cat_plan(&m, &c, uuid, target, dm_usable, table, sizeof(table), &len);
+	if (ret)
+		goto out;
 	if (dm_usable && !znp_dm_get(o->name, &info)) {
 		znp_cli_err(cli, "map", "a device-mapper device named %s exists already "
 			    "(choose another name with --name)", o->name);
@@ -174,13 +230,7 @@ int znp_map_concat(const struct znp_cli *cli, const struct znp_opts *o, struct z
 		goto out;
 	}
 
-	geom = c.dev[0]->geom;
-	geom.nr_zones = 0;
-	geom.nlbas = 0;
-	for (i = 0; i < c.n; i++) {
-		geom.nr_zones += c.dev[i]->geom.nr_zones;
-		geom.nlbas += c.dev[i]->geom.nlbas;
-	}
+	cat_geom(&c, &geom);
 	devices[0] = '\0';
 	for (i = 0; i < c.n; i++)
 		snprintf(devices + strlen(devices), sizeof(devices) - strlen(devices), "%s%s",
@@ -189,24 +239,14 @@ int znp_map_concat(const struct znp_cli *cli, const struct znp_opts *o, struct z
 
 	struct znp_map_view v = {
 		.device = devices, .backing = backings, .geom = &geom, .name = o->name,
-		.uuid = uuid, .target = target, .table = table, .table_len = start,
+		.uuid = uuid, .target = target, .table = table, .table_len = len,
 		.dry_run = o->dry_run, .config = znp_map_config(o),
 	};
 
 	if (!o->dry_run) {
-		req.name = o->name;
-		req.uuid = uuid;
-		req.table = c.t[0];
-		req.more = &c.t[1];
-		req.nr_more = c.n - 1;
-		ret = znp_dm_create(&req, &info);
-		if (ret) {
-			znp_cli_err(cli, "map", "cannot create %s: %s%s%s", o->name,
-				    ret == -EEXIST ? "name or UUID in use" : znp_strerror(ret),
-				    *znp_dm_last_error() ? ": " : "", znp_dm_last_error());
-			ret = ret == -EEXIST || ret == -EBUSY ? ZNP_EXIT_REFUSED : ZNP_EXIT_FAILED;
+		ret = cat_create(&m, &c, uuid, &info);
+		if (ret)
 			goto out;
-		}
 		snprintf(dmk, sizeof(dmk), "dm-%" PRIu32, info.minor);
 		v.dm_kname = dmk;
 	}
