@@ -90,8 +90,9 @@ check_views() {
 	expect_eq "$label: nvme list" "$got" "$exp"
 	[ "$got" = "$exp" ] ||
 		vm_log "disks (name=nsid): $(grep -H . /sys/block/nvme*/nsid | sed 's|/sys/block/||; s|/nsid||' | tr '\n' ' ')"
-	expect_eq "$label: nvme-zns-npo2 list (zoned namespaces)" "$(znp_ns "$ser")" \
-		"$(echo "$want" | awk '$3 > 0 { print $1, $3 }')"
+	got=$(znp_ns "$ser") exp=$(echo "$want" | awk '$3 > 0 { print $1, $3 }')
+	expect_eq "$label: nvme-zns-npo2 list (zoned namespaces)" "$got" "$exp"
+	[ "$got" = "$exp" ] || vm_log "$ZNP list: $($ZNP list -o json 2>&1 | tr -d '\n')"
 }
 
 # settle CTRL EXPECTED [SEC]: wait until the kernel's view of CTRL is
