@@ -10,7 +10,7 @@
 # with their sizes and zone sizes, the subsystem's head disks in /sys/block
 # and /dev, `nvme list` and `nvme-zns-npo2 list`; fio must still run. At
 # the end fio's jobs have no error, the fio disks kept their names, and
-# dmesg has no warning or lockdep report.
+# dmesg has no I/O timeout, controller reset, warning or lockdep report.
 . /vm/guest/xlib.sh
 SER=znsnpo2-c0
 NQN=nqn.2019-08.org.qemu:znsnpo2-s0
@@ -24,7 +24,11 @@ done
 C=$(vm_ctrl 0)
 [ -n "$C" ] || { not_ok "QEMU controller 0 found"; exit 0; }
 CNTLID=$(cat "/sys/class/nvme/$C/cntlid" 2>/dev/null)
-expect_eq "$C is in the QEMU subsystem" "$(cat "/sys/class/nvme/$C/subsysnqn")" "$NQN"
+# without an nvme-subsys (vm-run.sh --subsys 0) QEMU refuses Namespace
+# Attachment: nothing below could pass
+q=$(cat "/sys/class/nvme/$C/subsysnqn")
+[ "$q" = "$NQN" ] || { not_ok "$C is in the QEMU subsystem $NQN" "it is in $q"; exit 0; }
+ok "$C is in the QEMU subsystem"
 case "$CNTLID" in
 '' | *[!0-9]*) not_ok "controller ID of $C" "'$CNTLID'"; exit 0 ;;
 esac
@@ -123,10 +127,12 @@ names0=$(awk -v s=" $STAY " '$1 == "H" && index(s, " " $2 " ") { print $2, $3 }'
 expect_eq "head disks of the fio NSIDs" "$(echo "$names0" | awk '{ printf "%s ", $1 }')" "$STAY "
 
 # ---- fio on the namespaces that stay attached ------------------------------
-# Synchronous I/O: with io_uring at iodepth 4, QEMU 7.2 (TCG) stops
-# completing the I/O of a queue after some 70-180 attach/detach commands
-# (I/O timeouts, aborts, a controller reset), with Debian's stock 6.12
-# kernel as well; psync at depth 1 runs through 250 commands without one.
+# Synchronous I/O, one command a job in flight: with io_uring at depth 4
+# one I/O queue of the QEMU 7.2 controller stops completing commands,
+# sometimes after a dozen attach/detach commands, sometimes after 180 or
+# never (I/O timeouts, aborts that find nothing, a controller reset), with
+# this kernel and with Debian's stock 6.12 alike; the check at the end
+# catches it should psync ever meet it too.
 jobs=
 for n in $STAY; do
 	jobs="$jobs --name=ns$n --filename=/dev/$(echo "$names0" | awk -v n="$n" '$1 == n { print $2 }')"
