@@ -13,12 +13,8 @@ n4k=$(arg n4k) n1m=$(arg n1m) rounds=$(arg rounds) qd=$(arg qd)
 : "${n4k:=20000}" "${n1m:=2000}" "${rounds:=3}" "${qd:=64}"
 SIZE_MB=4096
 
-nb=/sys/kernel/config/nullb/dnb
-mkdir "$nb" && echo $SIZE_MB >"$nb/size" && echo 4096 >"$nb/blocksize" &&
-	echo 1 >"$nb/memory_backed" && echo 1 >"$nb/discard" && echo 1 >"$nb/power" ||
+DEV=/dev/$(mk_nullb dnb size=$SIZE_MB blocksize=4096 memory_backed=1 discard=1) ||
 	{ not_ok "memory-backed null_blk with discard"; exit 0; }
-DEV=/dev/dnb
-[ -b $DEV ] || DEV=/dev/nullb$(cat "$nb/index")
 Q=/sys/block/${DEV#/dev/}/queue
 expect_eq "null_blk $DEV accepts discards" "$([ "$(cat $Q/discard_max_bytes)" -gt 0 ] && echo yes)" yes
 # write-back throttling caps discards in flight: off, for every method alike

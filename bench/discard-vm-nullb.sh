@@ -18,15 +18,9 @@ n4k=${DNB_N4K:-20000} n1m=${DNB_N1M:-2000} rounds=${DNB_ROUNDS:-3} qd=${DNB_QD:-
 icount=${DNB_ICOUNT:-1}
 out=build/bench
 mkdir -p "$out" build/vm-logs
+. bench/icount.sh
 qpath=$PATH
-if [ "$icount" = 1 ]; then
-	mkdir -p "$out/qemu-icount"
-	real=$(command -v qemu-system-x86_64)
-	printf '#!/bin/sh\nexec %s "$@" -icount shift=1,sleep=off\n' "$real" \
-		>"$out/qemu-icount/qemu-system-x86_64"
-	chmod +x "$out/qemu-icount/qemu-system-x86_64"
-	qpath=$PWD/$out/qemu-icount:$PATH
-fi
+[ "$icount" != 1 ] || qpath=$(icount_path "$out/qemu-icount" shift=1,sleep=off)
 bash scripts/kernel-build.sh
 gcc -static -O2 -Wall -o "$out/discard-helper.static" bench/discard-helper.c
 log=build/vm-logs/discard-vm-nullb.log

@@ -34,14 +34,8 @@ else
 # work per I/O and not how much CPU the busy host lends the emulator.
 # DM_PERF_ICOUNT=off measures in host time instead.
 icount=${DM_PERF_ICOUNT:-shift=3,sleep=off}
-if [ "$icount" != off ]; then
-	wrap=build/bench/qemu-icount
-	mkdir -p "$wrap"
-	real=$(command -v qemu-system-x86_64)
-	printf '#!/bin/sh\nexec %s -icount %s "$@"\n' "$real" "$icount" >"$wrap/qemu-system-x86_64"
-	chmod +x "$wrap/qemu-system-x86_64"
-	PATH=$PWD/$wrap:$PATH
-fi
+. bench/icount.sh
+PATH=$(icount_path build/bench/qemu-icount "$icount")
 tests/vm/vm-run.sh --kernel "$kernel" --guest tests/vm/patched-dm/perf.sh \
 	--ns ctrl=0,nsid=1,size=64M,lbas=4096 \
 	--append "null_blk.nr_devices=0 DM_PERF_ROUNDS=$rounds DM_PERF_RUNTIME=$runtime" \

@@ -11,13 +11,8 @@ ios=$(tr ' ' '\n' </proc/cmdline | sed -n 's/^kperf.io=//p')
 : "${reps:=5}" "${ios:=64M}"
 NR_ZONES=96 # both devices get the same number of zones
 
-mkdev() { # NAME ZONE_MB: non-memory-backed zoned null_blk, prints nullbN
-	local d=/sys/kernel/config/nullb/$1
-	mkdir "$d" || return 1
-	echo 1 >"$d/zoned"; echo "$2" >"$d/zone_size"; echo $(($2 * NR_ZONES)) >"$d/size"
-	echo 4096 >"$d/blocksize"
-	echo 1 >"$d/power" || return 1
-	if [ -b "/dev/$1" ]; then echo "$1"; else echo "nullb$(cat "$d/index")"; fi
+mkdev() { # NAME ZONE_MB: non-memory-backed zoned null_blk, prints its disk name
+	mk_nullb "$1" zoned=1 zone_size="$2" size=$(($2 * NR_ZONES)) blocksize=4096
 }
 
 runfio() { # DEV RW QD: prints IOPS

@@ -24,15 +24,9 @@ io=${KPERF_IO:-64M}
 icount=${KPERF_ICOUNT:-1}
 out=build/bench
 mkdir -p "$out" build/vm-patched build/vm-logs
+. bench/icount.sh
 qpath=$PATH
-if [ "$icount" = 1 ]; then
-	mkdir -p "$out/qemu-icount"
-	real=$(command -v qemu-system-x86_64)
-	printf '#!/bin/sh\nexec %s "$@" -icount shift=1,sleep=off\n' "$real" \
-		>"$out/qemu-icount/qemu-system-x86_64"
-	chmod +x "$out/qemu-icount/qemu-system-x86_64"
-	qpath=$PWD/$out/qemu-icount:$PATH
-fi
+[ "$icount" != 1 ] || qpath=$(icount_path "$out/qemu-icount" shift=1,sleep=off)
 
 bash scripts/kernel-build.sh
 bash scripts/kernel-build.sh --base

@@ -24,15 +24,9 @@ rounds=${KXA_ROUNDS:-2} reps=${KXA_REPS:-3} rt=${KXA_RUNTIME:-5} nns=${KXA_NS:-3
 icount=${KXA_ICOUNT:-1}
 out=build/bench
 mkdir -p "$out" build/vm-logs
+. bench/icount.sh
 qpath=$PATH
-if [ "$icount" = 1 ]; then
-	mkdir -p "$out/qemu-icount"
-	real=$(command -v qemu-system-x86_64)
-	printf '#!/bin/sh\nexec %s "$@" -icount shift=1,sleep=off\n' "$real" \
-		>"$out/qemu-icount/qemu-system-x86_64"
-	chmod +x "$out/qemu-icount/qemu-system-x86_64"
-	qpath=$PWD/$out/qemu-icount:$PATH
-fi
+[ "$icount" != 1 ] || qpath=$(icount_path "$out/qemu-icount" shift=1,sleep=off)
 
 report_only=${KXA_REPORT_ONLY:-0}
 if [ "$report_only" != 1 ]; then

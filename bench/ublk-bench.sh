@@ -47,15 +47,8 @@ else
 	[ -x build/nvme-zns-npo2 ] || { echo "ublk-bench: build/nvme-zns-npo2 not built (run make)" >&2; exit 1; }
 	strace=$(command -v strace || true)
 	[ -n "$strace" ] || diag=0
-	qpath=$PATH
-	if [ "$icount" != off ]; then
-		wrap=build/bench/qemu-icount-ublk
-		mkdir -p "$wrap"
-		real=$(command -v qemu-system-x86_64)
-		printf '#!/bin/sh\nexec %s -icount %s "$@"\n' "$real" "$icount" >"$wrap/qemu-system-x86_64"
-		chmod +x "$wrap/qemu-system-x86_64"
-		qpath=$PWD/$wrap:$PATH
-	fi
+	. bench/icount.sh
+	qpath=$(icount_path build/bench/qemu-icount-ublk "$icount")
 	stamp=$(date +%Y%m%d-%H%M%S)
 	: >"$raw.in"
 	: >build/bench/ublk-bench.diag

@@ -44,27 +44,8 @@ for arg in "$@"; do
 	esac
 done
 
-# Write deb-src entries mirroring every deb entry of the system's apt sources.
-derive_deb_src() {
-	local dir=$1 f
-	mkdir -p "$dir"
-	: >"$dir/deb-src.sources"
-	for f in /etc/apt/sources.list.d/*.sources; do
-		[ -f "$f" ] || continue
-		grep -q '^Types:.*\bdeb\b' "$f" || continue
-		sed 's/^Types:.*/Types: deb-src/' "$f" >>"$dir/deb-src.sources"
-		echo >>"$dir/deb-src.sources"
-	done
-	: >"$dir/deb-src.list"
-	for f in /etc/apt/sources.list /etc/apt/sources.list.d/*.list; do
-		[ -f "$f" ] || continue
-		sed -n 's/^[[:space:]]*deb[[:space:]]/deb-src /p' "$f" >>"$dir/deb-src.list"
-	done
-	[ -s "$dir/deb-src.sources" ] || [ -s "$dir/deb-src.list" ] || {
-		echo "build-nvme-cli: no deb entries in /etc/apt to derive deb-src from" >&2
-		exit 1
-	}
-}
+# shellcheck source=scripts/debsrc.sh
+. scripts/debsrc.sh
 
 fetch_debian_source() {
 	local apt=$out/apt dl=$out/dl
@@ -78,17 +59,12 @@ fetch_debian_source() {
 		echo "build-nvme-cli: dpkg-source missing (install dpkg-dev: make deps)" >&2
 		exit 1
 	}
-	derive_deb_src "$apt/sources.d"
+	znp_debsrc_derive "$apt/sources.d" build-nvme-cli
 	mkdir -p "$apt/lists/partial" "$dl"
-	local aptopts=(
-		-o Dir::Etc::SourceList=/dev/null
-		-o Dir::Etc::SourceParts="$apt/sources.d"
-		-o Dir::State::Lists="$apt/lists"
-		-o Dir::Cache::pkgcache= -o Dir::Cache::srcpkgcache=
-		-o APT::Sandbox::User=root
-	)
-	apt-get -q "${aptopts[@]}" update >&2
-	(cd "$dl" && apt-get -q "${aptopts[@]}" source nvme-cli >&2)
+	local -a znp_aptopts
+	znp_debsrc_aptopts "$apt"
+	apt-get -q "${znp_aptopts[@]}" update >&2
+	(cd "$dl" && apt-get -q "${znp_aptopts[@]}" source nvme-cli >&2)
 	find "$dl" -mindepth 1 -maxdepth 1 -type d -name 'nvme-cli-*' | head -n1
 }
 

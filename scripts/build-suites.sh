@@ -77,27 +77,19 @@ echo "build-suites: building $(basename "$bt") and $(basename "$zf") (log $log)"
 } >"$log" 2>&1 || { tail -20 "$log" >&2; die "build failed"; }
 cd "$ROOT"
 
-# Debian's util-linux source (apt-get source through a private apt
-# configuration whose deb-src entries mirror the system's deb entries, as
-# scripts/build-nvme-cli.sh does), patched, only blkzone built
+# Debian's util-linux source (apt-get source through the private apt
+# configuration of scripts/debsrc.sh), patched, only blkzone built
 ul=$out/util-linux
 if [ ! -x "$out/blkzone-npo2/blkzone" ]; then
 	rm -rf "$ul"
-	mkdir -p "$ul/apt/sources.d" "$ul/apt/lists/partial" "$ul/dl"
-	for f in /etc/apt/sources.list.d/*.sources; do
-		[ -f "$f" ] && grep -q '^Types:.*\bdeb\b' "$f" || continue
-		sed 's/^Types:.*/Types: deb-src/' "$f" >>"$ul/apt/sources.d/deb-src.sources"
-		echo >>"$ul/apt/sources.d/deb-src.sources"
-	done
-	for f in /etc/apt/sources.list /etc/apt/sources.list.d/*.list; do
-		[ -f "$f" ] && sed -n 's/^[[:space:]]*deb[[:space:]]/deb-src /p' "$f" >>"$ul/apt/sources.d/deb-src.list"
-	done
-	aptopts=(-o Dir::Etc::SourceList=/dev/null -o Dir::Etc::SourceParts="$ul/apt/sources.d"
-		-o Dir::State::Lists="$ul/apt/lists" -o Dir::Cache::pkgcache= -o Dir::Cache::srcpkgcache=
-		-o APT::Sandbox::User=root)
+	mkdir -p "$ul/apt/lists/partial" "$ul/dl"
+	# shellcheck source=scripts/debsrc.sh
+	. scripts/debsrc.sh
+	znp_debsrc_derive "$ul/apt/sources.d" build-suites
+	znp_debsrc_aptopts "$ul/apt"
 	{
-		apt-get -q "${aptopts[@]}" update
-		(cd "$ul/dl" && apt-get -q "${aptopts[@]}" source "util-linux=$(dpkg-query -W -f='${Version}' util-linux)")
+		apt-get -q "${znp_aptopts[@]}" update
+		(cd "$ul/dl" && apt-get -q "${znp_aptopts[@]}" source "util-linux=$(dpkg-query -W -f='${Version}' util-linux)")
 	} >>"$log" 2>&1 || { tail -20 "$log" >&2; die "apt-get source util-linux failed"; }
 	src=$(find "$ul/dl" -mindepth 1 -maxdepth 1 -type d -name 'util-linux-*' | head -1)
 	[ -n "$src" ] || die "no util-linux source tree in $ul/dl"

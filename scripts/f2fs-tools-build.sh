@@ -24,6 +24,8 @@ VERSION=1.15.0-1
 OUT=$ROOT/$BUILD/f2fs-tools
 PATCHDIR=$ROOT/kernel-patches/f2fs-tools
 
+# shellcheck source=scripts/debsrc.sh
+. scripts/debsrc.sh
 die() { echo "f2fs-tools: $*" >&2; exit 1; }
 say() { echo "f2fs-tools: $*"; }
 
@@ -38,7 +40,7 @@ for p in "$PATCHDIR"/*.patch; do
 done
 [ ${#patches[@]} -gt 0 ] || die "no patches in $PATCHDIR"
 
-stamp=$( { echo "$PKG $VERSION"; sha256sum "$0" "${patches[@]}"; } | sha256sum | cut -c1-32)
+stamp=$( { echo "$PKG $VERSION"; sha256sum "$0" scripts/debsrc.sh "${patches[@]}"; } | sha256sum | cut -c1-32)
 if [ -x "$OUT/mkfs.f2fs" ] && [ -x "$OUT/fsck.f2fs" ] &&
 	[ "$(cat "$OUT/stamp" 2>/dev/null)" = "$stamp" ]; then
 	say "$OUT/mkfs.f2fs is up to date"
@@ -47,43 +49,17 @@ fi
 mkdir -p "$OUT"
 rm -f "$OUT/stamp"
 
-# deb-src entries mirroring every deb entry of the system's apt sources
-derive_deb_src() {
-	local dir=$1 f
-	mkdir -p "$dir"
-	: >"$dir/deb-src.sources"
-	for f in /etc/apt/sources.list.d/*.sources; do
-		[ -f "$f" ] || continue
-		grep -q '^Types:.*\bdeb\b' "$f" || continue
-		sed 's/^Types:.*/Types: deb-src/' "$f" >>"$dir/deb-src.sources"
-		echo >>"$dir/deb-src.sources"
-	done
-	: >"$dir/deb-src.list"
-	for f in /etc/apt/sources.list /etc/apt/sources.list.d/*.list; do
-		[ -f "$f" ] || continue
-		sed -n 's/^[[:space:]]*deb[[:space:]]/deb-src /p' "$f" >>"$dir/deb-src.list"
-	done
-	[ -s "$dir/deb-src.sources" ] || [ -s "$dir/deb-src.list" ] ||
-		die "no deb entries in /etc/apt to derive deb-src from"
-}
-
 dl=$OUT/dl
 src=$dl/$PKG-${VERSION%-*}
 if [ ! -f "$src/lib/libf2fs.c" ]; then
 	say "fetching the Debian source of $PKG $VERSION (apt-get source)"
 	apt=$OUT/apt
-	derive_deb_src "$apt/sources.d"
+	znp_debsrc_derive "$apt/sources.d" f2fs-tools
 	mkdir -p "$apt/lists/partial" "$dl"
-	aptopts=(
-		-o Dir::Etc::SourceList=/dev/null
-		-o Dir::Etc::SourceParts="$apt/sources.d"
-		-o Dir::State::Lists="$apt/lists"
-		-o Dir::Cache::pkgcache= -o Dir::Cache::srcpkgcache=
-		-o APT::Sandbox::User=root
-	)
-	apt-get -q "${aptopts[@]}" update >"$OUT/apt-update.log" 2>&1 ||
+	znp_debsrc_aptopts "$apt"
+	apt-get -q "${znp_aptopts[@]}" update >"$OUT/apt-update.log" 2>&1 ||
 		{ tail -5 "$OUT/apt-update.log" >&2; die "apt-get update (deb-src) failed"; }
-	(cd "$dl" && apt-get -q "${aptopts[@]}" source "$PKG=$VERSION") >"$OUT/apt-source.log" 2>&1 ||
+	(cd "$dl" && apt-get -q "${znp_aptopts[@]}" source "$PKG=$VERSION") >"$OUT/apt-source.log" 2>&1 ||
 		{ tail -5 "$OUT/apt-source.log" >&2; die "apt-get source $PKG=$VERSION failed"; }
 	[ -f "$src/lib/libf2fs.c" ] || die "$src: not an f2fs-tools source tree"
 fi

@@ -14,7 +14,8 @@
 #    every library meson builds from src/, their include directories and -DZNP_
 #    switches (meson introspect), the external dependencies the executables
 #    linking them use (their link lines, named as meson found them), all
-#    headers; and writes znp/meson.build listing them;
+#    headers, the headers the build generated; and writes znp/meson.build
+#    listing them;
 # 4. applies the version's patch (nvme-cli's side: the plugin's subdir and
 #    dependencies in meson, `nvme help <plugin>`, completions) unless the tree
 #    already has it.
@@ -54,6 +55,11 @@ mapfile -t srcs <"$stage/list"
 rm "$stage/list"
 (cd "$root/src" && cp -p --parents "${srcs[@]}" "$stage/")
 (cd "$root/src" && find . -name '*.h' -exec cp -p --parents {} "$stage/" \;)
+# headers the zns-npo2 build generates (the zoned ublk UAPI, taken from the
+# kernel source by scripts/ublk-uapi.sh): beside the library's own
+for h in "$bdir"/src/*.h; do
+	if [ -f "$h" ]; then cp -p "$h" "$stage/"; fi
+done
 rsync -r --checksum --delete "$stage/" "$dest/znp/"
 
 if patch -d "$tree" -p1 -R -s -f --dry-run <"$patchfile" >/dev/null 2>&1; then

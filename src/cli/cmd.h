@@ -24,6 +24,18 @@
 int znp_cli_open_dev(const struct znp_cli *cli, const struct znp_opts *o,
 		     unsigned int flags, bool need_zoned, struct znp_dev **out);
 
+/**
+ * znp_cli_open_report() - znp_cli_open_dev() for a zone walk from --start-lba:
+ * a zoned namespace, capacity left to the first zone report, and
+ * --start-lba inside the device (else exit 2).
+ * @out: the probed device
+ *
+ * Prints the one-line error itself.
+ * Return: 0 or the exit code.
+ */
+int znp_cli_open_report(const struct znp_cli *cli, const struct znp_opts *o,
+			struct znp_dev **out);
+
 /* Report a failed library call on @subject; Return: its exit code. */
 int znp_cli_fail(const struct znp_cli *cli, const char *subject,
 		 const char *what, int ret);

@@ -109,3 +109,23 @@ out_close:
 	znp_dev_close(dev);
 	return ret;
 }
+
+int znp_cli_open_report(const struct znp_cli *cli, const struct znp_opts *o,
+			struct znp_dev **out)
+{
+	const char *path = o->args[0];
+	struct znp_dev *dev;
+	int ret;
+
+	ret = znp_cli_open_dev(cli, o, ZNP_CLI_DEFER_CAP, true, &dev);
+	if (ret)
+		return ret;
+	if (o->start_lba >= dev->geom.nlbas) {
+		znp_cli_err(cli, path, "start LBA 0x%" PRIx64 " is past the end (0x%" PRIx64
+			    " LBAs)", o->start_lba, dev->geom.nlbas);
+		znp_dev_close(dev);
+		return ZNP_EXIT_USAGE;
+	}
+	*out = dev;
+	return 0;
+}

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cmd.h"
@@ -60,11 +61,25 @@ static int check_opts(const struct znp_cli *cli, const struct znp_opts *o)
 	return znp_cli_check_qd(cli, o);
 }
 
+/* fopen(@path, "re"), but a directory (which Linux opens) fails with EISDIR. */
+static FILE *open_list(const char *path)
+{
+	FILE *f = fopen(path, "re");
+	struct stat st;
+
+	if (f && !fstat(fileno(f), &st) && S_ISDIR(st.st_mode)) {
+		fclose(f);
+		errno = EISDIR;
+		return NULL;
+	}
+	return f;
+}
+
 static int read_ranges(const struct znp_cli *cli, const struct znp_opts *o,
 		       struct znp_range_list *l)
 {
 	bool is_stdin = !strcmp(o->ranges, "-");
-	FILE *f = is_stdin ? stdin : fopen(o->ranges, "re");
+	FILE *f = is_stdin ? stdin : open_list(o->ranges);
 	const char *why = "";
 	size_t line = 0;
 	int ret;

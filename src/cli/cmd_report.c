@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* report: stream zone descriptors to the printer. */
-#include <inttypes.h>
+#include <stdint.h>
 
 #include "cmd.h"
 
@@ -22,15 +22,9 @@ int znp_cmd_report(const struct znp_cli *cli, const struct znp_opts *o,
 		}
 		left = o->count;
 	}
-	ret = znp_cli_open_dev(cli, o, ZNP_CLI_DEFER_CAP, true, &dev);
+	ret = znp_cli_open_report(cli, o, &dev);
 	if (ret)
 		return ret;
-	if (o->start_lba >= dev->geom.nlbas) {
-		znp_cli_err(cli, path, "start LBA 0x%" PRIx64 " is past the end (0x%" PRIx64
-			    " LBAs)", o->start_lba, dev->geom.nlbas);
-		ret = ZNP_EXIT_USAGE;
-		goto out_close;
-	}
 	ret = znp_report_begin(dev, o->start_lba, o->state, &it);
 	if (ret) {
 		ret = znp_cli_fail(cli, path, "zone report failed", ret);

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * ublk mappings in check, list, status and unmap. The records are written
- * by the servers `map --ublk` starts (cmd_ublkmap.c); see src/svc/svc.h.
+ * by the servers `map --ublk` starts (cmd_ublkmap_serve.c); see src/svc/svc.h.
  */
 #include <errno.h>
 #include <fcntl.h>

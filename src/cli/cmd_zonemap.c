@@ -7,7 +7,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <inttypes.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
@@ -263,20 +263,10 @@ static int zm_draw(struct zm_run *r, struct znp_dev *dev, uint64_t slba)
 	return ret;
 }
 
-int znp_cmd_zonemap(const struct znp_cli *cli, const struct znp_opts *o,
-		    struct znp_print *p)
+/* --count, --width and --color (@color: color_mode()). Return: 0 or exit 2. */
+static int check_args(const struct znp_cli *cli, const struct znp_opts *o, int color)
 {
-	const char *path = o->args[0], *nc = getenv("NO_COLOR");
-	int color = color_mode(o->color);
-	struct znp_zm_text text = { .out = cli->out };
-	struct znp_zm_svg svg = { 0 };
-	struct zm_run r = { 0 };
-	struct znp_zm_pad pad;
-	struct znp_holder h;
-	struct znp_dev *dev;
-	uint64_t first;
-	char *tmp = NULL;
-	int ret, err;
+	const char *path = o->args[0];
 
 	if (znp_opt_given(o, ZNP_O_COUNT) && !o->count) {
 		znp_cli_err(cli, path, "--count must be at least 1");
@@ -290,15 +280,71 @@ int znp_cmd_zonemap(const struct znp_cli *cli, const struct znp_opts *o,
 		znp_cli_err(cli, path, "invalid --color '%s': auto, always or never", o->color);
 		return ZNP_EXIT_USAGE;
 	}
-	ret = znp_cli_open_dev(cli, o, ZNP_CLI_DEFER_CAP, true, &dev);
+	return 0;
+}
+
+/*
+ * Draw into the --svg file (its temporary file @tmp until the end), with
+ * Ctrl-C caught. Return: 0 or exit 1 (error printed).
+ */
+static int use_svg(const struct znp_cli *cli, const struct znp_opts *o, struct zm_run *r,
+		   struct znp_zm_svg *svg, char **tmp)
+{
+	int ret;
+
+	znp_zm_layout(&r->v, ZNP_ZM_SVG_COLS, ZNP_ZM_SVG_ROWS);
+	znp_zm_svg_shape(&r->v);
+	/* Ctrl-C stops the report and removes the temporary file (exit 130) */
+	ret = znp_cli_sigint_begin();
+	svg->out = ret ? NULL : svg_open(o->svg, cli->out, tmp);
+	if (!svg->out) {
+		znp_cli_err(cli, o->args[0], "cannot write %s: %s", o->svg,
+			    strerror(ret ? -ret : errno));
+		if (!ret)
+			znp_cli_sigint_end();
+		return ZNP_EXIT_FAILED;
+	}
+	r->ops = &znp_zm_svg_ops;
+	r->priv = svg;
+	return 0;
+}
+
+/* Draw on the terminal: its width, colours (@color: color_mode()) and charset. */
+static void use_text(const struct znp_cli *cli, const struct znp_opts *o, int color,
+		     struct zm_run *r, struct znp_zm_text *text)
+{
+	const char *nc = getenv("NO_COLOR");
+
+	text->width = term_width(cli, o);
+	text->color = color == 1 ||
+		      (color == 2 && isatty(fileno(cli->out)) && !(nc && *nc));
+	text->utf8 = locale_is_utf8();
+	znp_zm_layout(&r->v, znp_zm_text_cols(&r->v, text->width), ZNP_ZM_TEXT_ROWS);
+	r->ops = &znp_zm_text_ops;
+	r->priv = text;
+}
+
+int znp_cmd_zonemap(const struct znp_cli *cli, const struct znp_opts *o,
+		    struct znp_print *p)
+{
+	const char *path = o->args[0];
+	int color = color_mode(o->color);
+	struct znp_zm_text text = { .out = cli->out };
+	struct znp_zm_svg svg = { 0 };
+	struct zm_run r = { 0 };
+	struct znp_zm_pad pad;
+	struct znp_holder h;
+	struct znp_dev *dev;
+	uint64_t first;
+	char *tmp = NULL;
+	int ret, err;
+
+	ret = check_args(cli, o, color);
 	if (ret)
 		return ret;
-	if (o->start_lba >= dev->geom.nlbas) {
-		znp_cli_err(cli, path, "start LBA 0x%" PRIx64 " is past the end (0x%" PRIx64
-			    " LBAs)", o->start_lba, dev->geom.nlbas);
-		ret = ZNP_EXIT_USAGE;
-		goto out_close;
-	}
+	ret = znp_cli_open_report(cli, o, &dev);
+	if (ret)
+		return ret;
 	if (o->padding) {
 		if (find_padding(cli, dev, &pad, &h) && mapping_padding(dev, &pad, &h)) {
 			znp_cli_err(cli, path, "--padding: not a power-of-2 mapping, and none "
@@ -316,31 +362,12 @@ int znp_cmd_zonemap(const struct znp_cli *cli, const struct znp_opts *o,
 	r.v.nr_zones = dev->geom.nr_zones - first;
 	if (znp_opt_given(o, ZNP_O_COUNT) && o->count < r.v.nr_zones)
 		r.v.nr_zones = o->count;
-
 	if (o->svg) {
-		znp_zm_layout(&r.v, ZNP_ZM_SVG_COLS, ZNP_ZM_SVG_ROWS);
-		znp_zm_svg_shape(&r.v);
-		/* Ctrl-C stops the report and removes the temporary file (exit 130) */
-		ret = znp_cli_sigint_begin();
-		svg.out = ret ? NULL : svg_open(o->svg, cli->out, &tmp);
-		if (!svg.out) {
-			znp_cli_err(cli, path, "cannot write %s: %s", o->svg,
-				    strerror(ret ? -ret : errno));
-			if (!ret)
-				znp_cli_sigint_end();
-			ret = ZNP_EXIT_FAILED;
+		ret = use_svg(cli, o, &r, &svg, &tmp);
+		if (ret)
 			goto out_close;
-		}
-		r.ops = &znp_zm_svg_ops;
-		r.priv = &svg;
 	} else {
-		text.width = term_width(cli, o);
-		text.color = color == 1 ||
-			     (color == 2 && isatty(fileno(cli->out)) && !(nc && *nc));
-		text.utf8 = locale_is_utf8();
-		znp_zm_layout(&r.v, znp_zm_text_cols(&r.v, text.width), ZNP_ZM_TEXT_ROWS);
-		r.ops = &znp_zm_text_ops;
-		r.priv = &text;
+		use_text(cli, o, color, &r, &text);
 	}
 
 	ret = zm_draw(&r, dev, o->start_lba);

@@ -21,8 +21,15 @@ int znp_cli_sigint_begin(void)
 	sa.sa_handler = on_signal;	/* no SA_RESTART: waits return EINTR */
 	sigemptyset(&sa.sa_mask);
 	znp_cli_interrupted = 0;
-	if (sigaction(SIGINT, &sa, &old_int) || sigaction(SIGTERM, &sa, &old_term))
+	if (sigaction(SIGINT, &sa, &old_int))
 		return -errno;
+	if (sigaction(SIGTERM, &sa, &old_term)) {
+		int err = -errno;
+
+		/* all or nothing: the caller runs no end() after a failure */
+		sigaction(SIGINT, &old_int, NULL);
+		return err;
+	}
 	return 0;
 }
 

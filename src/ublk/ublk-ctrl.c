@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * ublk server: control commands (/dev/ublk-control through io_uring
- * uring_cmd with 128-byte SQEs), device life cycle and user recovery.
+ * uring_cmd with 128-byte SQEs), adding, recovering and deleting devices
+ * (the running device: ublk-run.c).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -285,6 +286,53 @@ static int params_match(struct znp_ublk_server *s, const struct ublk_params *hav
 	       have->zoned.max_active_zones == want.zoned.max_active_zones;
 }
 
+/*
+ * The device @s->dev_id, as this server makes them, quiesced: its server
+ * is gone. @waited: milliseconds spent waiting for the driver to notice.
+ * Return: 0 or -errno (logged).
+ */
+static int recover_quiesced(struct znp_ublk_server *s, int *waited)
+{
+	struct timespec ts = { 0, 100 * 1000 * 1000 };
+	int dev_id = s->dev_id;
+	int ret;
+
+	ret = znp_ublk_ctrl(s, UBLK_U_CMD_GET_DEV_INFO, 0, &s->info, sizeof(s->info));
+	if (ret) {
+		znp_ublk_log(s, LOG_ERR, "ublk%d: GET_DEV_INFO failed: %s", dev_id, strerror(-ret));
+		return ret;
+	}
+	if ((s->info.flags & ZNP_UBLK_F_NEEDED) != ZNP_UBLK_F_NEEDED ||
+	    (s->info.flags & UBLK_F_USER_RECOVERY_REISSUE)) {
+		znp_ublk_log(s, LOG_ERR, "ublk%d: refused: not a device of this server "
+			     "(flags 0x%llx)", dev_id, (unsigned long long)s->info.flags);
+		return -EINVAL;
+	}
+	/*
+	 * The driver notices a dead server with some delay (its monitor work):
+	 * wait while the device is live but the recorded server is gone.
+	 */
+	while (s->info.state == UBLK_S_DEV_LIVE && *waited < RECOVERY_WAIT_MS &&
+	       s->info.ublksrv_pid > 0 && kill(s->info.ublksrv_pid, 0) && errno == ESRCH) {
+		nanosleep(&ts, NULL);
+		*waited += 100;
+		ret = znp_ublk_ctrl(s, UBLK_U_CMD_GET_DEV_INFO, 0, &s->info, sizeof(s->info));
+		if (ret)
+			break;
+	}
+	if (ret) {
+		znp_ublk_log(s, LOG_ERR, "ublk%d: GET_DEV_INFO failed: %s", dev_id, strerror(-ret));
+		return ret;
+	}
+	if (s->info.state != UBLK_S_DEV_QUIESCED) {
+		znp_ublk_log(s, LOG_ERR, "ublk%d: refused: state %s, not quiesced (its server "
+			     "is alive, or the device is not recoverable)", dev_id,
+			     s->info.state == UBLK_S_DEV_LIVE ? "live" : "dead");
+		return -EBUSY;
+	}
+	return 0;
+}
+
 int znp_ublk_server_recover(struct znp_dev *ns, int dev_id, const struct znp_ublk_opts *o,
 			    struct znp_ublk_server **out)
 {
@@ -302,42 +350,10 @@ int znp_ublk_server_recover(struct znp_dev *ns, int dev_id, const struct znp_ubl
 		return ret;
 	}
 	s->dev_id = dev_id;
-	ret = znp_ublk_ctrl(s, UBLK_U_CMD_GET_DEV_INFO, 0, &s->info, sizeof(s->info));
+	ret = recover_quiesced(s, &waited);
 	if (ret) {
-		znp_ublk_log(s, LOG_ERR, "ublk%d: GET_DEV_INFO failed: %s", dev_id, strerror(-ret));
 		znp_ublk_server_free(s);
 		return ret;
-	}
-	if ((s->info.flags & ZNP_UBLK_F_NEEDED) != ZNP_UBLK_F_NEEDED ||
-	    (s->info.flags & UBLK_F_USER_RECOVERY_REISSUE)) {
-		znp_ublk_log(s, LOG_ERR, "ublk%d: refused: not a device of this server "
-			     "(flags 0x%llx)", dev_id, (unsigned long long)s->info.flags);
-		znp_ublk_server_free(s);
-		return -EINVAL;
-	}
-	/*
-	 * The driver notices a dead server with some delay (its monitor work):
-	 * wait while the device is live but the recorded server is gone.
-	 */
-	while (s->info.state == UBLK_S_DEV_LIVE && waited < RECOVERY_WAIT_MS &&
-	       s->info.ublksrv_pid > 0 && kill(s->info.ublksrv_pid, 0) && errno == ESRCH) {
-		nanosleep(&ts, NULL);
-		waited += 100;
-		ret = znp_ublk_ctrl(s, UBLK_U_CMD_GET_DEV_INFO, 0, &s->info, sizeof(s->info));
-		if (ret)
-			break;
-	}
-	if (ret) {
-		znp_ublk_log(s, LOG_ERR, "ublk%d: GET_DEV_INFO failed: %s", dev_id, strerror(-ret));
-		znp_ublk_server_free(s);
-		return ret;
-	}
-	if (s->info.state != UBLK_S_DEV_QUIESCED) {
-		znp_ublk_log(s, LOG_ERR, "ublk%d: refused: state %s, not quiesced (its server "
-			     "is alive, or the device is not recoverable)", dev_id,
-			     s->info.state == UBLK_S_DEV_LIVE ? "live" : "dead");
-		znp_ublk_server_free(s);
-		return -EBUSY;
 	}
 	memset(&p, 0, sizeof(p));
 	p.len = sizeof(p);
@@ -386,187 +402,6 @@ int znp_ublk_server_dev_id(const struct znp_ublk_server *s)
 const struct znp_ublk_geom *znp_ublk_server_geom(const struct znp_ublk_server *s)
 {
 	return &s->g;
-}
-
-static void wake(struct znp_ublk_server *s)
-{
-	uint64_t one = 1;
-	ssize_t r;
-
-	r = write(s->efd, &one, sizeof(one));
-	(void)r;
-}
-
-static void abandon(struct znp_ublk_server *s)
-{
-	uint64_t one = 1;
-	ssize_t r;
-
-	atomic_store(&s->stop, 1);
-	r = write(s->qefd, &one, sizeof(one));
-	(void)r;
-}
-
-void znp_ublk_server_stop(struct znp_ublk_server *s)
-{
-	atomic_store(&s->stop, 1);
-	wake(s);
-}
-
-static int wait_queues_ready(struct znp_ublk_server *s)
-{
-	struct timespec ts = { 0, 1000 * 1000 };
-	unsigned int i;
-
-	for (i = 0; i < s->nr_queues; i++) {
-		int r;
-
-		while (!(r = atomic_load(&s->queues[i].ready)))
-			nanosleep(&ts, NULL);
-		if (r < 0)
-			return r;
-	}
-	return 0;
-}
-
-static void stop_queues(struct znp_ublk_server *s)
-{
-	unsigned int i;
-
-	for (i = 0; i < s->nr_queues; i++)
-		if (s->queues[i].thread_ok) {
-			pthread_join(s->queues[i].thread, NULL);
-			s->queues[i].thread_ok = false;
-		}
-}
-
-int znp_ublk_server_run(struct znp_ublk_server *s, void (*ready)(void *arg, int dev_id),
-			void *arg)
-{
-	sigset_t all, old;
-	bool stopping;
-	char path[64];
-	unsigned int i;
-	uint64_t v;
-	int ret, bfd;
-
-	snprintf(path, sizeof(path), "/dev/ublkc%d", s->dev_id);
-	s->cdev_fd = open(path, O_RDWR | O_CLOEXEC);
-	if (s->cdev_fd < 0) {
-		ret = -errno;
-		znp_ublk_log(s, LOG_ERR, "%s: %s", path, strerror(-ret));
-		return ret;
-	}
-	s->queues = calloc(s->nr_queues, sizeof(*s->queues));
-	if (!s->queues)
-		return -ENOMEM;
-	for (i = 0; i < s->nr_queues; i++) {
-		ret = znp_ublk_queue_init(s, &s->queues[i], i);
-		if (ret) {
-			znp_ublk_log(s, LOG_ERR, "ublk%d: queue %u: %s", s->dev_id, i,
-				     strerror(-ret));
-			goto fail;
-		}
-	}
-	/* signals go to the caller's thread, never to a queue thread */
-	sigfillset(&all);
-	pthread_sigmask(SIG_BLOCK, &all, &old);
-	for (i = 0; i < s->nr_queues; i++) {
-		ret = -pthread_create(&s->queues[i].thread, NULL, znp_ublk_queue_thread,
-				      &s->queues[i]);
-		if (ret)
-			break;
-		s->queues[i].thread_ok = true;
-	}
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
-	if (ret)
-		goto fail;
-	ret = wait_queues_ready(s);
-	if (ret) {
-		znp_ublk_log(s, LOG_ERR, "ublk%d: fetching requests failed: %s", s->dev_id,
-			     strerror(-ret));
-		goto fail;
-	}
-	/* Both block until every tag is fetched; START_DEV reads the zones. */
-	if (s->recovering) {
-		ret = znp_ublk_ctrl(s, UBLK_U_CMD_END_USER_RECOVERY, (uint64_t)getpid(), NULL, 0);
-		if (ret) {
-			znp_ublk_log(s, LOG_ERR, "ublk%d: END_USER_RECOVERY failed: %s", s->dev_id,
-				     strerror(-ret));
-			goto fail;
-		}
-		s->recovering = false;
-	} else {
-		ret = znp_ublk_ctrl(s, UBLK_U_CMD_START_DEV, (uint64_t)getpid(), NULL, 0);
-		if (ret) {
-			znp_ublk_log(s, LOG_ERR, "ublk%d: START_DEV failed: %s", s->dev_id,
-				     strerror(-ret));
-			goto fail;
-		}
-	}
-	s->started = true;
-	s->del_on_free = false;
-	znp_ublk_log(s, LOG_NOTICE, "ublk%d: /dev/ublkb%d serving %s", s->dev_id, s->dev_id,
-		     s->ns->path);
-	if (ready)
-		ready(arg, s->dev_id);
-
-	while (!atomic_load(&s->stop)) {
-		ssize_t r = read(s->efd, &v, sizeof(v));
-
-		if (r < 0 && errno != EINTR)
-			break;
-		if (atomic_load(&s->stop))
-			break;
-		/* a queue thread ended: stopped or deleted from outside, or failed */
-		for (i = 0; i < s->nr_queues; i++)
-			if (atomic_load(&s->queues[i].ready) == 2)
-				break;
-		if (i < s->nr_queues)
-			break;
-	}
-	ret = 0;
-	stopping = atomic_load(&s->stop);
-	if (!stopping) {
-		/*
-		 * A queue ended by itself: after STOP_DEV or DEL_DEV from
-		 * outside the I/O has drained and every queue ends; after a
-		 * failure the others must not be left serving alone (the
-		 * device then waits, quiesced, for a recovery).
-		 */
-		abandon(s);
-	} else {
-		/*
-		 * Write back the block device's cache while the queues still
-		 * serve: with user recovery, STOP_DEV fails later I/O.
-		 */
-		snprintf(path, sizeof(path), "/dev/ublkb%d", s->dev_id);
-		bfd = open(path, O_RDONLY | O_CLOEXEC);
-		if (bfd >= 0) {
-			fsync(bfd);
-			close(bfd);
-		}
-		/* STOP_DEV waits for in-flight I/O */
-		ret = znp_ublk_ctrl(s, UBLK_U_CMD_STOP_DEV, 0, NULL, 0);
-		if (ret && ret != -ENODEV)
-			znp_ublk_log(s, LOG_ERR, "ublk%d: STOP_DEV failed: %s", s->dev_id,
-				     strerror(-ret));
-		else
-			ret = 0;
-		s->del_on_free = true;
-	}
-	stop_queues(s);
-	for (i = 0; i < s->nr_queues; i++)
-		if (s->queues[i].err && !ret)
-			ret = s->queues[i].err;
-	znp_ublk_log(s, LOG_NOTICE, "ublk%d: stopped", s->dev_id);
-	return ret;
-
-fail:
-	/* abandon: the queue threads exit, closing their rings cancels the commands */
-	abandon(s);
-	stop_queues(s);
-	return ret;
 }
 
 void znp_ublk_server_free(struct znp_ublk_server *s)

@@ -16,14 +16,12 @@ static const char *set_why(const char **why, const char *s)
 	return s;
 }
 
-int znp_ublk_geom_compute(const struct znp_geom *ns, uint32_t zasl_bytes, bool vwc,
-			  struct znp_ublk_geom *g, const char **why)
+/* Block size and zones: whole, equal, po2-roundable zones. Return: 0 or -errno. */
+static int geom_zones(const struct znp_geom *ns, struct znp_ublk_geom *g, const char **why)
 {
-	uint64_t po2, cmd_bytes, app_bytes, min_report, sect;
 	unsigned int spl_shift;
+	uint64_t po2;
 
-	memset(g, 0, sizeof(*g));
-	g->ns = *ns;
 	if (!ns->zone_size || !ns->nr_zones) {
 		set_why(why, "not a zoned namespace");
 		return -EMEDIUMTYPE;
@@ -60,6 +58,14 @@ int znp_ublk_geom_compute(const struct znp_geom *ns, uint32_t zasl_bytes, bool v
 		set_why(why, "device too large");
 		return -E2BIG;
 	}
+	return 0;
+}
+
+/* Open/active zone limits, command, append and request sizes. Return: 0 or -errno. */
+static int geom_limits(const struct znp_geom *ns, uint32_t zasl_bytes, struct znp_ublk_geom *g,
+		       const char **why)
+{
+	uint64_t cmd_bytes, app_bytes, min_report, sect;
 
 	/* The block layer turns limits >= the zone count into "no limit". */
 	g->max_active = ns->max_active && ns->max_active < g->nr_zones ? ns->max_active : 0;
@@ -110,6 +116,21 @@ int znp_ublk_geom_compute(const struct znp_geom *ns, uint32_t zasl_bytes, bool v
 		return -E2BIG;
 	}
 	g->max_sectors = (uint32_t)sect;
+	return 0;
+}
+
+int znp_ublk_geom_compute(const struct znp_geom *ns, uint32_t zasl_bytes, bool vwc,
+			  struct znp_ublk_geom *g, const char **why)
+{
+	int ret;
+
+	memset(g, 0, sizeof(*g));
+	g->ns = *ns;
+	ret = geom_zones(ns, g, why);
+	if (!ret)
+		ret = geom_limits(ns, zasl_bytes, g, why);
+	if (ret)
+		return ret;
 	g->volatile_cache = vwc;
 	return 0;
 }

@@ -8,7 +8,17 @@
 #include <stdatomic.h>
 #include <syslog.h>
 
-#include "ublk_cmd.h"	/* generated at build time (scripts/ublk-uapi.sh) */
+/*
+ * The zns-npo2 build generates ublk_cmd.h (scripts/ublk-uapi.sh: the system's
+ * header when it is new enough, else the 6.12 kernel source's); a build
+ * without that step (nvme-cli's, from the upstream plugin patch) uses the
+ * system's header, checked below.
+ */
+#if __has_include("ublk_cmd.h")
+#include "ublk_cmd.h"
+#else
+#include <linux/ublk_cmd.h>
+#endif
 #include "ublk-map.h"
 
 #if !defined(UBLK_F_ZONED) || !defined(UBLK_U_CMD_GET_FEATURES) || !defined(UBLK_IO_OP_REPORT_ZONES)
@@ -95,5 +105,19 @@ int znp_ublk_ctrl(struct znp_ublk_server *s, uint32_t op, uint64_t data0, void *
 int znp_ublk_queue_init(struct znp_ublk_server *s, struct znp_ublk_queue *q, unsigned int qid);
 void *znp_ublk_queue_thread(void *arg);
 void znp_ublk_queue_free(struct znp_ublk_queue *q);
+/* Queue an NVMe I/O command of tag @t on its ring. Return: 0 or -EBUSY (no SQE). */
+int znp_ublk_nvme_cmd(struct znp_ublk_queue *q, struct znp_ublk_tag *t, uint8_t opcode,
+		      void *buf, uint32_t len, uint64_t slba, uint32_t cdw12, uint32_t cdw13);
+/* pread (@to_kernel false) or pwrite the request's data (user copy). Return: 0 or -errno. */
+int znp_ublk_ucopy(struct znp_ublk_queue *q, struct znp_ublk_tag *t, bool to_kernel, size_t len);
+/* Commit @res and fetch the next request for this tag. */
+void znp_ublk_complete(struct znp_ublk_queue *q, struct znp_ublk_tag *t, int res, uint64_t addr);
+
+/* ublk-io.c */
+/* A new request on tag @t: its NVMe commands, or its completion. */
+void znp_ublk_io_start(struct znp_ublk_queue *q, struct znp_ublk_tag *t);
+/* An NVMe command of tag @t completed. */
+void znp_ublk_io_nvme_done(struct znp_ublk_queue *q, struct znp_ublk_tag *t,
+			   const struct io_uring_cqe *cqe);
 
 #endif

@@ -78,6 +78,25 @@ expect_err 2 frobnicate 'unknown command' -- frobnicate /dev/null
 expect_err 2 frobnicate 'unknown command' -- help frobnicate
 expect_err 2 __table 'unknown command' -- help __table
 
+# A range list that cannot be opened: one line naming the file, exit 2 for a
+# wrong path (1 for a file that is there but unreadable), before the device
+# is looked at (a missing device does not change the error)
+LIST=$TMP/no-such-ranges
+expect_err 2 "$LIST" 'cannot open the range list: No such file or directory' -- \
+	discard /dev/null --ranges "$LIST" -f
+expect_err 2 "$LIST" 'cannot open the range list: No such file or directory' -- \
+	discard "$NOPE" -r "$LIST" --dry-run
+expect_err 2 "$REG/x" 'cannot open the range list: Not a directory' -- \
+	discard /dev/null --ranges="$REG/x" -f
+expect_err 2 "$DIR" 'cannot open the range list: Is a directory' -- \
+	discard /dev/null --ranges "$DIR" -f
+if [ "$(id -u)" != 0 ]; then	# root reads any file
+	printf '0 4096\n' >"$TMP/unreadable"
+	chmod 000 "$TMP/unreadable"
+	expect_err 1 "$TMP/unreadable" 'cannot open the range list: Permission denied' -- \
+		discard /dev/null --ranges "$TMP/unreadable" -f
+fi
+
 # No arguments: usage on stderr, exit 2, nothing on stdout
 run
 [ "$RC" -eq 2 ] && [ ! -s "$OUT" ] && grep -q '^Usage:' "$ERR" && ok "no arguments -> usage, exit 2" ||

@@ -24,7 +24,6 @@ import znptest  # noqa: E402
 from znptest import check, not_ok  # noqa: E402
 
 BIN, EMU, MKFAKE, GOLDEN = (os.path.abspath(a) for a in sys.argv[1:5])
-UPDATE = bool(os.environ.get('ZNP_UPDATE_GOLDEN'))
 PROG = 'nvme-zns-npo2'
 
 # name: (nsid, lba size, zone size, zone cap, zones, block visible)
@@ -112,19 +111,7 @@ class Run(znptest.Run):
 
 
 def golden(name, text):
-    path = os.path.join(GOLDEN, name)
-    if UPDATE:
-        with open(path, 'w') as f:
-            f.write(text)
-        return
-    try:
-        with open(path) as f:
-            want = f.read()
-    except OSError as e:
-        not_ok('golden %s: %s' % (name, e))
-        return
-    if not check(want == text, 'golden %s' % name):
-        sys.stdout.write(''.join('# ' + l + '\n' for l in text.splitlines()))
+    znptest.golden(GOLDEN, name, text)
 
 
 def expect(root, args, rc, name=None):

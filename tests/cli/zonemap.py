@@ -30,10 +30,9 @@ import pngread  # noqa: E402
 import zonemix  # noqa: E402
 import znptest  # noqa: E402
 from zonemix import ZSZE, ZCAP, NZONES, LBA, PO2, MAPPING, expect  # noqa: E402
-from znptest import check, not_ok  # noqa: E402
+from znptest import check  # noqa: E402
 
 BIN, EMU, MKFAKE, GOLDEN, SRC = (os.path.abspath(a) for a in sys.argv[1:6])
-UPDATE = bool(os.environ.get('ZNP_UPDATE_GOLDEN'))
 SANITIZED = os.environ.get('ZNP_SANITIZE', 'none') not in ('', 'none')
 PROG = 'nvme-zns-npo2'
 SVG_NS = '{http://www.w3.org/2000/svg}'
@@ -81,19 +80,7 @@ class Run(znptest.Run):
 
 
 def golden(name, text):
-    path = os.path.join(GOLDEN, name)
-    if UPDATE:
-        with open(path, 'w') as f:
-            f.write(text)
-        return
-    try:
-        with open(path) as f:
-            want = f.read()
-    except OSError as e:
-        not_ok('golden %s: %s' % (name, e))
-        return
-    if not check(want == text, 'golden %s' % name):
-        sys.stdout.write(''.join('# ' + l + '\n' for l in text.splitlines()))
+    znptest.golden(GOLDEN, name, text)
 
 
 def ok_run(root, args, name=None, env=None):

@@ -9,7 +9,8 @@
  * by emu-nvme.c / emu-blk.c. Everything else passes through to libc.
  *
  * Environment: ZNP_EMU_CONFIG (devices), ZNP_EMU_TRACE (append one line
- * per command); ZNP_EMU_STATS: see emu-record.c.
+ * per command); ZNP_EMU_STATS: see emu-record.c; ZNP_EMU_SIGACTION_ERRNO
+ * (a process-wide fault: see sigaction() below).
  */
 #undef _FILE_OFFSET_BITS	/* define stat() and stat64() as distinct symbols */
 #include <dlfcn.h>
@@ -17,6 +18,7 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -422,4 +424,25 @@ EXPORT int ioctl(int fd, unsigned long req, ...)
 	pthread_mutex_unlock(&lock);
 	errno = e;
 	return ret;
+}
+
+/*
+ * ZNP_EMU_SIGACTION_ERRNO=SIG:ERRNO: installing a handler for signal SIG
+ * fails with errno ERRNO (the programs under test have no other way to
+ * see sigaction() fail). Read on every call: it never needs init().
+ */
+EXPORT int sigaction(int sig, const struct sigaction *act, struct sigaction *old)
+{
+	static int (*real_sigaction)(int, const struct sigaction *, struct sigaction *);
+	const char *f = act ? getenv("ZNP_EMU_SIGACTION_ERRNO") : NULL;
+	int fsig, ferr;
+
+	if (f && sscanf(f, "%d:%d", &fsig, &ferr) == 2 && fsig == sig) {
+		errno = ferr;
+		return -1;
+	}
+	if (!real_sigaction)
+		real_sigaction = (int (*)(int, const struct sigaction *, struct sigaction *))
+				 dlsym(RTLD_NEXT, "sigaction");
+	return real_sigaction(sig, act, old);
 }

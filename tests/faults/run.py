@@ -16,6 +16,8 @@ with text and JSON output:
     a report's zones are exactly the device's first zones, in order, as the
     emulator was configured (zone i starts at i * zone size), nr_zones
     counts them and "error" says the list is partial;
+  - discard when its Ctrl-C handler cannot be installed (sigaction() of
+    SIGINT or SIGTERM failing): exit 1, one error line, nothing sent;
   - a batched operation reports exactly how many zones / ranges were done,
     and the emulator's command trace shows that exactly those commands
     succeeded, the failing one was the last one sent, and no LBA outside the
@@ -106,6 +108,9 @@ def config():
     for j, (name, (_, extra)) in enumerate(ZDISC_FAULTS.items()):
         add(name, 300 + j, '%s %s %s' % (BASE, FULL, extra))
     add('healthy', 400, BASE)
+    # discard without its SIGINT handler: zoned (resets) and conventional (DSM)
+    add('zdsc-no-handler', 500, '%s %s' % (BASE, FULL))
+    add('dsc-no-handler', 501, 'kind=ng nsid=1 csi=0 lba=512 nlbas=1048576 disk=none')
     # capacities that differ: in the probe's first chunk, and only in the last one
     add('cap-varies-first', 401, BASE + ' small_cap=3')
     add('cap-varies-late', 402, BASE + ' small_cap=%d' % (NZ - 2))
@@ -113,8 +118,8 @@ def config():
 
 
 class Run(znptest.Run):
-    def __init__(self, root, args, scenario, stdin=None):
-        super().__init__(BIN, EMU, root, args, stdin)
+    def __init__(self, root, args, scenario, stdin=None, env=None):
+        super().__init__(BIN, EMU, root, args, stdin, env)
         self.desc = '[%s] %s' % (scenario, ' '.join(args))
 
     def one_error_line(self, dev, problem=None):
@@ -282,6 +287,46 @@ def test_discard(root, name, nth, zoned=False):
             check(len(sends) == nth, '%s: %d commands sent, the last one failed' % (r.desc, nth))
 
 
+def test_discard_no_handler(root):
+    """sigaction() failing for SIGINT (the first handler) or SIGTERM (the
+    second): the discard fails before anything is sent, exit 1."""
+    SIGINT, SIGTERM, EINVAL = 2, 15, 22
+    for name, zoned in (('zdsc-no-handler', True), ('dsc-no-handler', False)):
+        if zoned:
+            ranges = ''.join('%d %d\n' % (i * 2 * ZS * 512, ZS * 512) for i in range(3))
+            problem = 'zone reset failed after 0 of 3 commands: Invalid argument'
+        else:
+            ranges = ''.join('%d %d\n' % (i * 2 << 20, 1 << 20) for i in range(DISC_RANGES))
+            problem = 'discard failed after 0 of %d commands: Invalid argument' % DISC_RANGES
+        for sig in (SIGINT, SIGTERM):
+            for fmt in ('normal', 'json'):
+                r = Run(root, ['discard', 'dev/' + NODE[name], '--ranges', '-', '-f', '-o', fmt],
+                        '%s, sigaction(%d) fails' % (name, sig), stdin=ranges,
+                        env={'ZNP_EMU_SIGACTION_ERRNO': '%d:%d' % (sig, EINVAL)})
+                check(r.rc == 1, '%s: exit 1 (got %d)' % (r.desc, r.rc))
+                r.one_error_line(NODE[name], problem)
+                check(not r.io(0x79) and not r.io(0x09) and not r.io(0x01),
+                      '%s: nothing discarded (no reset, DSM or write reached the device)'
+                      % r.desc)
+                if fmt == 'json':
+                    j = r.json_or_nothing()
+                    res = (j or {}).get('result') or {}
+                    check(res.get('submitted') == 0 and res.get('completed') == 0 and
+                          res.get('interrupted') is False and res.get('error') == 'Invalid argument',
+                          '%s: result: 0 submitted, 0 completed, not interrupted, the error: %r'
+                          % (r.desc, res))
+                else:
+                    check(r.out == '' or r.out.endswith('\n'),
+                          '%s: text output ends with a whole line' % r.desc)
+        # control: the same discard with the handler sends every command
+        r = Run(root, ['discard', 'dev/' + NODE[name], '--ranges', '-', '-f', '-o', 'json'],
+                name + ', control', stdin=ranges)
+        sent = r.io(0x79 if zoned else 0x09)
+        check(r.rc == 0 and len(sent) == (3 if zoned else DISC_RANGES),
+              '%s: exit 0 and %d commands sent (got %d, %d)'
+              % (r.desc, 3 if zoned else DISC_RANGES, r.rc, len(sent)))
+
+
 def test_healthy(root):
     r = Run(root, ['report', 'dev/' + NODE['healthy'], '-o', 'json'], 'healthy')
     j = r.json_or_nothing() if r.rc == 0 else None
@@ -359,6 +404,7 @@ def main():
             test_discard(root, name, nth)
         for name, (nth, _) in ZDISC_FAULTS.items():
             test_discard(root, name, nth, zoned=True)
+        test_discard_no_handler(root)
     return znptest.summary()
 
 

@@ -128,7 +128,10 @@ if bash plugins/zns-npo2/upstream/make-series.sh "$series" >"$tmp/series.log" 2>
 		git -c user.name=t -c user.email=t@t commit -q -m base &&
 		git -c user.name=t -c user.email=t@t am -q "${pf[@]}") >"$tmp/am.log" 2>&1 ||
 		sfail+=" git am failed: $(tail -n 2 "$tmp/am.log" | tr '\n' ' ');"
-	diff -r "$tmp/am/plugins/zns-npo2" build/nvme-cli-3.0-rc1/tree/plugins/zns-npo2 >"$tmp/d" 2>&1 ||
+	# ublk_cmd.h: the kernel UAPI header the zns-npo2 build generated, which
+	# the graft adds and an upstream patch cannot carry (the plugin then uses
+	# the system's <linux/ublk_cmd.h>)
+	diff -r -x ublk_cmd.h "$tmp/am/plugins/zns-npo2" build/nvme-cli-3.0-rc1/tree/plugins/zns-npo2 >"$tmp/d" 2>&1 ||
 		sfail+=" plugins/zns-npo2 differs from the tested graft: $(head -c 200 "$tmp/d");"
 	if meson setup "$tmp/am/.build" "$tmp/am" --wrap-mode=nodownload -Dplugins=zns,zns-npo2 \
 		-Ddocs=false -Dtests=false -Dexamples=false -Dpython=disabled >"$tmp/setup.log" 2>&1; then

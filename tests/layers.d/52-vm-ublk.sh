@@ -7,6 +7,7 @@
 # timer check ("IO-APIC + timer doesn't work!" panic).
 set -uo pipefail
 cd "$(dirname "$0")/../.."
+. tests/vm/layer.sh
 [ -x build/nvme-zns-npo2 ] || [ -x build/src/cli/nvme-zns-npo2 ] || { echo "52-vm-ublk: nvme-zns-npo2 not built: run make" >&2; exit 1; }
 log=build/vm-logs/ublk-$(date +%Y%m%d-%H%M%S).log
 start=$SECONDS
@@ -21,10 +22,4 @@ bash tests/vm/vm-run.sh --kernel stock --guest tests/vm/ublk/ublk.sh \
 	--append no_timer_check \
 	--timeout 420 --log "$log" --quiet
 vm=$?
-grep -aE '^(ok|not ok|#)' "$log" | grep -av '^### ' || true
-echo "52-vm-ublk: $(grep -a '^GUEST-RESULT' "$log" | tail -1), $((SECONDS - start)) s"
-if [ $vm -ne 0 ]; then
-	echo "52-vm-ublk: FAILED; console log: $log"
-	exit 1
-fi
-echo "52-vm-ublk: console log: $log"
+layer_report 52-vm-ublk "$log" $vm $start || exit 1

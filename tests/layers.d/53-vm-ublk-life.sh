@@ -7,6 +7,7 @@
 # kernel's NVMe target (nvmet loop). Guest script: tests/vm/ublk-life/.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
+. tests/vm/layer.sh
 [ -x build/nvme-zns-npo2 ] || { echo "53-vm-ublk-life: nvme-zns-npo2 not built: run make" >&2; exit 1; }
 log=build/vm-logs/ublk-life-$(date +%Y%m%d-%H%M%S).log
 start=$SECONDS
@@ -23,10 +24,4 @@ bash tests/vm/vm-run.sh --kernel stock --guest tests/vm/ublk-life/guest.sh \
 	--modules "ublk_drv crc32c_generic crc32_generic btrfs f2fs nvmet nvme-loop" "${adds[@]}" \
 	--timeout 470 --log "$log" --quiet
 vm=$?
-grep -aE '^(ok|not ok|#)' "$log" | grep -av '^### ' || true
-echo "53-vm-ublk-life: $(grep -a '^GUEST-RESULT' "$log" | tail -1), $((SECONDS - start)) s"
-if [ $vm -ne 0 ]; then
-	echo "53-vm-ublk-life: FAILED; console log: $log"
-	exit 1
-fi
-echo "53-vm-ublk-life: console log: $log"
+layer_report 53-vm-ublk-life "$log" $vm $start || exit 1

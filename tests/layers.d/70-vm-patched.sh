@@ -7,6 +7,7 @@
 # Oops/panic in the console log (tests/vm/vm-run.sh).
 set -uo pipefail
 cd "$(dirname "$0")/../.." || exit 1
+. tests/vm/layer.sh
 
 bash scripts/kernel-build.sh || exit 1
 img=build/kernel/bzImage
@@ -35,12 +36,5 @@ vm nullblk.sh --ns ctrl=0,nsid=1,size=64M,lbas=4096 --timeout 420 \
 # NVMe target (loop transport) exporting npo2 null_blk devices
 vm nvmet.sh --ns ctrl=0,nsid=1,size=64M,lbas=4096 --timeout 300 || fail=1
 
-tot_p=0 tot_f=0
-for l in build/vm-logs/patched-nvme.log build/vm-logs/patched-nullblk.log build/vm-logs/patched-nvmet.log; do
-	r=$(grep -a '^GUEST-RESULT: ' "$l" 2>/dev/null | tail -1)
-	p=$(echo "$r" | sed -nE 's/GUEST-RESULT: ([0-9]+) passed.*/\1/p')
-	f=$(echo "$r" | sed -nE 's/.* ([0-9]+) failed.*/\1/p')
-	tot_p=$((tot_p + ${p:-0})) tot_f=$((tot_f + ${f:-0}))
-done
-echo "70-vm-patched: $tot_p guest checks passed, $tot_f failed"
+echo "70-vm-patched: $(layer_totals build/vm-logs/patched-nvme.log build/vm-logs/patched-nullblk.log build/vm-logs/patched-nvmet.log)"
 exit $fail

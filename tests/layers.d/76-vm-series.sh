@@ -8,6 +8,7 @@
 # tests/vm/patched/f2fs.sh, tests/vm/patched-dm/concat.sh.
 set -uo pipefail
 cd "$(dirname "$0")/../.." || exit 1
+. tests/vm/layer.sh
 
 bash scripts/kernel-build.sh || exit 1
 bash scripts/f2fs-tools-build.sh || exit 1
@@ -41,12 +42,5 @@ vm patched-dm/concat.sh --append "null_blk.nr_devices=0" --timeout 360 \
 	--ns ctrl=0,nsid=2,size=480M,lbas=4096,zoned=1,zsze=96M,zcap=96M \
 	--ns ctrl=0,nsid=3,size=240M,lbas=4096,zoned=1,zsze=48M,zcap=48M || fail=1
 
-tot_p=0 tot_f=0
-for l in build/vm-logs/series-f2fs.log build/vm-logs/series-concat.log; do
-	r=$(grep -a '^GUEST-RESULT: ' "$l" 2>/dev/null | tail -1)
-	p=$(echo "$r" | sed -nE 's/GUEST-RESULT: ([0-9]+) passed.*/\1/p')
-	f=$(echo "$r" | sed -nE 's/.* ([0-9]+) failed.*/\1/p')
-	tot_p=$((tot_p + ${p:-0})) tot_f=$((tot_f + ${f:-0}))
-done
-echo "76-vm-series: $tot_p guest checks passed, $tot_f failed"
+echo "76-vm-series: $(layer_totals build/vm-logs/series-f2fs.log build/vm-logs/series-concat.log)"
 exit $fail

@@ -10,6 +10,7 @@
 # fails on a failed check or on BUG:/WARNING:/Oops/panic in the console log.
 set -uo pipefail
 cd "$(dirname "$0")/../.." || exit 1
+. tests/vm/layer.sh
 
 bash scripts/kernel-build.sh || exit 1
 img=build/kernel/bzImage
@@ -51,12 +52,6 @@ tests/vm/vm-run.sh --kernel "$img" --guest tests/vm/xarray/attach.sh --quiet \
 	--subsys 0 "${ns[@]}" --timeout 300 \
 	--log build/vm-logs/xarray-attach.log || fail=1
 
-tot_p=0 tot_f=0
-for l in build/vm-logs/xarray-nvmet.log build/vm-logs/xarray-qemu.log build/vm-logs/xarray-attach.log; do
-	r=$(grep -a '^GUEST-RESULT: ' "$l" 2>/dev/null | tail -1)
-	p=$(echo "$r" | sed -nE 's/GUEST-RESULT: ([0-9]+) passed.*/\1/p')
-	f=$(echo "$r" | sed -nE 's/.* ([0-9]+) failed.*/\1/p')
-	tot_p=$((tot_p + ${p:-0})) tot_f=$((tot_f + ${f:-0}))
-done
-echo "85-vm-xarray: $tot_p guest checks passed, $tot_f failed ($((SECONDS - start)) s)"
+echo "85-vm-xarray: $(layer_totals build/vm-logs/xarray-nvmet.log build/vm-logs/xarray-qemu.log \
+	build/vm-logs/xarray-attach.log) ($((SECONDS - start)) s)"
 exit $fail

@@ -1,8 +1,9 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 """Shared harness of the CLI tests that run the real binary against
 namespaces emulated by the LD_PRELOAD emulator (tests/emu): TAP-style
-counters, the environment that points the binary at the emulator and its
-fake sysfs/dev trees, the emulator's command trace, one run of the binary.
+counters, golden files, the environment that points the binary at the
+emulator and its fake sysfs/dev trees, the emulator's command trace, one
+run of the binary.
 
 Scripts add this directory to sys.path from their own location:
     sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
@@ -36,6 +37,24 @@ def summary():
     """Print the counts; Return: the exit status (nothing passed is a failure)."""
     print('# %d passed, %d failed' % (passed, failed))
     return 1 if failed or not passed else 0
+
+
+def golden(directory, name, text):
+    """Check text against the golden file directory/name (a mismatch prints
+    text as comments); with ZNP_UPDATE_GOLDEN set, rewrite the file instead."""
+    path = os.path.join(directory, name)
+    if os.environ.get('ZNP_UPDATE_GOLDEN'):
+        with open(path, 'w') as f:
+            f.write(text)
+        return
+    try:
+        with open(path) as f:
+            want = f.read()
+    except OSError as e:
+        not_ok('golden %s: %s' % (name, e))
+        return
+    if not check(want == text, 'golden %s' % name):
+        sys.stdout.write(''.join('# ' + l + '\n' for l in text.splitlines()))
 
 
 def asan_env(extra=''):
@@ -78,16 +97,17 @@ def read_trace(trace):
 
 
 class Run:
-    """One run of binary under the emulator in root: rc, out, err (text) and
-    cmds, the commands that reached the emulated device."""
+    """One run of binary under the emulator in root (env: more variables):
+    rc, out, err (text) and cmds, the commands that reached the emulated
+    device."""
     timeout = 120
 
-    def __init__(self, binary, emu, root, args, stdin=None):
+    def __init__(self, binary, emu, root, args, stdin=None, env=None):
         self.args = args
         trace = os.path.join(root, 'trace')
         if os.path.exists(trace):
             os.unlink(trace)
-        self.execute([binary] + args, root, emu_env(emu, root, trace), stdin)
+        self.execute([binary] + args, root, dict(emu_env(emu, root, trace), **(env or {})), stdin)
         self.cmds = read_trace(trace)
 
     def execute(self, argv, root, env, stdin):

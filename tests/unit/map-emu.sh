@@ -7,35 +7,9 @@
 #
 #   map-emu.sh NVME_ZNS_NPO2 LIBZNPEMU MKFAKE
 set -u
-BIN=$(realpath "$1") EMU=$(realpath "$2") MKFAKE=$(realpath "$3")
-root=$(mktemp -d /tmp/znp-map-emu.XXXXXX)
-trap "[ -n \"${KEEP:-}\" ] || rm -rf \"$root\"" EXIT
-pass=0 failn=0
-
-ok() { pass=$((pass + 1)); }
-bad() { failn=$((failn + 1)); echo "FAIL: $*" >&2; }
-
-# t DESC WANT_RC CMD...: run CMD, keep stdout/stderr in $root/out, $root/err
-t() {
-	local desc=$1 want=$2 rc
-	shift 2
-	"$@" >"$root/out" 2>"$root/err"
-	rc=$?
-	if [ "$rc" = "$want" ]; then ok; else
-		bad "$desc: exit $rc, want $want"
-		sed 's/^/    | /' "$root/err" "$root/out" | head -8 >&2
-	fi
-}
-# has DESC FILE ERE
-has() {
-	if grep -Eq -- "$3" "$2"; then ok; else bad "$1: /$3/ not in: $(head -3 "$2")"; fi
-}
-# lines DESC FILE N: FILE has exactly N lines
-lines() {
-	local n
-	n=$(wc -l <"$2")
-	if [ "$n" = "$3" ]; then ok; else bad "$1: $n lines, want $3"; fi
-}
+# shellcheck source=tests/unit/emu-lib.sh
+. "$(dirname "$0")/emu-lib.sh"
+emu_begin map-emu "$@"
 
 cat >"$root/emu.conf" <<'EOF'
 path=dev/nvme0 kind=ctrl serial=SN-ZNS-0
@@ -181,5 +155,4 @@ t "restore with no mapping file: nothing to do (0)" 0 "$BIN" map --restore --con
 LD_PRELOAD= python3 -c 'import json,sys; j=json.load(open(sys.argv[1])); assert j["entries"] == [] and j["nr_entries"] == 0, j' \
 	"$root/out" && ok || bad "restore JSON with no file"
 
-echo "map-emu: $pass passed, $failn failed"
-[ $failn = 0 ]
+emu_end map-emu

@@ -7,25 +7,9 @@
 #
 #   ublk-emu.sh NVME_ZNS_NPO2 LIBZNPEMU MKFAKE
 set -u
-BIN=$(realpath "$1") EMU=$(realpath "$2") MKFAKE=$(realpath "$3")
-root=$(mktemp -d /tmp/znp-ublk-emu.XXXXXX)
-trap "[ -n \"${KEEP:-}\" ] || rm -rf \"$root\"" EXIT
-pass=0 failn=0
-ok() { pass=$((pass + 1)); }
-bad() { failn=$((failn + 1)); echo "FAIL: $*" >&2; }
-t() {
-	local desc=$1 want=$2 rc
-	shift 2
-	"$@" >"$root/out" 2>"$root/err"
-	rc=$?
-	if [ "$rc" = "$want" ]; then ok; else
-		bad "$desc: exit $rc, want $want"
-		sed 's/^/    | /' "$root/err" "$root/out" | head -8 >&2
-	fi
-}
-has() {
-	if grep -Eq -- "$3" "$2"; then ok; else bad "$1: /$3/ not in: $(head -3 "$2")"; fi
-}
+# shellcheck source=tests/unit/emu-lib.sh
+. "$(dirname "$0")/emu-lib.sh"
+emu_begin ublk-emu "$@"
 
 cat >"$root/emu.conf" <<'CONF'
 path=dev/nvme0 kind=ctrl serial=SN-ZNS-0
@@ -155,5 +139,4 @@ fi
 t "list: no MAPPED-AS from an untrusted directory" 0 "$BIN" list
 has "list: ng0n2 not mapped" "$root/out" "^ng0n2 .* -\$"
 
-echo "ublk-emu: $pass passed, $failn failed"
-[ $failn = 0 ]
+emu_end ublk-emu

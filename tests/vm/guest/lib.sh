@@ -193,3 +193,76 @@ vm_summary() {
 			"zoned $(ns_conf "$c" "$n" zoned) zsze $(ns_conf "$c" "$n" zsze) zcap $(ns_conf "$c" "$n" zcap)"
 	done
 }
+
+# jget KEY FILE: value of a top-level key of a JSON object printed by
+# nvme-zns-npo2 (one key per line), strings without their quotes
+jget() {
+	sed -n "s/^  \"$1\": \(.*\)$/\1/p" "$2" | sed -e 's/,$//' -e 's/^"\(.*\)"$/\1/' | head -1
+}
+
+# zone_rows DEV: "start len cap wpoff cond" per zone from blkzone report,
+# decimal sectors
+zone_rows() {
+	blkzone report "$1" |
+		sed -n 's/.*start: *\(0x[0-9a-f]*\), len *\(0x[0-9a-f]*\), cap *\(0x[0-9a-f]*\), wptr *\(0x[0-9a-f]*\).*zcond: *\([0-9]*\).*/\1 \2 \3 \4 \5/p' |
+		while read -r s l c w z; do
+			echo "$((s)) $((l)) $((c)) $((w)) $z"
+		done
+}
+
+# mk_nullb NAME ATTR=VALUE...: create and power on a null_blk device through
+# configfs; prints its disk name (6.12 names configfs devices after their
+# directory, older kernels nullbN). Fails (status 1) if power-on is refused.
+mk_nullb() {
+	local name=$1 d=/sys/kernel/config/nullb/$1 kv
+	shift
+	mkdir "$d" || return 1
+	for kv in "$@"; do
+		echo "${kv#*=}" >"$d/${kv%%=*}" || return 1
+	done
+	echo 1 >"$d/power" 2>/dev/null || return 1
+	if [ -b "/dev/$name" ]; then
+		echo "$name"
+	else
+		echo "nullb$(cat "$d/index")"
+	fi
+}
+
+# nvmet_loop_port: NVMe target port 1 on the loop transport
+nvmet_loop_port() {
+	mkdir /sys/kernel/config/nvmet/ports/1 &&
+		echo loop >/sys/kernel/config/nvmet/ports/1/addr_trtype
+}
+
+# nvmet_export NQN DEVICE: subsystem NQN (any host allowed) with the block
+# device DEVICE (a path) as namespace 1 on loop port 1 (nvmet_loop_port).
+# Status 2 if the subsystem cannot be set up, 1 if the target refuses to
+# enable the namespace.
+nvmet_export() {
+	local s=/sys/kernel/config/nvmet/subsystems/$1
+	mkdir "$s" && echo 1 >"$s/attr_allow_any_host" &&
+		mkdir "$s/namespaces/1" &&
+		echo "$2" >"$s/namespaces/1/device_path" || return 2
+	echo 1 >"$s/namespaces/1/enable" 2>/dev/null || return 1
+	ln -s "$s" "/sys/kernel/config/nvmet/ports/1/subsystems/$1"
+}
+
+# nvmet_connect NQN: connect the host to NQN over loop, print the disk name
+# of its namespace (up to 10 s). The target reports multi-controller
+# subsystems, so the host shows a multipath head disk (nvmeXnY) whose device
+# is the subsystem; the per-path disk nvmeXcYnZ is hidden.
+nvmet_connect() {
+	local d i=0
+	echo "transport=loop,nqn=$1" >/dev/nvme-fabrics || return 1
+	while [ $i -lt 50 ]; do
+		for d in /sys/block/nvme*n*; do
+			[ "$(cat "$d/device/subsysnqn" 2>/dev/null)" = "$1" ] || continue
+			[ -b "/dev/${d##*/}" ] || continue
+			echo "${d##*/}"
+			return 0
+		done
+		sleep 0.2
+		i=$((i + 1))
+	done
+	return 1
+}

@@ -5,21 +5,6 @@
 ZNP=nvme-zns-npo2
 MIB=1048576
 
-# jget KEY FILE: value of a top-level key of a JSON object printed by the
-# tool (one key per line), strings without their quotes
-jget() {
-	sed -n "s/^  \"$1\": \(.*\)$/\1/p" "$2" | sed -e 's/,$//' -e 's/^"\(.*\)"$/\1/' | head -1
-}
-
-# zone_rows DEV: "start len cap wpoff cond" per zone, decimal sectors
-zone_rows() {
-	blkzone report "$1" |
-		sed -n 's/.*start: *\(0x[0-9a-f]*\), len *\(0x[0-9a-f]*\), cap *\(0x[0-9a-f]*\), wptr *\(0x[0-9a-f]*\).*zcond: *\([0-9]*\).*/\1 \2 \3 \4 \5/p' |
-		while read -r s l c w z; do
-			echo "$((s)) $((l)) $((c)) $((w)) $z"
-		done
-}
-
 # expect_report DESC DEV ZONE_SECTORS NR_ZONES: po2 starts and lengths, the
 # real capacity, every zone empty
 expect_report() {

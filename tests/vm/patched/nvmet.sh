@@ -9,41 +9,12 @@ MB=2048
 CFS=/sys/kernel/config/nvmet
 cfs="zoned=1 memory_backed=1 blocksize=4096"
 
-# export NQN DISK: subsystem NQN with DISK as namespace 1 on loop port 1.
-# Status 1 if the target refuses to enable the namespace.
-export_ns() {
-	local s=$CFS/subsystems/$1
-	mkdir "$s" && echo 1 >"$s/attr_allow_any_host" &&
-		mkdir "$s/namespaces/1" &&
-		echo "/dev/$2" >"$s/namespaces/1/device_path" || return 2
-	echo 1 >"$s/namespaces/1/enable" 2>/dev/null || return 1
-	ln -s "$s" "$CFS/ports/1/subsystems/$1"
-}
-
-# connect NQN: connect the host over loop, print the namespace disk name.
-# The target reports multi-controller subsystems, so the host shows a
-# multipath head disk (nvmeXnY) whose device is the subsystem.
-connect() {
-	local d i=0
-	echo "transport=loop,nqn=$1" >/dev/nvme-fabrics || return 1
-	while [ $i -lt 50 ]; do
-		for d in /sys/block/nvme*n*; do
-			[ "$(cat "$d/device/subsysnqn" 2>/dev/null)" = "$1" ] || continue
-			[ -b "/dev/${d##*/}" ] && { echo "${d##*/}"; return 0; }
-		done
-		sleep 0.2
-		i=$((i + 1))
-	done
-	return 1
-}
-
-mkdir "$CFS/ports/1" && echo loop >"$CFS/ports/1/addr_trtype" ||
-	not_ok "nvmet: loop port configured"
+nvmet_loop_port || not_ok "nvmet: loop port configured"
 
 # npo2: 960 MiB of 96 MiB zones (no smaller last zone)
 nb=$(mk_nullb t96 $cfs zone_size=96 size=960)
-expect_ok "nvmet npo2: export a 96M-zone null_blk as a ZNS namespace" export_ns npo2 "$nb"
-ns=$(connect npo2)
+expect_ok "nvmet npo2: export a 96M-zone null_blk as a ZNS namespace" nvmet_export npo2 "/dev/$nb"
+ns=$(nvmet_connect npo2)
 if [ -n "$ns" ]; then
 	ok "nvmet npo2: host sees namespace /dev/$ns"
 	label="nvmet npo2 (96M zones over nvme-loop)"
@@ -63,8 +34,8 @@ fi
 # host sees 11 zones of 96 MiB, the last with a 40 MiB capacity ending at
 # the namespace end: a working zoned device, not a half-set-up one.
 nb2=$(mk_nullb t96last $cfs zone_size=96 size=1000)
-expect_ok "nvmet npo2 last: export 1000 MiB of 96 MiB zones" export_ns npo2last "$nb2"
-ns2=$(connect npo2last)
+expect_ok "nvmet npo2 last: export 1000 MiB of 96 MiB zones" nvmet_export npo2last "/dev/$nb2"
+ns2=$(nvmet_connect npo2last)
 if [ -n "$ns2" ]; then
 	label="nvmet npo2 last (96M zones, 40M last zone)"
 	lz=$((10 * 96 * MB))
@@ -91,8 +62,8 @@ fi
 
 # po2 for comparison: 1 GiB of 128 MiB zones
 nb3=$(mk_nullb t128 $cfs zone_size=128 size=1024)
-expect_ok "nvmet po2: export a 128M-zone null_blk" export_ns po2 "$nb3"
-ns3=$(connect po2)
+expect_ok "nvmet po2: export a 128M-zone null_blk" nvmet_export po2 "/dev/$nb3"
+ns3=$(nvmet_connect po2)
 if [ -n "$ns3" ]; then
 	label="nvmet po2 (128M zones over nvme-loop)"
 	check_geometry "$label" "/dev/$ns3" $((128 * MB)) $((128 * MB)) 8 $((128 * MB))

@@ -126,24 +126,6 @@ check_fio() {
 		"$(zonectl report "$dev" $((first * zs)) "$n" | awk '$5 == 1' | wc -l)" 0
 }
 
-# mk_nullb NAME ATTR=VALUE...: create and power on a null_blk device through
-# configfs; prints its disk name (6.12 names configfs devices after their
-# directory, older kernels nullbN). Fails (status 1) if power-on is refused.
-mk_nullb() {
-	local name=$1 d=/sys/kernel/config/nullb/$1 kv
-	shift
-	mkdir "$d" || return 1
-	for kv in "$@"; do
-		echo "${kv#*=}" >"$d/${kv%%=*}" || return 1
-	done
-	echo 1 >"$d/power" 2>/dev/null || return 1
-	if [ -b "/dev/$name" ]; then
-		echo "$name"
-	else
-		echo "nullb$(cat "$d/index")"
-	fi
-}
-
 # check_zonefs NAME DEV ZS CAP NZ: zonefs on an all-sequential zoned device.
 #   Zone 0 holds the super block (/vm/zonefs-sb.img, made on the host), zone
 #   K+1 backs seq/K whose inode number is its zone number (bdev_zone_no()).

@@ -26,18 +26,6 @@
 MB=2048
 export DM_DISABLE_UDEV=1
 
-mk_nullb() {
-	local name=$1 d=/sys/kernel/config/nullb/$1 kv
-	shift
-	mkdir "$d" || return 1
-	for kv in "$@"; do
-		echo "${kv#*=}" >"$d/${kv%%=*}" || return 1
-	done
-	echo 1 >"$d/power" 2>/dev/null || return 1
-	# 6.12 names configfs devices after their directory
-	if [ -b "/dev/$name" ]; then echo "$name"; else echo "nullb$(cat "$d/index")"; fi
-}
-
 # the suites' environment: bash, kernel config where the suites look for it,
 # built-in module info for modinfo, the suites unpacked in /opt
 kver=$(uname -r)

@@ -24,50 +24,10 @@ ZS=$((ZMB * MB))	# zone size in sectors
 LBS=4096
 ZL=$((ZS * 512 / LBS))	# zone size in LBAs
 
-mk_nullb() {
-	local name=$1 d=/sys/kernel/config/nullb/$1 kv
-	shift
-	mkdir "$d" || return 1
-	for kv in "$@"; do
-		echo "${kv#*=}" >"$d/${kv%%=*}" || return 1
-	done
-	echo 1 >"$d/power" 2>/dev/null || return 1
-	# 6.12 names configfs devices after their directory
-	if [ -b "/dev/$name" ]; then echo "$name"; else echo "nullb$(cat "$d/index")"; fi
-}
-
 # zone DEV N: "cond wp" of zone N (wp in sectors from the zone start), from
 # the device's own zone report through the block layer
 zone() {
 	zonectl report "$1" $(($2 * ZS)) 1 | awk -v s=$(($2 * ZS)) '{ print $5, $4 - s }'
-}
-
-# export_ns NQN DEVICE: NVMe loop target namespace 1 = DEVICE; 1 if the
-# target refuses to enable it
-export_ns() {
-	local s=$CFS/subsystems/$1
-	mkdir "$s" && echo 1 >"$s/attr_allow_any_host" && mkdir "$s/namespaces/1" &&
-		echo "$2" >"$s/namespaces/1/device_path" || return 2
-	echo 1 >"$s/namespaces/1/enable" 2>/dev/null || return 1
-	ln -s "$s" "$CFS/ports/1/subsystems/$1"
-}
-
-# connect NQN: host block device name of the loop namespace (the multipath
-# head disk; the per-path disk nvmeXcYnZ is hidden)
-connect() {
-	local d i=0
-	echo "transport=loop,nqn=$1" >/dev/nvme-fabrics || return 1
-	while [ $i -lt 50 ]; do
-		for d in /sys/block/nvme*n*; do
-			[ "$(cat "$d/device/subsysnqn" 2>/dev/null)" = "$1" ] || continue
-			[ -b "/dev/${d##*/}" ] || continue
-			echo "${d##*/}"
-			return 0
-		done
-		sleep 0.2
-		i=$((i + 1))
-	done
-	return 1
 }
 
 disconnect() {
@@ -94,11 +54,11 @@ qng=$(vm_ng 0 1)
 expect_match "npo2 QEMU namespace is a block device" '^/dev/nvme' "$qdev"
 expect_eq "npo2 QEMU namespace: 8 zones of $ZMB MiB" \
 	"$(cat /sys/block/${qdev#/dev/}/queue/chunk_sectors) $(cat /sys/block/${qdev#/dev/}/queue/nr_zones)" "$ZS 8"
-mkdir "$CFS/ports/1" && echo loop >"$CFS/ports/1/addr_trtype" || not_ok "nvmet loop port"
+nvmet_loop_port || not_ok "nvmet loop port"
 
 # ---- 1. Zone Append through the block layer to the npo2 namespace ---------
-expect_ok "nvmet exports the npo2 namespace's block device" export_ns zapp "$qdev"
-r=$(connect zapp)
+expect_ok "nvmet exports the npo2 namespace's block device" nvmet_export zapp "$qdev"
+r=$(nvmet_connect zapp)
 if [ -n "$r" ] && [ -b "/dev/$r" ]; then
 	ok "loop namespace /dev/$r appeared"
 	expect_eq "loop namespace: $ZMB MiB zones, 8 zones" \
@@ -215,8 +175,8 @@ zonectl reset "$nb" 0 $((8 * ZS)) >/dev/null
 # never as a zoned disk without zones or write plugs.
 nbl=/dev/$(mk_nullb zlast zoned=1 memory_backed=1 blocksize=4096 zone_size=$ZMB size=$((8 * ZMB + 4)))
 lz=$((8 * ZS)) lcap=$((4 * MB))
-expect_ok "nvmet exports the device with a smaller last zone" export_ns zlast "$nbl"
-d=$(connect zlast)
+expect_ok "nvmet exports the device with a smaller last zone" nvmet_export zlast "$nbl"
+d=$(nvmet_connect zlast)
 if [ -n "$d" ] && [ -b "/dev/$d" ]; then
 	expect_eq "host disk: zoned, $ZMB MiB zones, 9 zones, size" \
 		"$(cat /sys/block/$d/queue/zoned) $(cat /sys/block/$d/queue/chunk_sectors) $(cat /sys/block/$d/queue/nr_zones) $(cat /sys/block/$d/size)" \

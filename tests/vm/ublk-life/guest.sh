@@ -13,19 +13,6 @@ Z=nvme-zns-npo2
 MIB=1048576
 export DM_DISABLE_UDEV=1
 
-jget() {
-	sed -n "s/^  \"$1\": \(.*\)$/\1/p" "$2" | sed -e 's/,$//' -e 's/^"\(.*\)"$/\1/' | head -1
-}
-
-# zone_rows DEV: "start len cap wpoff cond" per zone, decimal sectors
-zone_rows() {
-	blkzone report "$1" |
-		sed -n 's/.*start: *\(0x[0-9a-f]*\), len *\(0x[0-9a-f]*\), cap *\(0x[0-9a-f]*\), wptr *\(0x[0-9a-f]*\).*zcond: *\([0-9]*\).*/\1 \2 \3 \4 \5/p' |
-		while read -r s l c w z; do
-			echo "$((s)) $((l)) $((c)) $((w)) $z"
-		done
-}
-
 # ns_wps NG LBAS: the write pointer offset of every zone of the namespace, in
 # 512-byte sectors (nvme-cli's report of the namespace itself); a full zone
 # (wp reported as 2^64-1) counts as written to its capacity

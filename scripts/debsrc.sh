@@ -1,0 +1,48 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
+# shellcheck shell=bash
+#
+# A private apt configuration for `apt-get source` (source this file): its
+# deb-src entries mirror every deb entry of the system's apt sources (same
+# URIs and suites) and its package lists live in its own directory, so the
+# system's apt state is never touched.
+#
+#   znp_debsrc_derive DIR PREFIX   writes DIR/deb-src.sources and DIR/deb-src.list;
+#                                  when the system has no deb entry, prints
+#                                  "PREFIX: no deb entries ..." and exits 1
+#   znp_debsrc_aptopts APT         sets the array znp_aptopts: apt-get options
+#                                  reading APT/sources.d and keeping the lists
+#                                  in APT/lists (the caller creates
+#                                  APT/lists/partial)
+
+znp_debsrc_derive() {
+	local dir=$1 prefix=$2 f
+	mkdir -p "$dir"
+	: >"$dir/deb-src.sources"
+	for f in /etc/apt/sources.list.d/*.sources; do
+		[ -f "$f" ] || continue
+		grep -q '^Types:.*\bdeb\b' "$f" || continue
+		sed 's/^Types:.*/Types: deb-src/' "$f" >>"$dir/deb-src.sources"
+		echo >>"$dir/deb-src.sources"
+	done
+	: >"$dir/deb-src.list"
+	for f in /etc/apt/sources.list /etc/apt/sources.list.d/*.list; do
+		[ -f "$f" ] || continue
+		sed -n 's/^[[:space:]]*deb[[:space:]]/deb-src /p' "$f" >>"$dir/deb-src.list"
+	done
+	[ -s "$dir/deb-src.sources" ] || [ -s "$dir/deb-src.list" ] || {
+		echo "$prefix: no deb entries in /etc/apt to derive deb-src from" >&2
+		exit 1
+	}
+}
+
+znp_debsrc_aptopts() {
+	local apt=$1
+	# shellcheck disable=SC2034 # read by the sourcing script
+	znp_aptopts=(
+		-o Dir::Etc::SourceList=/dev/null
+		-o Dir::Etc::SourceParts="$apt/sources.d"
+		-o Dir::State::Lists="$apt/lists"
+		-o Dir::Cache::pkgcache= -o Dir::Cache::srcpkgcache=
+		-o APT::Sandbox::User=root
+	)
+}
