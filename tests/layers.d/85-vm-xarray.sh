@@ -2,7 +2,9 @@
 # Layer 8c: the nvme host xarray series (kernel-patches/xarray) in QEMU on
 # the patched kernel: namespace churn on an NVMe-oF loop controller with 42+
 # namespaces added and removed through configfs while fio runs on the
-# others, and a QEMU controller with 34 namespaces rescanned under I/O; the
+# others, a QEMU controller with 34 namespaces rescanned under I/O, and
+# Namespace Attachment churn (nvme detach-ns/attach-ns) on a QEMU controller
+# in an NVMe subsystem with 32 namespaces while fio runs on 5 that stay; the
 # kernel's, nvme-cli's and nvme-zns-npo2's view of the namespaces checked
 # against the configuration after every step (tests/vm/xarray/). Each run
 # fails on a failed check or on BUG:/WARNING:/Oops/panic in the console log.
@@ -17,6 +19,8 @@ grep -q 'nvme: track the namespaces of a controller in an xarray' build/kernel/a
 out=build/vm-xarray
 mkdir -p "$out"
 gcc -static -O2 -Wall -Wextra -Werror -o "$out/ioctl-io" tests/vm/xarray/ioctl-io.c || exit 1
+# vm-run.sh packs the tool only when it exists; the guests check its list
+[ -x build/nvme-zns-npo2 ] || { echo "85-vm-xarray: build/nvme-zns-npo2 missing: run make" >&2; exit 1; }
 
 fail=0
 start=$SECONDS
@@ -35,6 +39,19 @@ ns+=(--ns ctrl=1,nsid=1,size=16M,lbas=4096)
 tests/vm/vm-run.sh --kernel "$img" --guest tests/vm/xarray/qemu.sh --quiet \
 	"${ns[@]}" --timeout 360 --add "$out/ioctl-io" \
 	--log build/vm-logs/xarray-qemu.log || fail=1
+# QEMU: controller 0 in an NVMe subsystem (Namespace Attachment), NSIDs 1-24,
+# 64, 100, 255, 256 conventional, 25 npo2 and 26 po2 zoned, 128 and 200
+# detached at boot
+ns=()
+for i in $(seq 1 24) 64 100 255 256; do ns+=(--ns "ctrl=0,nsid=$i,size=16M,lbas=4096"); done
+ns+=(--ns ctrl=0,nsid=25,size=384M,lbas=4096,zoned=1,zsze=96M,zcap=96M)
+ns+=(--ns ctrl=0,nsid=26,size=512M,lbas=4096,zoned=1,zsze=128M,zcap=128M)
+ns+=(--ns ctrl=0,nsid=128,size=16M,lbas=4096,detached=1)
+ns+=(--ns ctrl=0,nsid=200,size=16M,lbas=4096,detached=1)
+tests/vm/vm-run.sh --kernel "$img" --guest tests/vm/xarray/attach.sh --quiet \
+	--subsys 0 "${ns[@]}" --timeout 300 \
+	--log build/vm-logs/xarray-attach.log || fail=1
 
-echo "85-vm-xarray: $(layer_totals build/vm-logs/xarray-nvmet.log build/vm-logs/xarray-qemu.log) ($((SECONDS - start)) s)"
+echo "85-vm-xarray: $(layer_totals build/vm-logs/xarray-nvmet.log build/vm-logs/xarray-qemu.log \
+	build/vm-logs/xarray-attach.log) ($((SECONDS - start)) s)"
 exit $fail

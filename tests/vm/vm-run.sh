@@ -22,8 +22,11 @@ usage() {
 usage: $0 --kernel stock|BZIMAGE --guest SCRIPT [options]
   --kernel stock|PATH   Debian's stock $STOCK_KVER kernel (+ modules), or a bzImage with drivers built in
   --guest SCRIPT        guest script, run by /init with sh after sourcing tests/vm/guest/lib.sh
-  --ns SPEC             ctrl=N,nsid=N,size=1G,lbas=4096[,zoned=1,zsze=96M,zcap=96M,max_open=N,max_active=N]
-                        (repeatable; one NVMe controller per distinct ctrl)
+  --ns SPEC             ctrl=N,nsid=N,size=1G,lbas=4096[,zoned=1,zsze=96M,zcap=96M,max_open=N,max_active=N][,detached=1]
+                        (repeatable; one NVMe controller per distinct ctrl; detached=1: in the
+                        subsystem but not attached at boot, needs --subsys)
+  --subsys CTRL         put controller CTRL in an NVMe subsystem of its own (nvme-subsys, so that
+                        Namespace Attachment works; the host sees it as multipath); repeatable
   --preset standard     ctrl0: A 96M/96M, B 128M/96M, C 80M/64M, D conventional; ctrl1: E 48M/48M on 512 B LBAs
   --timeout SEC         whole-run limit, host side (default 300); the guest script gets SEC-30
   --log FILE            console log (default build/vm-logs/<guest>-<time>.log)
@@ -41,12 +44,16 @@ die() { echo "vm-run: $*" >&2; exit 2; }
 
 kernel= guest= preset= timeout=300 log= mem=2G append= quiet=0
 nsspecs=() adds=() extra_modules=
+declare -A subsys=()
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--kernel) kernel=$2; shift ;;
 	--guest) guest=$2; shift ;;
 	--ns) nsspecs+=("$2"); shift ;;
 	--preset) preset=$2; shift ;;
+	--subsys)
+		case "$2" in ''|*[!0-9]*) die "bad --subsys $2" ;; esac
+		subsys[$2]=1; shift ;;
 	--timeout) timeout=$2; shift ;;
 	--log) log=$2; shift ;;
 	--mem) mem=$2; shift ;;
@@ -280,14 +287,15 @@ rm -rf "${stage:?}$ROOT"
 qargs=()
 declare -A ctrls=()
 nsconf="# ctrl nsid size lbas zoned zsze zcap (bytes)"
+detached_conf="# ctrl nsid of the namespaces not attached at boot"
 i=0
 for spec in "${nsspecs[@]}"; do
-	ctrl= nsid= size= lbas=4096 zoned=0 zsze= zcap= max_open= max_active=
+	ctrl= nsid= size= lbas=4096 zoned=0 zsze= zcap= max_open= max_active= detached=0
 	IFS=, read -ra kvs <<<"$spec"
 	for kv in "${kvs[@]}"; do
 		k=${kv%%=*} v=${kv#*=}
 		case "$k" in
-		ctrl|nsid|lbas|zoned|max_open|max_active)
+		ctrl|nsid|lbas|zoned|max_open|max_active|detached)
 			case "$v" in ''|*[!0-9]*) die "--ns $spec: bad $k" ;; esac
 			printf -v "$k" '%s' "$v" ;;
 		size|zsze|zcap) printf -v "$k" '%s' "$(bytes "$v")" ;;
@@ -298,11 +306,17 @@ for spec in "${nsspecs[@]}"; do
 	[ "$zoned" = 1 ] && [ -z "$zsze" ] && die "--ns $spec: zoned needs zsze"
 	[ "$zoned" = 1 ] && [ -z "$zcap" ] && zcap=$zsze
 	[ "$zoned" = 1 ] || { zsze=0; zcap=0; }
+	[ "$detached" = 1 ] && [ -z "${subsys[$ctrl]:-}" ] && die "--ns $spec: detached needs --subsys $ctrl"
 	img=$run/c${ctrl}n${nsid}.img
 	truncate -s "$size" "$img"
 	if [ -z "${ctrls[$ctrl]:-}" ]; then
 		ctrls[$ctrl]=1
-		qargs+=(-device "nvme,id=nvme$ctrl,serial=znsnpo2-c$ctrl")
+		if [ -n "${subsys[$ctrl]:-}" ]; then
+			qargs+=(-device "nvme-subsys,id=subsys$ctrl,nqn=znsnpo2-s$ctrl")
+			qargs+=(-device "nvme,id=nvme$ctrl,serial=znsnpo2-c$ctrl,subsys=subsys$ctrl")
+		else
+			qargs+=(-device "nvme,id=nvme$ctrl,serial=znsnpo2-c$ctrl")
+		fi
 	fi
 	# discard=unmap: DSM deallocate really deallocates (reads back zeros, as on drives with DLFEAT)
 	qargs+=(-drive "file=$img,if=none,id=d$i,format=raw,cache=unsafe,discard=unmap")
@@ -312,20 +326,29 @@ for spec in "${nsspecs[@]}"; do
 		[ -n "$max_open" ] && dev+=",zoned.max_open=$max_open"
 		[ -n "$max_active" ] && dev+=",zoned.max_active=$max_active"
 	fi
+	if [ "$detached" = 1 ]; then
+		dev+=",detached=on"
+		detached_conf+=$'\n'"$ctrl $nsid"
+	fi
 	qargs+=(-device "$dev")
 	nsconf+=$'\n'"$ctrl $nsid $size $lbas $zoned $zsze $zcap"
 	i=$((i + 1))
 done
-# controllers must come before their namespaces on the command line
+for c in "${!subsys[@]}"; do
+	[ -n "${ctrls[$c]:-}" ] || die "--subsys $c: no --ns on controller $c"
+done
+# subsystems before controllers before their namespaces on the command line
 cargs=() nargs=()
 for ((j = 0; j < ${#qargs[@]}; j += 2)); do
 	case "${qargs[j + 1]}" in
+	nvme-subsys,*) cargs=("${qargs[j]}" "${qargs[j + 1]}" ${cargs[@]+"${cargs[@]}"}) ;;
 	nvme,*) cargs+=("${qargs[j]}" "${qargs[j + 1]}") ;;
 	*) nargs+=("${qargs[j]}" "${qargs[j + 1]}") ;;
 	esac
 done
 
 echo "$nsconf" >"$stage/vm/ns.conf"
+echo "$detached_conf" >"$stage/vm/ns.detached"
 gtimeout=$((timeout > 60 ? timeout - 30 : timeout / 2))
 cat >"$stage/vm/env" <<EOF
 VM_GUEST='$gname'
