@@ -81,8 +81,12 @@ read_series() {
 
 stamp=$( {
 	echo "$KSRC_PKG $KSRC_VERSION $mode"
-	sha256sum "$FRAGMENT" "$ROOT/scripts/kernel-build.sh"
-	for p in ${series[@]+"${series[@]}"}; do sha256sum "$PATCHES/$p"; done
+	# contents and names relative to the checkout: the same inputs give the
+	# same stamp in every clone or worktree
+	for f in "$FRAGMENT" "$ROOT/scripts/kernel-build.sh"; do
+		echo "${f#"$ROOT"/} $(sha256sum <"$f")"
+	done
+	for p in ${series[@]+"${series[@]}"}; do echo "$p $(sha256sum <"$PATCHES/$p")"; done
 } | sha256sum | cut -c1-32)
 
 if [ -s "$OUT/bzImage" ] && [ "$(cat "$OUT/stamp" 2>/dev/null)" = "$stamp" ]; then
