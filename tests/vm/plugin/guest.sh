@@ -117,6 +117,16 @@ cmd_cases() {
 			same "report block device $AB -o json" report "$AB" -o json -c 3
 		fi
 		;;
+	zonemap)
+		for dev in "$A" "$B" "$C" "$E"; do
+			same "zonemap $dev" zonemap "$dev" --width 40
+		done
+		same "zonemap --color=always -s -c" zonemap "$A" --color=always -s $ZA -c 3 -w 30
+		same "zonemap --padding" zonemap "$A" --padding -w 60
+		same "zonemap --svg -" zonemap "$A" --svg - -c 4
+		same "zonemap conventional namespace" zonemap "$D"
+		same "zonemap bad --width" zonemap "$A" --width 0
+		;;
 	check)
 		for dev in "$A" "$B" "$C" "$D" "$E" $AB; do
 			same "check $dev" check "$dev"
