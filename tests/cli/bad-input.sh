@@ -90,12 +90,19 @@ expect_err 2 "$REG/x" 'cannot open the range list: Not a directory' -- \
 	discard /dev/null --ranges="$REG/x" -f
 expect_err 2 "$DIR" 'cannot open the range list: Is a directory' -- \
 	discard /dev/null --ranges "$DIR" -f
-if [ "$(id -u)" != 0 ]; then	# root reads any file
-	printf '0 4096\n' >"$TMP/unreadable"
-	chmod 000 "$TMP/unreadable"
-	expect_err 1 "$TMP/unreadable" 'cannot open the range list: Permission denied' -- \
-		discard /dev/null --ranges "$TMP/unreadable" -f
+# An unreadable range list: root reads any file, so as root the binary runs
+# without CAP_DAC_OVERRIDE and CAP_DAC_READ_SEARCH (setpriv, util-linux)
+printf '0 4096\n' >"$TMP/unreadable"
+chmod 000 "$TMP/unreadable"
+if [ "$(id -u)" = 0 ]; then
+	printf '#!/bin/sh\nexec setpriv --bounding-set=-dac_override,-dac_read_search -- "%s" "$@"\n' \
+		"$BIN" >"$TMP/nodac"
+	chmod 755 "$TMP/nodac"
+	BIN=$TMP/nodac
 fi
+expect_err 1 "$TMP/unreadable" 'cannot open the range list: Permission denied' -- \
+	discard /dev/null --ranges "$TMP/unreadable" -f
+BIN=$(realpath "$1")
 
 # No arguments: usage on stderr, exit 2, nothing on stdout
 run
