@@ -42,14 +42,67 @@ static bool line_field(const char **p, const char *end, const char **f, size_t *
 	return true;
 }
 
+/* One key=value field after the identity into @e; @seen tracks the keys given. */
+static int parse_key(const char *f, size_t n, unsigned int *seen, struct znp_dmconf_entry *e,
+		     const char **why)
+{
+	const char *v;
+	unsigned int bit;
+	size_t vn;
+	uint64_t x;
+
+	if (kv(f, n, "lba_size", &v, &vn))
+		bit = 1;
+	else if (kv(f, n, "zone_size", &v, &vn))
+		bit = 2;
+	else if (kv(f, n, "nr_zones", &v, &vn))
+		bit = 4;
+	else if (kv(f, n, "via", &v, &vn))
+		bit = 8;
+	else {
+		*why = *f == '#' ? "comments must be on their own line"
+				 : "unknown key (want lba_size, zone_size, nr_zones, via)";
+		return -EINVAL;
+	}
+	if (*seen & bit) {
+		*why = "key given twice";
+		return -EINVAL;
+	}
+	*seen |= bit;
+	if (bit == 8) {
+		if (vn == 4 && !memcmp(v, "ublk", 4)) {
+			e->ublk = true;
+		} else if (!(vn == 2 && !memcmp(v, "dm", 2))) {
+			*why = "via must be dm or ublk";
+			return -EINVAL;
+		}
+		return 0;
+	}
+	if (znp_dmtext_dec(v, vn, &x) || !x) {
+		*why = "value must be a positive decimal number";
+		return -EINVAL;
+	}
+	if (bit == 1) {
+		if (x > UINT32_MAX || !znp_is_po2(x) || x < 512) {
+			*why = "lba_size must be a power of 2, at least 512";
+			return -EINVAL;
+		}
+		e->lba_size = (uint32_t)x;
+	} else if (bit == 2) {
+		e->zone_size = x;
+	} else {
+		e->nr_zones = x;
+	}
+	return 0;
+}
+
 int znp_dmconf_parse_line(const char *line, size_t len, struct znp_dmconf_entry *e,
 			  const char **why)
 {
-	const char *p = line, *end = line + len, *f, *v;
+	const char *p = line, *end = line + len, *f;
 	unsigned int seen = 0;
-	size_t n, vn;
-	uint64_t x;
 	const char *bad;
+	size_t n;
 
 	memset(e, 0, sizeof(*e));
 	if (memchr(line, '\0', len)) {
@@ -83,52 +136,9 @@ int znp_dmconf_parse_line(const char *line, size_t len, struct znp_dmconf_entry 
 		*why = "invalid identity (want nguid:HEX, eui64:HEX or sn:SERIAL:nsid:N)";
 		return -EINVAL;
 	}
-	while (line_field(&p, end, &f, &n)) {
-		unsigned int bit;
-
-		if (kv(f, n, "lba_size", &v, &vn))
-			bit = 1;
-		else if (kv(f, n, "zone_size", &v, &vn))
-			bit = 2;
-		else if (kv(f, n, "nr_zones", &v, &vn))
-			bit = 4;
-		else if (kv(f, n, "via", &v, &vn))
-			bit = 8;
-		else {
-			*why = *f == '#' ? "comments must be on their own line"
-					 : "unknown key (want lba_size, zone_size, nr_zones, via)";
+	while (line_field(&p, end, &f, &n))
+		if (parse_key(f, n, &seen, e, why))
 			return -EINVAL;
-		}
-		if (seen & bit) {
-			*why = "key given twice";
-			return -EINVAL;
-		}
-		seen |= bit;
-		if (bit == 8) {
-			if (vn == 4 && !memcmp(v, "ublk", 4)) {
-				e->ublk = true;
-			} else if (!(vn == 2 && !memcmp(v, "dm", 2))) {
-				*why = "via must be dm or ublk";
-				return -EINVAL;
-			}
-			continue;
-		}
-		if (znp_dmtext_dec(v, vn, &x) || !x) {
-			*why = "value must be a positive decimal number";
-			return -EINVAL;
-		}
-		if (bit == 1) {
-			if (x > UINT32_MAX || !znp_is_po2(x) || x < 512) {
-				*why = "lba_size must be a power of 2, at least 512";
-				return -EINVAL;
-			}
-			e->lba_size = (uint32_t)x;
-		} else if (bit == 2) {
-			e->zone_size = x;
-		} else {
-			e->nr_zones = x;
-		}
-	}
 	return 1;
 }
 
