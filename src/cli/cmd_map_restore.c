@@ -58,13 +58,30 @@ static void restore_result(struct restore_ctx *r, struct znp_restore_entry *re, 
 		znp_cli_err(r->cli, re->name ? re->name : znp_map_config(r->o), "%s", re->error);
 }
 
+/* The namespace present with identity @ident, or NULL. */
+static const struct ns_found *restore_find(const struct restore_ctx *r, const char *ident)
+{
+	for (size_t i = 0; i < r->nr_ns; i++)
+		if (!strcmp(r->ns[i].ident, ident))
+			return &r->ns[i];
+	return NULL;
+}
+
+/* A recorded geometry value (0: not recorded) that the namespace no longer has. */
+static bool geom_differs(const struct znp_dmconf_entry *e, const struct znp_geom *g)
+{
+	return (e->lba_size && e->lba_size != g->lba_size) ||
+	       (e->zone_size && e->zone_size != g->zone_size) ||
+	       (e->nr_zones && e->nr_zones != g->nr_zones);
+}
+
 static int restore_entry(unsigned int lineno, const struct znp_dmconf_entry *e,
 			 const char *why, void *arg)
 {
 	struct restore_ctx *r = arg;
 	struct znp_restore_entry re = { .line = lineno };
 	struct map_ctx m = { .cli = r->cli, .o = r->o, .p = r->p, .quiet = true };
-	const struct ns_found *f = NULL;
+	const struct ns_found *f;
 	char path[PATH_MAX], msg[400];
 	struct znp_dev *dev;
 	const char *dwhy;
@@ -79,9 +96,7 @@ static int restore_entry(unsigned int lineno, const struct znp_dmconf_entry *e,
 	}
 	re.name = e->name;
 	re.ident = e->ident;
-	for (size_t i = 0; i < r->nr_ns && !f; i++)
-		if (!strcmp(r->ns[i].ident, e->ident))
-			f = &r->ns[i];
+	f = restore_find(r, e->ident);
 	if (!f) {
 		re.result = "missing";
 		re.error = "namespace not present: skipped";
@@ -93,9 +108,7 @@ static int restore_entry(unsigned int lineno, const struct znp_dmconf_entry *e,
 								  : f->ns.ng_name);
 	re.device = path;
 	re.result = "failed";
-	if (f->ok && ((e->lba_size && e->lba_size != f->geom.lba_size) ||
-		      (e->zone_size && e->zone_size != f->geom.zone_size) ||
-		      (e->nr_zones && e->nr_zones != f->geom.nr_zones))) {
+	if (f->ok && geom_differs(e, &f->geom)) {
 		snprintf(msg, sizeof(msg), "geometry differs from the recorded one (LBA size %"
 			 PRIu32 ", zone size %" PRIu64 ", %" PRIu64 " zones): not mapped",
 			 f->geom.lba_size, f->geom.zone_size, f->geom.nr_zones);
