@@ -4,8 +4,10 @@
 # CPU (part of `make bench`): bench/zone-helpers.c runs the helper calls of
 # one zoned write in 6.12 (split, straddle check, conventional-zone check,
 # write-plug lookup, sequential check, completion lookups) with a po2 zone
-# size (shift/mask fast path), npo2 zone sizes (64-bit division, as the
-# series does) and npo2 with a per-disk cached reciprocal. Reported as ns per
+# size (shift/mask fast path), npo2 zone sizes with the 64-bit division of
+# "block: make the zone number and zone offset helpers npo2-generic", and
+# npo2 with the reciprocal cached in the queue limits by "block: divide by a
+# cached reciprocal of a non-power-of-2 zone size" (the series' last patch). Reported as ns per
 # I/O above the empty loop and as a share of a 1M IOPS budget (1000 ns per
 # I/O); the 0.5% target is printed as OK or MISS. Unlike bench/kernel-perf.sh
 # (QEMU -icount: every instruction costs the same, so a division looks as
@@ -26,6 +28,8 @@ want=(
 	'return div_u64(sector, zone_sectors);'
 	'return sector & ((sector_t)zone_sectors - 1);'
 	'div_u64_rem(sector, zone_sectors, &offset);'
+	'return mul_u64_u64_shr(sector, lim->zone_recip, 64);'
+	'if (likely(sector <= lim->zone_recip_max))'
 )
 added=$(grep -h '^+' kernel-patches/*.patch)
 for w in "${want[@]}"; do

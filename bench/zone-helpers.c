@@ -18,9 +18,12 @@
  *   seq        bio_offset_from_zone_start() != wp_offset           1 div_rem
  *   endio      blk_zone_write_plug_bio_endio() and
  *              blk_zone_write_plug_finish_request(): disk_get_zone_wplug() 2 zone_no
- * "recip" is the same path with a per-disk reciprocal cached at zone
- * revalidation (valid while capacity * zone_sectors < 2^64; checked here
- * against the division for every divisor used before timing).
+ * "recip" is the same path with the reciprocal of the zone size that the
+ * queue limits cache ("block: divide by a cached reciprocal of a
+ * non-power-of-2 zone size": blk_zone_npo2_div(), exact for every sector up
+ * to (2^64 - 1) / zone_sectors, divisions above that; checked here against
+ * the division for every divisor used before timing). The split keeps its
+ * division: blk_boundary_sectors_left() is not changed by the series.
  *
  * Usage: zone-helpers [IOS_PER_RUN [RUNS]]; prints one line per variant:
  *   variant zone_sectors step ns_per_io
@@ -77,8 +80,9 @@ struct disk {
 	unsigned int chunk_sectors;	/* queue->limits.chunk_sectors */
 	bool zoned;			/* blk_queue_is_zoned() */
 	unsigned long *conv_zones_bitmap;
-	/* cached reciprocal (the variant measured as "recip") */
-	u64 zone_recip;			/* floor(2^64 / zone_sectors) + 1 */
+	/* queue_limits' cached reciprocal (the variant measured as "recip") */
+	u64 zone_recip;			/* ceil(2^64 / zone_sectors) */
+	sector_t zone_recip_max;	/* (2^64 - 1) / zone_sectors */
 };
 
 /* ---- include/linux/blkdev.h after the series ---------------------------- */
@@ -116,9 +120,23 @@ static inline unsigned int blk_boundary_sectors_left(sector_t offset,
 
 /* ---- the same helpers with a cached reciprocal for npo2 ----------------- */
 
+static inline u64 mul_u64_u64_shr(u64 a, u64 mul, unsigned int shift)
+{
+	return (u64)(((unsigned __int128)a * mul) >> shift);
+}
+
+/* blk_zone_npo2_div() of the series; @lim: the disk's queue limits */
+static inline sector_t blk_zone_npo2_div(const struct disk *lim,
+					 sector_t sector)
+{
+	if (likely(sector <= lim->zone_recip_max))
+		return mul_u64_u64_shr(sector, lim->zone_recip, 64);
+	return div_u64(sector, lim->chunk_sectors);
+}
+
 static inline u64 recip_div(const struct disk *disk, u64 n)
 {
-	return (u64)(((unsigned __int128)n * disk->zone_recip) >> 64);
+	return blk_zone_npo2_div(disk, n);
 }
 
 static inline unsigned int disk_zone_no_r(const struct disk *disk, sector_t sector)
@@ -142,13 +160,10 @@ static inline sector_t bdev_offset_from_zone_start_r(const struct disk *disk,
 	return sector - recip_div(disk, sector) * zone_sectors;
 }
 
+/* the split is the same in both variants (a division for npo2) */
 static inline unsigned int boundary_left_r(const struct disk *disk, sector_t offset)
 {
-	unsigned int b = disk->chunk_sectors;
-
-	if (unlikely(!is_power_of_2(b)))
-		return b - (unsigned int)(offset - recip_div(disk, offset) * b);
-	return b - (offset & (b - 1));
+	return blk_boundary_sectors_left(offset, disk->chunk_sectors);
 }
 
 static int test_bit(unsigned int nr, const unsigned long *addr)
@@ -233,10 +248,12 @@ static void setup_disk(struct disk *d, unsigned int zs)
 	d->chunk_sectors = zs;
 	d->zoned = true;
 	d->conv_zones_bitmap = conv_bitmap;
-	d->zone_recip = is_power_of_2(zs) ? 0 : (u64)(((unsigned __int128)1 << 64) / zs) + 1;
+	/* blk_validate_zoned_limits() of the series */
+	d->zone_recip_max = is_power_of_2(zs) ? 0 : UINT64_MAX / zs;
+	d->zone_recip = is_power_of_2(zs) ? 0 : d->zone_recip_max + 1;
 }
 
-/* the reciprocal must equal the division for n * zs < 2^64 */
+/* the reciprocal must equal the division for n * zs < 2^64 (and above, where it divides) */
 static int check_recip(unsigned int zs)
 {
 	struct disk d;
@@ -253,7 +270,7 @@ static int check_recip(unsigned int zs)
 		case 2: n = (x % (lim / zs)) * zs - 1; break;	/* zone ends */
 		default: n = lim - (x & 0xffff); break;		/* top of range */
 		}
-		if (n >= lim)
+		if (n > lim)
 			continue;
 		if (disk_zone_no_r(&d, n) != (unsigned int)div_u64(n, zs) ||
 		    bdev_offset_from_zone_start_r(&d, n) != n % zs ||
