@@ -17,6 +17,11 @@ for t in mkfs.btrfs btrfs; do
 		{ echo "53-vm-ublk-life: $t not installed (make deps: btrfs-progs)" >&2; exit 1; }
 	adds+=(--add "$p:/usr/bin/$t")
 done
+# systemd's notification socket, for the Type=notify check of --foreground
+mkdir -p build/vm-ublk-life
+gcc -static -O2 -Wall -Wextra -Werror -o build/vm-ublk-life/notify-listen \
+	tests/vm/helpers/notify-listen.c || exit 1
+adds+=(--add "build/vm-ublk-life/notify-listen:/usr/bin/notify-listen")
 bash tests/vm/vm-run.sh --kernel stock --guest tests/vm/ublk-life/guest.sh \
 	--ns ctrl=0,nsid=1,size=768M,lbas=4096,zoned=1,zsze=48M,zcap=48M \
 	--ns ctrl=0,nsid=2,size=1152M,lbas=4096,zoned=1,zsze=24M,zcap=24M \

@@ -172,3 +172,25 @@ expect_match "restore: already-mapped" '"result": "already-mapped"' "$(cat /tmp/
 expect_ok "unmap po2a by its name" run_to 60 $Z unmap po2a
 expect_eq "forgotten in the mapping file" "$(grep -c '^po2a ' /etc/zns-npo2/mappings.conf)" 0
 expect_eq "device gone" "$([ -e "$UP" ] || echo gone)" gone
+
+# ---- --foreground as systemd runs it (zns-npo2-ublk@.service, Type=notify) ----
+# READY=1 on $NOTIFY_SOCKET once the device is live; SIGTERM (systemctl stop)
+# stops the server, deletes the device and drops the record.
+notify-listen /run/znp-notify.sock 60 >/tmp/notify.out 2>/tmp/notify.err &
+lp=$!
+i=0
+while [ ! -S /run/znp-notify.sock ] && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
+NOTIFY_SOCKET=/run/znp-notify.sock $Z map --ublk "$A" --foreground >/tmp/fg.out 2>/tmp/fg.err &
+fp=$!
+wait $lp
+expect_eq "--foreground: READY=1 on NOTIFY_SOCKET" "$(cat /tmp/notify.out /tmp/notify.err)" "READY=1"
+UG=$(ls -d /dev/ublkb* 2>/dev/null | head -1)
+expect_eq "--foreground: the device is live when READY=1 arrives" "$(health "$UG")" alive
+expect_eq "--foreground: the server is the process systemd started" "$(server_pid "$UG")" "$fp"
+kill -TERM "$fp"
+i=0
+while ! gone "$fp" && [ $i -lt 150 ]; do sleep 0.2; i=$((i + 1)); done
+wait "$fp"
+expect_eq "--foreground: SIGTERM stops it with exit 0" "$?" 0
+expect_eq "--foreground: device deleted on stop" "$([ -e "$UG" ] || echo gone)" gone
+expect_eq "--foreground: record dropped on stop" "$(ls /run/zns-npo2/*.ublk 2>/dev/null | wc -l)" 0
