@@ -98,6 +98,17 @@ po2_roundup() {
 }
 
 # run_to SEC CMD...: run CMD with a time limit (kills it after SEC seconds)
+# copy_seeds DIR N: copy /tmp/seed0../tmp/seed3 in turn to DIR/file0..N-1
+# (the caller made the seeds); prints how many copies succeeded
+copy_seeds() {
+	local i=0
+	while [ $i -lt "$2" ]; do
+		cp /tmp/seed$((i % 4)) "$1/file$i" || break
+		i=$((i + 1))
+	done
+	echo $i
+}
+
 run_to() {
 	local sec=$1
 	shift

@@ -62,12 +62,7 @@ f2fs_check() {
 	expect_ok "$name: mkfs.f2fs -m -c $zdev $D" run_to 120 mkfs.f2fs -f -m -c "$zdev" "$D"
 	mkdir -p /mnt/f2
 	expect_ok "$name: mount f2fs" mount -t f2fs "$D" /mnt/f2
-	i=0
-	while [ $i -lt 80 ]; do
-		cp /tmp/seed$((i % 4)) /mnt/f2/file$i || break
-		i=$((i + 1))
-	done
-	expect_eq "$name: wrote 80 files of 4 MiB" "$i" 80
+	expect_eq "$name: wrote 80 files of 4 MiB" "$(copy_seeds /mnt/f2 80)" 80
 	(cd /mnt/f2 && md5sum file*) >/tmp/f2.md5
 	expect_ok "$name: sync" sync
 	[ "$zdev" = "$M" ] &&

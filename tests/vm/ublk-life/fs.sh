@@ -27,12 +27,7 @@ mkdir -p /mnt/b
 expect_ok "mkfs.btrfs on $UA (zoned detected)" run_to 120 mkfs.btrfs -f -d single -m single "$UA"
 expect_match "mkfs.btrfs saw a zoned device" '[Zz]oned' "$(cat /tmp/vm-cmd.out)"
 expect_ok "mount btrfs" mount -t btrfs "$UA" /mnt/b
-i=0
-while [ $i -lt 24 ]; do
-	cp /tmp/seed$((i % 4)) /mnt/b/file$i || break
-	i=$((i + 1))
-done
-expect_eq "btrfs: wrote 24 files of 4 MiB" "$i" 24
+expect_eq "btrfs: wrote 24 files of 4 MiB" "$(copy_seeds /mnt/b 24)" 24
 (cd /mnt/b && sha256sum file*) >/tmp/b.sum
 expect_ok "btrfs: sync" sync
 expect_match "btrfs uses zoned mode" 'zoned' "$(dmesg | grep -i btrfs | tr '\n' ' ')"
@@ -50,12 +45,7 @@ expect_ok "btrfs: umount again" umount /mnt/b
 mkdir -p /mnt/f2
 expect_ok "mkfs.f2fs -m -c $UF $D" run_to 120 mkfs.f2fs -f -m -c "$UF" "$D"
 expect_ok "mount f2fs" mount -t f2fs "$D" /mnt/f2
-i=0
-while [ $i -lt 60 ]; do
-	cp /tmp/seed$((i % 4)) /mnt/f2/file$i || break
-	i=$((i + 1))
-done
-expect_eq "f2fs: wrote 60 files of 4 MiB (more than D holds)" "$i" 60
+expect_eq "f2fs: wrote 60 files of 4 MiB (more than D holds)" "$(copy_seeds /mnt/f2 60)" 60
 (cd /mnt/f2 && sha256sum file*) >/tmp/f2.sum
 expect_ok "f2fs: sync" sync
 expect_rc "f2fs: unmap of the zoned device while f2fs is mounted is refused (4)" 4 $Z unmap "$UF"
