@@ -236,7 +236,8 @@ void znp_ublk_io_start(struct znp_ublk_queue *q, struct znp_ublk_tag *t)
 
 	t->busy = true;
 	t->op = (uint8_t)(op_flags & 0xff);
-	t->flags = op_flags >> 8;
+	/* the driver ORs UBLK_IO_F_* in unshifted (ublk_req_build_flags) */
+	t->flags = op_flags & ~0xffu;
 	t->sector = iod->start_sector;
 	t->nr_sectors = t->op == UBLK_IO_OP_REPORT_ZONES ? 0 : nr;
 	t->next_lba = 0;
