@@ -58,7 +58,9 @@ if srv_start "$P" bind-P && UP=$SRV_DEV PSRV=$SRV_PID && srv_start "$B" bind-B; 
 		"$(sed -n 's/^dev_id=//p' "$rec" 2>/dev/null)" "$PI"
 	[ -n "$rec" ] && cp -p "$rec" /tmp/bind-rec.orig
 	# a write to B's zone 1 waits for B's next server
-	dd if=/tmp/seed3 of="$UB" bs=64k count=4 seek=$((PO2 * 512 / 65536)) oflag=direct \
+	# (the pattern nvme-pattern verifies on B's zone 1: LBAs BD_ZL.., seed 43)
+	nvme-pattern gen - "$BD_ZL" 64 "$BD_LBAS" 43 >/tmp/bind-w1
+	dd if=/tmp/bind-w1 of="$UB" bs=64k count=4 seek=$((PO2 * 512 / 65536)) oflag=direct \
 		>/tmp/bind-dd.out 2>&1 &
 	DDB=$!
 	sleep 1
@@ -146,11 +148,8 @@ if srv_start "$P" bind-P && UP=$SRV_DEV PSRV=$SRV_PID && srv_start "$B" bind-B; 
 		expect_eq "binding: the waiting write completed" "$?" 0
 		ns_wps "$B" "$BD_LBAS" >/tmp/bind-B.wp3
 		expect_eq "binding: ... on B's zone 1 (256 KiB)" "$(sed -n 2p /tmp/bind-B.wp3)" 512
-		rm -f /tmp/bind-rd
-		nvme read "$B" --start-block=$BD_ZL --block-count=63 --data-size=262144 --data=/tmp/bind-rd \
-			>/tmp/bind-rd.out 2>&1 || sed 's/^/#   nvme read: /' /tmp/bind-rd.out
-		head -c 262144 /tmp/seed3 >/tmp/bind-want
-		expect_same "binding: ... with the data written (read through B's ng node)" /tmp/bind-want /tmp/bind-rd
+		expect_ok "binding: ... with the data written (verified through B's ng node)" \
+			nvme-pattern verify "$B" "$BD_ZL" 64 "$BD_LBAS" 43
 		expect_ok "binding: B's pattern verifies after its recovery" nvme-pattern verify "$B" 0 256 "$BD_LBAS" 42
 	else
 		not_ok "binding: B's own server takes back $UB"
@@ -177,4 +176,4 @@ else
 	not_ok "binding: servers for P and B"
 	BD_VERIFY="not run"
 fi
-summary binding 3 - "$BD_ERR" - "$BD_VERIFY"
+summary binding 3 - "$BD_ERR" - - "$BD_VERIFY"

@@ -147,15 +147,18 @@ ns_vs_ublk() {
 
 # summary lines, printed together at the end
 : >/tmp/summary
-summary() { printf '# SUMMARY %-14s %5s %14s %9s %9s  %s\n' "$@" >>/tmp/summary; }
-summary scenario rounds in-flight io-errors fs-errors verify
-summary "" "" "min/med/max" "" "" ""
+summary() { printf '# SUMMARY %-14s %7s %12s %9s %9s %9s  %s\n' "$@" >>/tmp/summary; }
+summary scenario rounds in-flight io-errors fs-errors writer-errors verify
+summary "" "signalled/planned" "min/med/max" "" "" "" ""
 
 . /vm/guest/rounds.sh
 . /vm/guest/crash.sh
 . /vm/guest/binding.sh
 
-echo "# ---- summary (requests in flight when the signal was sent; errors summed over the rounds) ----"
+echo "# ---- summary: rounds in which the server was signalled with requests in flight / rounds planned;"
+echo "# requests in flight when the signal was sent; dmesg error lines for the ublk device, file-system"
+echo "# errors (btrfs device stats + error lines, f2fs error lines, read-only) and writers that failed,"
+echo "# summed over the rounds; the end-of-scenario verification ----"
 cat /tmp/summary
 section dmesg-ublk-errors sh -c 'dmesg | grep -E "error, dev ublkb|BTRFS (error|warning|critical)|F2FS-fs.*(rror|fail|Stop)" | head -60'
 true

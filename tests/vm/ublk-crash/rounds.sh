@@ -205,7 +205,7 @@ wl_end() {
 		ns_vs_ublk "$F" "$W_DEV" "$W_SCEN"
 		;;
 	fio)
-		W_VERIFY="fio verify $((S_RUNS - S_FIOFAIL))/$S_RUNS rounds"
+		W_VERIFY="fio write+verify passed in $((S_FIORUN - S_FIOFAIL)) of $S_FIORUN runs"
 		ns_vs_ublk "$P" "$W_DEV" "$W_SCEN"
 		;;
 	esac
@@ -271,7 +271,8 @@ one_round() {
 		done
 		[ $infl -gt 0 ] && break
 		wl_wait 600 "$tag"
-		[ "$W_KIND" = fio ] && [ "$WL_FAILED" != 0 ] && S_FIOFAIL=$((S_FIOFAIL + 1))
+		S_WERR=$((S_WERR + WL_FAILED))
+		[ "$W_KIND" = fio ] && S_FIORUN=$((S_FIORUN + 1)) && [ "$WL_FAILED" != 0 ] && S_FIOFAIL=$((S_FIOFAIL + 1))
 		[ "$WL_FAILED" = 0 ] || { why="writers failed before the signal:$WL_WHY"; break; }
 	done
 	kms=$(now_ms)
@@ -304,7 +305,7 @@ one_round() {
 		reap "$old"
 	fi
 	h=$(health "$W_DEV")
-	expect_eq "$W_SCEN $r: the device is left quiesced for the next server" "$h" dead-quiesced
+	expect_eq "$W_SCEN $r: the device is left quiesced for the next server" "${h:-no mapping}" dead-quiesced
 	if ! srv_start "$W_NG" "$W_SCEN"; then
 		not_ok "$W_SCEN $r: a new server takes $W_DEV back" "no device from map --ublk --foreground $W_NG"
 		[ "$mode" = TERM ] && { touch /tmp/watch.stop; wait $WATCH; }
@@ -322,7 +323,8 @@ one_round() {
 		# a new device under the old name is not the device the writers had
 		[ -s /tmp/watch.miss ] && W_GONE=1
 	fi
-	[ "$W_KIND" = fio ] && [ "$WL_FAILED" != 0 ] && S_FIOFAIL=$((S_FIOFAIL + 1))
+	S_WERR=$((S_WERR + WL_FAILED))
+	[ "$W_KIND" = fio ] && S_FIORUN=$((S_FIORUN + 1)) && [ "$WL_FAILED" != 0 ] && S_FIOFAIL=$((S_FIOFAIL + 1))
 	expect_eq "$W_SCEN $r: the writers finished without error" "$WL_FAILED$WL_WHY" 0
 	e=$(($(errlines "$W_DEV") - e0))
 	S_IOERR=$((S_IOERR + e))
@@ -349,12 +351,12 @@ one_round() {
 # scenario MODE KIND ROUNDS NAME
 scenario() {
 	local mode=$1 kind=$2 n=$3 r=1 lost=
-	S_RUNS=0 S_IOERR=0 S_FSERR=0 S_FIOFAIL=0 S_LOST=0
+	S_RUNS=0 S_IOERR=0 S_FSERR=0 S_FIOFAIL=0 S_FIORUN=0 S_LOST=0 S_WERR=0
 	: >/tmp/infl-$4
 	vm_log "---- $4: SIG$mode of the server under $kind, $n rounds ----"
 	if ! wl_setup "$kind" "$4"; then
 		wl_abandon "set-up failed"
-		summary "$4" 0 - - - "$W_VERIFY"
+		summary "$4" "0/$n" - - - - "$W_VERIFY"
 		return 0
 	fi
 	while [ $r -le "$n" ]; do
@@ -368,5 +370,6 @@ scenario() {
 	else
 		wl_end
 	fi
-	summary "$4" "$S_RUNS" "$(fig_stats /tmp/infl-$4)" "$S_IOERR" "$S_FSERR" "$W_VERIFY"
+	summary "$4" "$(grep -c . /tmp/infl-$4)/$n" "$(fig_stats /tmp/infl-$4)" "$S_IOERR" "$S_FSERR" \
+		"$S_WERR" "$W_VERIFY"
 }
