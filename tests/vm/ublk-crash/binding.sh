@@ -176,4 +176,4 @@ else
 	not_ok "binding: servers for P and B"
 	BD_VERIFY="not run"
 fi
-summary binding 3 - "$BD_ERR" - - "$BD_VERIFY"
+summary binding 3 - - "$BD_ERR" - - "$BD_VERIFY"

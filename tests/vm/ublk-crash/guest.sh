@@ -4,7 +4,7 @@
 # Namespaces (tests/layers.d/56-vm-ublk-crash.sh):
 #   A ctrl 0 nsid 1: npo2 48M/48M, 16 zones: zoned btrfs
 #   F ctrl 0 nsid 2: npo2 24M/24M, 48 zones: f2fs (zoned part)
-#   D ctrl 0 nsid 3: conventional 64M: f2fs metadata (and the first of its main area)
+#   D ctrl 0 nsid 3: conventional 32M: f2fs metadata (and the first of its main area)
 #   P ctrl 0 nsid 4: npo2 24M/24M, 16 zones: fio zbd verify; recovery binding
 #   B ctrl 0 nsid 5: npo2 24M/24M, 16 zones, P's twin: recovery binding
 #
@@ -147,18 +147,19 @@ ns_vs_ublk() {
 
 # summary lines, printed together at the end
 : >/tmp/summary
-summary() { printf '# SUMMARY %-14s %7s %12s %9s %9s %9s  %s\n' "$@" >>/tmp/summary; }
-summary scenario rounds in-flight io-errors fs-errors writer-errors verify
-summary "" "signalled/planned" "min/med/max" "" "" "" ""
+summary() { printf '# SUMMARY %-14s %9s %11s %11s %9s %9s %7s  %s\n' "$@" >>/tmp/summary; }
+summary scenario rounds in-flight held io-errors fs-errors writers verify
+summary "" "" min/med/max min/med/max "" "" failed ""
 
 . /vm/guest/rounds.sh
 . /vm/guest/crash.sh
 . /vm/guest/binding.sh
 
-echo "# ---- summary: rounds in which the server was signalled with requests in flight / rounds planned;"
-echo "# requests in flight when the signal was sent; dmesg error lines for the ublk device, file-system"
-echo "# errors (btrfs device stats + error lines, f2fs error lines, read-only) and writers that failed,"
-echo "# summed over the rounds; the end-of-scenario verification ----"
+echo "# ---- summary. rounds: signalled with requests in flight / planned; in-flight: requests the"
+echo "# block layer had in flight on the device when the signal was sent; held: still in flight just"
+echo "# after it (left by the dead or parked server); io-errors: dmesg error lines for the device;"
+echo "# fs-errors: btrfs device stats + BTRFS error lines, F2FS error lines, read-only; writers"
+echo "# failed: writer processes (or fio runs) that failed, summed over the rounds; verify: at the end ----"
 cat /tmp/summary
 section dmesg-ublk-errors sh -c 'dmesg | grep -E "error, dev ublkb|BTRFS (error|warning|critical)|F2FS-fs.*(rror|fail|Stop)" | head -60'
 true

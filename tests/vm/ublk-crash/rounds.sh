@@ -26,7 +26,7 @@ wl_start() {
 		blkzone reset "$W_DEV" >/tmp/fio-reset.out 2>&1 || sed 's/^/#   reset: /' /tmp/fio-reset.out
 		fio --name=crash --filename="$W_DEV" --direct=1 --ioengine=io_uring --iodepth=16 \
 			--zonemode=zbd --rw=randwrite --bs=64k --size=$((4 * W_PO2 * 512)) \
-			--io_size=6M --max_open_zones=4 --verify=crc32c --verify_fatal=1 \
+			--io_size=3M --max_open_zones=4 --verify=crc32c --verify_fatal=1 \
 			--do_verify=1 --output=/tmp/fio-$tag.out >/tmp/fio-$tag.err 2>&1 &
 		WL_PIDS=$!
 		W_FIO_OUT=/tmp/fio-$tag.out
@@ -276,6 +276,7 @@ one_round() {
 		[ "$WL_FAILED" = 0 ] || { why="writers failed before the signal:$WL_WHY"; break; }
 	done
 	kms=$(now_ms)
+	# still in flight a moment later: what the dead or parked server left
 	after=$(inflight "$W_DEV" 2>/dev/null)
 	S_RUNS=$((S_RUNS + 1))
 	if [ $infl -eq 0 ]; then
@@ -284,6 +285,7 @@ one_round() {
 	fi
 	ok "$W_SCEN $r: $infl requests in flight at the SIG$mode (delay $delay ms, batch $try)"
 	echo $infl >>/tmp/infl-$W_SCEN
+	echo "${after:-0}" >>/tmp/held-$W_SCEN
 	if wait_gone "$old" $([ "$mode" = TERM ] && echo 200 || echo 100); then
 		reap "$old"
 		rc=$?
@@ -353,10 +355,11 @@ scenario() {
 	local mode=$1 kind=$2 n=$3 r=1 lost=
 	S_RUNS=0 S_IOERR=0 S_FSERR=0 S_FIOFAIL=0 S_FIORUN=0 S_LOST=0 S_WERR=0
 	: >/tmp/infl-$4
+	: >/tmp/held-$4
 	vm_log "---- $4: SIG$mode of the server under $kind, $n rounds ----"
 	if ! wl_setup "$kind" "$4"; then
 		wl_abandon "set-up failed"
-		summary "$4" "0/$n" - - - - "$W_VERIFY"
+		summary "$4" "0/$n" - - - - - "$W_VERIFY"
 		return 0
 	fi
 	while [ $r -le "$n" ]; do
@@ -370,6 +373,6 @@ scenario() {
 	else
 		wl_end
 	fi
-	summary "$4" "$(grep -c . /tmp/infl-$4)/$n" "$(fig_stats /tmp/infl-$4)" "$S_IOERR" "$S_FSERR" \
-		"$S_WERR" "$W_VERIFY"
+	summary "$4" "$(grep -c . /tmp/infl-$4)/$n" "$(fig_stats /tmp/infl-$4)" "$(fig_stats /tmp/held-$4)" \
+		"$S_IOERR" "$S_FSERR" "$S_WERR" "$W_VERIFY"
 }
