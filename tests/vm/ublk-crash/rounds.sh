@@ -25,8 +25,8 @@ wl_start() {
 	fio)
 		blkzone reset "$W_DEV" >/tmp/fio-reset.out 2>&1 || sed 's/^/#   reset: /' /tmp/fio-reset.out
 		fio --name=crash --filename="$W_DEV" --direct=1 --ioengine=io_uring --iodepth=16 \
-			--zonemode=zbd --rw=randwrite --bs=64k --size=$((4 * W_PO2 * 512)) \
-			--io_size=3M --max_open_zones=4 --verify=crc32c --verify_fatal=1 \
+			--zonemode=zbd --rw=randwrite --bs=128k --size=$((4 * W_PO2 * 512)) \
+			--io_size=4M --max_open_zones=4 --verify=crc32c --verify_fatal=1 \
 			--do_verify=1 --output=/tmp/fio-$tag.out >/tmp/fio-$tag.err 2>&1 &
 		WL_PIDS=$!
 		W_FIO_OUT=/tmp/fio-$tag.out
