@@ -22,7 +22,7 @@ done
 bash tests/vm/vm-run.sh --kernel stock --guest tests/vm/ublk-crash/guest.sh \
 	--ns ctrl=0,nsid=1,size=768M,lbas=4096,zoned=1,zsze=48M,zcap=48M \
 	--ns ctrl=0,nsid=2,size=1152M,lbas=4096,zoned=1,zsze=24M,zcap=24M \
-	--ns ctrl=0,nsid=3,size=48M,lbas=4096 \
+	--ns ctrl=0,nsid=3,size=64M,lbas=4096 \
 	--ns ctrl=0,nsid=4,size=384M,lbas=4096,zoned=1,zsze=24M,zcap=24M \
 	--ns ctrl=0,nsid=5,size=384M,lbas=4096,zoned=1,zsze=24M,zcap=24M \
 	--modules "ublk_drv crc32c_generic crc32_generic btrfs f2fs" "${adds[@]}" \

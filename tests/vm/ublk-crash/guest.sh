@@ -4,7 +4,8 @@
 # Namespaces (tests/layers.d/56-vm-ublk-crash.sh):
 #   A ctrl 0 nsid 1: npo2 48M/48M, 16 zones: zoned btrfs
 #   F ctrl 0 nsid 2: npo2 24M/24M, 48 zones: f2fs (zoned part)
-#   D ctrl 0 nsid 3: conventional 48M: f2fs metadata (and the first of its main area)
+#   D ctrl 0 nsid 3: conventional 64M: f2fs metadata and the start of its main area
+#                   (mkfs.f2fs refuses 32M and 48M: the main area starts zone-aligned)
 #   P ctrl 0 nsid 4: npo2 24M/24M, 16 zones: fio zbd verify; recovery binding
 #   B ctrl 0 nsid 5: npo2 24M/24M, 16 zones, P's twin: recovery binding
 #
