@@ -138,6 +138,7 @@ static int serve(struct serve *s, int recover_id)
 	};
 	struct znp_ublk_server *srv = NULL;
 	struct sigaction sa = { .sa_handler = on_stop_signal };
+	bool parked;
 	int ret, dev_id;
 
 	ret = recover_id >= 0 ? znp_ublk_server_recover(s->dev, recover_id, &uo, &srv)
@@ -154,11 +155,18 @@ static int serve(struct serve *s, int recover_id)
 	signal(SIGPIPE, SIG_IGN);
 	ret = znp_ublk_server_run(srv, on_ready, s);
 	the_server = NULL;
+	parked = znp_ublk_server_parked(srv);
 	znp_ublk_server_free(srv);
 	if (!s->live) {
 		/* never started: create() deleted it; a recovered one stays quiesced */
 		return umap_refuse(m, znp_exit_from_ret(ret ? ret : -EIO), "cannot start "
 				   "/dev/ublkb%d: %s", dev_id, znp_strerror(ret ? ret : -EIO));
+	}
+	if (!ret && parked) {
+		/* in use: kept with its record, the next `map --ublk` takes it back */
+		umap_say(m, LOG_NOTICE, "server of /dev/ublkb%d stopped; the device is in use and "
+			 "stays, quiesced, for the next server", dev_id);
+		return ZNP_EXIT_OK;
 	}
 	if (ret) {
 		/* the device stays (quiesced): a new `map --ublk` takes it back */

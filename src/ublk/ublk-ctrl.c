@@ -165,18 +165,23 @@ static int server_alloc(struct znp_dev *ns, const struct znp_ublk_opts *o,
 		return -ENOMEM;
 	s->ns = ns;
 	s->o = *o;
-	s->ctrl_fd = s->cdev_fd = s->efd = s->qefd = -1;
+	s->ctrl_fd = s->cdev_fd = s->efd = s->qefd = s->pefd = -1;
 	s->dev_id = o->dev_id;
-	pthread_mutex_init(&s->log_lock, NULL);
 	s->efd = eventfd(0, EFD_CLOEXEC);
 	s->qefd = eventfd(0, EFD_CLOEXEC);
-	if (s->efd < 0 || s->qefd < 0) {
+	s->pefd = eventfd(0, EFD_CLOEXEC);
+	if (s->efd < 0 || s->qefd < 0 || s->pefd < 0) {
 		ret = -errno;
 		if (s->efd >= 0)
 			close(s->efd);
+		if (s->qefd >= 0)
+			close(s->qefd);
+		if (s->pefd >= 0)
+			close(s->pefd);
 		free(s);
 		return ret;
 	}
+	pthread_mutex_init(&s->log_lock, NULL);
 	*out = s;
 	ret = znp_ublk_geom_from_dev(ns, &s->g, &why);
 	if (ret) {
@@ -394,6 +399,11 @@ int znp_ublk_server_recover(struct znp_dev *ns, int dev_id, const struct znp_ubl
 	return 0;
 }
 
+bool znp_ublk_server_parked(const struct znp_ublk_server *s)
+{
+	return s->parked;
+}
+
 int znp_ublk_server_dev_id(const struct znp_ublk_server *s)
 {
 	return s->dev_id;
@@ -433,6 +443,8 @@ void znp_ublk_server_free(struct znp_ublk_server *s)
 		close(s->efd);
 	if (s->qefd >= 0)
 		close(s->qefd);
+	if (s->pefd >= 0)
+		close(s->pefd);
 	pthread_mutex_destroy(&s->log_lock);
 	free(s);
 }

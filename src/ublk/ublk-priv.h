@@ -37,6 +37,8 @@ struct znp_ublk_tag {
 	struct znp_ublk_queue *q;
 	uint16_t tag;
 	bool busy;			/* a request is being served */
+	bool parked;			/* taken while parking: never started, left to
+					 * the driver (requeued for the next server) */
 	uint8_t op;
 	uint32_t flags;			/* UBLK_IO_F_* */
 	uint64_t sector;
@@ -67,6 +69,9 @@ struct znp_ublk_queue {
 	unsigned int cmds;		/* ublk commands owned by the kernel */
 	unsigned int nvme;		/* NVMe commands in flight */
 	bool abandon;			/* start failed: drain NVMe commands, commit nothing */
+	bool parking;			/* stop without STOP_DEV: finish what was started,
+					 * start nothing new, then leave */
+	unsigned int busy;		/* tags serving a request (started, not committed) */
 	pthread_t thread;
 	bool thread_ok;
 	atomic_int ready;		/* 1 every tag fetched, -errno failed */
@@ -89,6 +94,8 @@ struct znp_ublk_server {
 	int cdev_fd;
 	int efd;			/* to run(): stop request, a queue ended */
 	int qefd;			/* to the queues: abandon (start failed) */
+	int pefd;			/* to the queues: park (leave the device quiesced) */
+	bool parked;			/* run() left the device quiesced for the next server */
 	atomic_int stop;
 	unsigned int nr_queues, depth;
 	struct znp_ublk_queue *queues;

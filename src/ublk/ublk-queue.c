@@ -17,7 +17,7 @@
 
 #include "ublk-priv.h"
 
-enum { UD_UBLK = 1, UD_NVME = 2, UD_ABANDON = 3 };
+enum { UD_UBLK = 1, UD_NVME = 2, UD_ABANDON = 3, UD_PARK = 4 };
 
 static inline uint64_t ud(unsigned int kind, unsigned int tag)
 {
@@ -106,6 +106,8 @@ int znp_ublk_ucopy(struct znp_ublk_queue *q, struct znp_ublk_tag *t, bool to_ker
 
 void znp_ublk_complete(struct znp_ublk_queue *q, struct znp_ublk_tag *t, int res, uint64_t addr)
 {
+	if (t->busy)
+		q->busy--;
 	t->busy = false;
 	free(t->rep_buf);
 	t->rep_buf = NULL;
@@ -122,6 +124,16 @@ static void ublk_done(struct znp_ublk_queue *q, struct znp_ublk_tag *t, int res)
 {
 	q->cmds--;
 	if (res == UBLK_IO_RES_OK) {
+		if (q->parking) {
+			/*
+			 * Never started, so safe to serve again: the driver
+			 * requeues it for the next server when this one leaves
+			 * (UBLK_F_USER_RECOVERY_REISSUE).
+			 */
+			t->parked = true;
+			return;
+		}
+		q->busy++;
 		znp_ublk_io_start(q, t);
 		return;
 	}
@@ -141,6 +153,10 @@ static void handle(struct znp_ublk_queue *q, const struct io_uring_cqe *cqe)
 
 	if (kind == UD_ABANDON) {
 		q->abandon = true;
+		return;
+	}
+	if (kind == UD_PARK) {
+		q->parking = true;
 		return;
 	}
 	if (tag >= q->s->depth)
@@ -209,6 +225,11 @@ void *znp_ublk_queue_thread(void *arg)
 	if (sqe) {
 		io_uring_prep_poll_add(sqe, s->qefd, POLLIN);
 		sqe->user_data = ud(UD_ABANDON, 0);
+		sqe = get_sqe(q);
+	}
+	if (sqe) {
+		io_uring_prep_poll_add(sqe, s->pefd, POLLIN);
+		sqe->user_data = ud(UD_PARK, 0);
 	}
 	ret = io_uring_submit(&q->ring);
 	if (i < s->depth || !sqe || ret < 0) {
@@ -237,6 +258,11 @@ void *znp_ublk_queue_thread(void *arg)
 	while (q->cmds || q->nvme) {
 		if (q->abandon && !q->nvme)
 			break;
+		if (q->parking && !q->nvme && !q->busy) {
+			/* every commit goes in before the ring closes */
+			io_uring_submit(&q->ring);
+			break;
+		}
 		ret = io_uring_submit_and_wait(&q->ring, 1);
 		if (ret < 0 && ret != -EINTR && ret != -EAGAIN && ret != -EBUSY) {
 			znp_ublk_log(s, LOG_ERR, "ublk%d: queue %u: io_uring: %s", s->dev_id,
