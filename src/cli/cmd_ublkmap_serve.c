@@ -132,6 +132,7 @@ static int serve(struct serve *s, int recover_id)
 {
 	struct umap *m = s->m;
 	struct znp_ublk_opts uo = {
+		.journal_fd = znp_ublk_journal_open(s->dirfd, s->rec.ident),
 		.dev_id = znp_opt_given(m->o, ZNP_O_UBLK_ID) ? (int)m->o->ublk_id : -1,
 		.nr_queues = m->o->queues, .queue_depth = m->o->queue_depth,
 		.log = server_log, .log_arg = m,
@@ -141,6 +142,9 @@ static int serve(struct serve *s, int recover_id)
 	bool parked;
 	int ret, dev_id;
 
+	if (uo.journal_fd < 0)
+		return umap_refuse(m, ZNP_EXIT_FAILED, "cannot open the append journal in %s: %s",
+				   znp_cli_run_dir(), znp_strerror(uo.journal_fd));
 	ret = recover_id >= 0 ? znp_ublk_server_recover(s->dev, recover_id, &uo, &srv)
 			      : znp_ublk_server_create(s->dev, &uo, &srv);
 	if (ret)
@@ -157,6 +161,7 @@ static int serve(struct serve *s, int recover_id)
 	the_server = NULL;
 	parked = znp_ublk_server_parked(srv);
 	znp_ublk_server_free(srv);
+	close(uo.journal_fd);
 	if (!s->live) {
 		/* never started: create() deleted it; a recovered one stays quiesced */
 		return umap_refuse(m, znp_exit_from_ret(ret ? ret : -EIO), "cannot start "
@@ -276,6 +281,21 @@ static int pick_recovery(struct serve *s, int *lockfd, int *recover_id)
 		return 0;
 	}
 	ret = znp_ublk_dev_info(old.dev_id, &info);
+	if (!ret && info.state != ZNP_UBLK_S_DEAD && info.srv_pid > 0 && info.srv_pid != old.pid) {
+		znp_ns_unlock(*lockfd);
+		return umap_refuse(m, ZNP_EXIT_REFUSED, "the record of this namespace names server "
+				   "pid %ld, but /dev/ublkb%d was served by pid %ld: stale record, "
+				   "not trusted", (long)old.pid, old.dev_id, (long)info.srv_pid);
+	}
+	if (!ret && info.state == ZNP_UBLK_S_LIVE && info.srv_pid > 0 &&
+	    kill(info.srv_pid, 0) && errno == ESRCH) {
+		/* its server just left (parked or died): the driver is quiescing it */
+		*recover_id = old.dev_id;
+		s->v.recovered = true;
+		umap_say(m, LOG_NOTICE, "/dev/ublkb%d: server pid %ld is gone: taking the device "
+			 "back", old.dev_id, (long)old.pid);
+		return 0;
+	}
 	if (!ret && info.state == ZNP_UBLK_S_QUIESCED) {
 		*recover_id = old.dev_id;
 		s->v.recovered = true;

@@ -188,6 +188,7 @@ static int server_alloc(struct znp_dev *ns, const struct znp_ublk_opts *o,
 		znp_ublk_log(s, LOG_ERR, "%s: refused: %s", ns->path, why);
 		return ret;
 	}
+	s->fingerprint = znp_ublk_fingerprint(&ns->ns, &s->g.ns);
 	ret = ctrl_open(&s->ctrl_fd, &s->ctrl);
 	if (ret) {
 		znp_ublk_log(s, LOG_ERR, "%s: %s", CTRL_PATH, strerror(-ret));
@@ -238,8 +239,11 @@ int znp_ublk_server_create(struct znp_dev *ns, const struct znp_ublk_opts *o,
 	info->max_io_buf_bytes = s->g.max_sectors * 512u;
 	info->dev_id = o->dev_id < 0 ? UINT32_MAX : (uint32_t)o->dev_id;
 	info->ublksrv_pid = getpid();
+	/* reissue: no request fails across a restart; see README.md for why none doubles */
 	info->flags = UBLK_F_ZONED | UBLK_F_USER_COPY | UBLK_F_USER_RECOVERY |
-		      UBLK_F_CMD_IOCTL_ENCODE;
+		      UBLK_F_USER_RECOVERY_REISSUE | UBLK_F_CMD_IOCTL_ENCODE;
+	/* kept by the driver for the server: what a recovery must find again */
+	info->ublksrv_flags = s->fingerprint;
 	s->dev_id = (int)info->dev_id;
 	ret = znp_ublk_ctrl(s, UBLK_U_CMD_ADD_DEV, 0, info, sizeof(*info));
 	if (ret) {
@@ -264,6 +268,12 @@ int znp_ublk_server_create(struct znp_dev *ns, const struct znp_ublk_opts *o,
 	ret = znp_ublk_ctrl(s, UBLK_U_CMD_SET_PARAMS, 0, &p, sizeof(p));
 	if (ret) {
 		znp_ublk_log(s, LOG_ERR, "ublk%d: SET_PARAMS failed: %s", s->dev_id, strerror(-ret));
+		znp_ublk_server_free(s);
+		return ret;
+	}
+	ret = znp_ublk_zones_init(s, false);
+	if (ret) {
+		znp_ublk_log(s, LOG_ERR, "ublk%d: append journal: %s", s->dev_id, strerror(-ret));
 		znp_ublk_server_free(s);
 		return ret;
 	}
@@ -307,10 +317,21 @@ static int recover_quiesced(struct znp_ublk_server *s, int *waited)
 		znp_ublk_log(s, LOG_ERR, "ublk%d: GET_DEV_INFO failed: %s", dev_id, strerror(-ret));
 		return ret;
 	}
-	if ((s->info.flags & ZNP_UBLK_F_NEEDED) != ZNP_UBLK_F_NEEDED ||
-	    (s->info.flags & UBLK_F_USER_RECOVERY_REISSUE)) {
+	if ((s->info.flags & ZNP_UBLK_F_NEEDED) != ZNP_UBLK_F_NEEDED) {
 		znp_ublk_log(s, LOG_ERR, "ublk%d: refused: not a device of this server "
 			     "(flags 0x%llx)", dev_id, (unsigned long long)s->info.flags);
+		return -EINVAL;
+	}
+	/*
+	 * The driver keeps what the creating server stored: the namespace's
+	 * identity and geometry. Another namespace (a reused id, a stale
+	 * record) is never attached under this device's users.
+	 */
+	if (s->info.ublksrv_flags != s->fingerprint) {
+		znp_ublk_log(s, LOG_ERR, "ublk%d: refused: the device serves another namespace "
+			     "or geometry than %s (fingerprint %016llx, this namespace %016llx)",
+			     dev_id, s->ns->path, (unsigned long long)s->info.ublksrv_flags,
+			     (unsigned long long)s->fingerprint);
 		return -EINVAL;
 	}
 	/*
@@ -369,6 +390,8 @@ int znp_ublk_server_recover(struct znp_dev *ns, int dev_id, const struct znp_ubl
 		znp_ublk_server_free(s);
 		return ret ? ret : -EINVAL;
 	}
+	/* a device made with larger requests (an older default): serve them whole */
+	s->g.max_sectors = p.basic.max_sectors;
 	s->nr_queues = s->info.nr_hw_queues;
 	s->depth = s->info.queue_depth;
 	if (!s->nr_queues || s->nr_queues > ZNP_UBLK_MAX_QUEUES || !s->depth ||
@@ -389,6 +412,12 @@ int znp_ublk_server_recover(struct znp_dev *ns, int dev_id, const struct znp_ubl
 	if (ret) {
 		znp_ublk_log(s, LOG_ERR, "ublk%d: START_USER_RECOVERY failed: %s", dev_id,
 			     strerror(-ret));
+		znp_ublk_server_free(s);
+		return ret;
+	}
+	ret = znp_ublk_zones_init(s, true);
+	if (ret) {
+		znp_ublk_log(s, LOG_ERR, "ublk%d: append journal: %s", dev_id, strerror(-ret));
 		znp_ublk_server_free(s);
 		return ret;
 	}
@@ -427,6 +456,7 @@ void znp_ublk_server_free(struct znp_ublk_server *s)
 	}
 	if (s->cdev_fd >= 0)
 		close(s->cdev_fd);
+	znp_ublk_zones_free(s);
 	if (s->ctrl_ok) {
 		if (s->added && s->del_on_free) {
 			int ret = znp_ublk_ctrl(s, UBLK_U_CMD_DEL_DEV, 0, NULL, 0);

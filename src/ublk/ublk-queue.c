@@ -12,12 +12,13 @@
 #include <poll.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/eventfd.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
 #include "ublk-priv.h"
 
-enum { UD_UBLK = 1, UD_NVME = 2, UD_ABANDON = 3, UD_PARK = 4 };
+enum { UD_UBLK = 1, UD_NVME = 2, UD_ABANDON = 3, UD_PARK = 4, UD_INBOX = 5 };
 
 static inline uint64_t ud(unsigned int kind, unsigned int tag)
 {
@@ -146,6 +147,34 @@ static void ublk_done(struct znp_ublk_queue *q, struct znp_ublk_tag *t, int res)
 	}
 }
 
+static int arm_inbox(struct znp_ublk_queue *q)
+{
+	struct io_uring_sqe *sqe = get_sqe(q);
+
+	if (!sqe)
+		return -EBUSY;
+	io_uring_prep_poll_add(sqe, q->ifd, POLLIN);
+	sqe->user_data = ud(UD_INBOX, 0);
+	return 0;
+}
+
+/* Appends whose zone another queue handed to this one. */
+static void inbox(struct znp_ublk_queue *q)
+{
+	struct znp_ublk_tag *t, *next;
+	uint64_t v;
+	ssize_t r;
+
+	r = read(q->ifd, &v, sizeof(v));
+	(void)r;
+	if (arm_inbox(q))
+		q->err = -EBUSY;
+	for (t = znp_ublk_inbox_take(q); t; t = next) {
+		next = t->wait_next;
+		znp_ublk_append_go(q, t);
+	}
+}
+
 static void handle(struct znp_ublk_queue *q, const struct io_uring_cqe *cqe)
 {
 	unsigned int kind = (unsigned int)(cqe->user_data & 0xff);
@@ -157,6 +186,10 @@ static void handle(struct znp_ublk_queue *q, const struct io_uring_cqe *cqe)
 	}
 	if (kind == UD_PARK) {
 		q->parking = true;
+		return;
+	}
+	if (kind == UD_INBOX) {
+		inbox(q);
 		return;
 	}
 	if (tag >= q->s->depth)
@@ -179,6 +212,9 @@ int znp_ublk_queue_init(struct znp_ublk_server *s, struct znp_ublk_queue *q, uns
 
 	q->s = s;
 	q->qid = qid;
+	q->ifd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	if (q->ifd < 0)
+		return -errno;
 	q->iods_len = ((size_t)s->depth * sizeof(struct ublksrv_io_desc) + (size_t)page - 1) &
 		      ~((size_t)page - 1);
 	p = mmap(NULL, q->iods_len, PROT_READ, MAP_SHARED | MAP_POPULATE, s->cdev_fd,
@@ -230,6 +266,8 @@ void *znp_ublk_queue_thread(void *arg)
 	if (sqe) {
 		io_uring_prep_poll_add(sqe, s->pefd, POLLIN);
 		sqe->user_data = ud(UD_PARK, 0);
+		if (arm_inbox(q))
+			sqe = NULL;
 	}
 	ret = io_uring_submit(&q->ring);
 	if (i < s->depth || !sqe || ret < 0) {
@@ -258,6 +296,8 @@ void *znp_ublk_queue_thread(void *arg)
 	while (q->cmds || q->nvme) {
 		if (q->abandon && !q->nvme)
 			break;
+		if (q->gone && !q->nvme)
+			break;	/* the namespace went away: leave, for a restart */
 		if (q->parking && !q->nvme && !q->busy) {
 			/* every commit goes in before the ring closes */
 			io_uring_submit(&q->ring);
@@ -300,10 +340,14 @@ void znp_ublk_queue_free(struct znp_ublk_queue *q)
 		for (i = 0; i < q->s->depth; i++) {
 			free(q->tags[i].buf);
 			free(q->tags[i].rep_buf);
+			free(q->tags[i].vbuf);
+			free(q->tags[i].zbuf);
 		}
 		free(q->tags);
 	}
 	free(q->scratch);
+	if (q->ifd > 0)
+		close(q->ifd);
 	if (q->iods)
 		munmap((void *)q->iods, q->iods_len);
 }

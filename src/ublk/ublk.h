@@ -95,6 +95,8 @@ struct znp_ublk_opts {
 	int dev_id;			/* -1: the kernel picks */
 	unsigned int nr_queues;		/* 0: ZNP_UBLK_DEF_QUEUES */
 	unsigned int queue_depth;	/* 0: ZNP_UBLK_DEF_DEPTH */
+	int journal_fd;			/* append journal (a 0600 file under the run-time
+					 * state directory), -1 none: see src/ublk/README.md */
 	znp_ublk_log_fn *log;		/* NULL: silent */
 	void *log_arg;
 };
