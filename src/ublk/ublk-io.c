@@ -326,8 +326,10 @@ static void finish_write(struct znp_ublk_queue *q, struct znp_ublk_tag *t)
 		znp_ublk_complete(q, t, (int)(t->nr_sectors << 9), 0);
 		return;
 	}
+	/* an inherited append may lie below later ones: the write pointer never goes back */
 	pthread_mutex_lock(&q->s->zlock);
-	q->s->zs[z].wp = t->app_lba + t->ext.nlb;
+	if (!q->s->zs[z].wp_known || q->s->zs[z].wp < t->app_lba + t->ext.nlb)
+		q->s->zs[z].wp = t->app_lba + t->ext.nlb;
 	q->s->zs[z].wp_known = true;
 	pthread_mutex_unlock(&q->s->zlock);
 	znp_ublk_complete(q, t, 0, z * g->zone_sectors + (t->app_lba << (g->lba_shift - 9)));
@@ -412,6 +414,17 @@ void znp_ublk_append_go(struct znp_ublk_queue *q, struct znp_ublk_tag *t)
 		query_wp(q, t);
 }
 
+/* Place the append again, at the write pointer the drive reported (@wp_rel). */
+static void replace_append(struct znp_ublk_queue *q, struct znp_ublk_tag *t, uint64_t wp_rel)
+{
+	pthread_mutex_lock(&q->s->zlock);
+	q->s->zs[t->ext.zone_no].wp = wp_rel;
+	q->s->zs[t->ext.zone_no].wp_known = true;
+	pthread_mutex_unlock(&q->s->zlock);
+	t->recon = false;
+	append_place(q, t);
+}
+
 /* The tag's zone report came back: @wp_rel LBAs written. */
 static void wp_known(struct znp_ublk_queue *q, struct znp_ublk_tag *t, uint64_t wp_rel)
 {
@@ -419,13 +432,15 @@ static void wp_known(struct znp_ublk_queue *q, struct znp_ublk_tag *t, uint64_t 
 	uint64_t zstart = znp_zone_start(&g->ns, t->ext.zone_no);
 	int64_t done;
 
+	t->last_wp = wp_rel;
 	if (!t->recon) {
 		/* an append about to be placed */
-		pthread_mutex_lock(&q->s->zlock);
-		q->s->zs[t->ext.zone_no].wp = wp_rel;
-		q->s->zs[t->ext.zone_no].wp_known = true;
-		pthread_mutex_unlock(&q->s->zlock);
-		append_place(q, t);
+		replace_append(q, t, wp_rel);
+		return;
+	}
+	if (t->op == UBLK_IO_OP_ZONE_APPEND && wp_rel <= t->app_lba) {
+		/* nothing of it landed where it was placed: place it at the drive's pointer */
+		replace_append(q, t, wp_rel);
 		return;
 	}
 	/* a write piece failed: what of it is on the drive? */
@@ -522,6 +537,10 @@ static void verify_done(struct znp_ublk_queue *q, struct znp_ublk_tag *t)
 			return;
 		}
 		znp_ublk_journal_set(s, z, t->app_lba, t->ext.nlb);
+	} else if (!same && t->op == UBLK_IO_OP_ZONE_APPEND) {
+		/* the zone moved on under this append (a dead server's writes landed): again */
+		replace_append(q, t, t->last_wp);
+		return;
 	} else if (!same) {
 		fail_req(q, t, -EIO, "the data at the zone's write pointer is not this write's");
 		return;
