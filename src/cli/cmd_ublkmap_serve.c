@@ -73,20 +73,28 @@ static void notify_ready(struct umap *m)
 	close(fd);
 }
 
-static void on_ready(void *arg, int dev_id)
+/* The record of this server and its device. Return: 0 or -errno (logged). */
+static int record(struct serve *s, int dev_id)
 {
-	struct serve *s = arg;
-	struct umap *m = s->m;
 	int ret;
 
-	s->live = true;
 	s->rec.dev_id = dev_id;
 	s->rec.pid = getpid();
 	s->rec.started = (uint64_t)time(NULL);
 	ret = znp_ublk_rec_put(s->dirfd, &s->rec);
 	if (ret)
-		umap_say(m, LOG_ERR, "cannot write the record in %s: %s (status and unmap will not "
-			 "find /dev/ublkb%d)", znp_cli_run_dir(), znp_strerror(ret), dev_id);
+		umap_say(s->m, LOG_ERR, "cannot write the record in %s: %s (status and unmap will "
+			 "not find /dev/ublkb%d)", znp_cli_run_dir(), znp_strerror(ret), dev_id);
+	return ret;
+}
+
+static void on_ready(void *arg, int dev_id)
+{
+	struct serve *s = arg;
+	struct umap *m = s->m;
+
+	s->live = true;
+	record(s, dev_id);
 	umap_say(m, LOG_NOTICE, "%s /dev/ublkb%d, server pid %ld", s->v.recovered ? "took back" :
 		 "serving", dev_id, (long)getpid());
 	s->v.dev_id = dev_id;
@@ -151,6 +159,17 @@ static int serve(struct serve *s, int recover_id)
 		return umap_refuse(m, znp_exit_from_ret(ret), "cannot %s the ublk device: %s",
 				   recover_id >= 0 ? "take back" : "create", znp_strerror(ret));
 	dev_id = znp_ublk_server_dev_id(srv);
+	/*
+	 * Recorded before START_DEV: a server killed while starting leaves a
+	 * record, so the next one deletes the half-made device instead of
+	 * leaving it behind (a crash loop would pile them up).
+	 */
+	if (recover_id < 0 && record(s, dev_id)) {
+		znp_ublk_server_free(srv);
+		close(uo.journal_fd);
+		return umap_refuse(m, ZNP_EXIT_FAILED, "cannot record /dev/ublkb%d in %s", dev_id,
+				   znp_cli_run_dir());
+	}
 	the_server = srv;
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGTERM, &sa, NULL);
@@ -164,6 +183,8 @@ static int serve(struct serve *s, int recover_id)
 	close(uo.journal_fd);
 	if (!s->live) {
 		/* never started: create() deleted it; a recovered one stays quiesced */
+		if (recover_id < 0)
+			znp_ublk_rec_drop(s->dirfd, s->rec.ident);
 		return umap_refuse(m, znp_exit_from_ret(ret ? ret : -EIO), "cannot start "
 				   "/dev/ublkb%d: %s", dev_id, znp_strerror(ret ? ret : -EIO));
 	}
