@@ -32,6 +32,9 @@ _Static_assert(UBLK_S_DEV_QUIESCED == ZNP_UBLK_S_QUIESCED, "ublk states differ")
 
 struct znp_ublk_queue;
 
+#define ZNP_UBLK_LOG_LINE	512
+#define ZNP_UBLK_LOG_RING	64
+
 /* Where a tag's request is (ublk-io.c). */
 enum znp_ublk_stage {
 	ZNP_ST_IO,		/* its own NVMe commands */
@@ -89,12 +92,16 @@ struct znp_ublk_tag {
 	bool owns_zone;
 	bool restart;			/* a read piece failed transiently: read again */
 	bool gone;			/* a piece met a namespace that is gone */
+	bool commit_deferred;		/* its commit found no SQE free: sent next turn */
+	int commit_res;
+	uint64_t commit_addr;
 	bool recon;			/* ZNP_ST_WP after a failed write piece */
 	bool retry_same;		/* ... that may be sent again as it is */
 	int inh;			/* inherited record being verified, -1 none */
 	uint64_t tried[ZNP_UBLK_JSLOTS];	/* records already compared (their LBAs) */
 	unsigned int ntried;
 	uint64_t app_lba;		/* where the append goes, rel. zone start */
+	uint64_t last_wp;		/* the drive's write pointer, last report, rel. zone start */
 	/* REPORT_ZONES */
 	uint64_t rep_idx0;		/* first zone */
 	uint32_t rep_nr, rep_done;
@@ -119,6 +126,7 @@ struct znp_ublk_queue {
 	bool parking;			/* stop without STOP_DEV: finish what was started,
 					 * start nothing new, then leave */
 	unsigned int busy;		/* tags serving a request (started, not committed) */
+	unsigned int deferred;		/* commits waiting for an SQE */
 	bool gone;			/* the namespace went away: leave, for a restart */
 	int ifd;			/* appends handed over by other queues (eventfd) */
 	struct znp_ublk_tag *inbox, *inbox_tail;	/* under s->zlock */
@@ -156,10 +164,23 @@ struct znp_ublk_server {
 	unsigned int nr_queues, depth;
 	struct znp_ublk_queue *queues;
 	pthread_mutex_t log_lock;
+	/* lines logged by queue threads, written out by the main thread (under log_lock) */
+	bool log_async;
+	pthread_t main_thread;
+	struct znp_ublk_logline {
+		int prio;
+		char line[ZNP_UBLK_LOG_LINE];
+	} log_ring[ZNP_UBLK_LOG_RING];
+	unsigned int log_head, log_n;
+	unsigned long log_lost;
 };
 
 void znp_ublk_log(struct znp_ublk_server *s, int prio, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
+/* Write out what queue threads logged (main thread). */
+void znp_ublk_log_drain(struct znp_ublk_server *s);
+/* Wake the main thread to drain the log (ublk-run.c). */
+void znp_ublk_log_wake(struct znp_ublk_server *s);
 
 /* ublk-ctrl.c */
 int znp_ublk_ctrl(struct znp_ublk_server *s, uint32_t op, uint64_t data0, void *buf, uint32_t len);

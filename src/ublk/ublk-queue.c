@@ -13,10 +13,15 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/eventfd.h>
+#include <sys/prctl.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
 #include "ublk-priv.h"
+
+#ifndef PR_SET_IO_FLUSHER
+#define PR_SET_IO_FLUSHER	57
+#endif
 
 enum { UD_UBLK = 1, UD_NVME = 2, UD_ABANDON = 3, UD_PARK = 4, UD_INBOX = 5 };
 
@@ -115,9 +120,28 @@ void znp_ublk_complete(struct znp_ublk_queue *q, struct znp_ublk_tag *t, int res
 	if (q->abandon)
 		return;
 	if (ublk_cmd(q, t, UBLK_U_IO_COMMIT_AND_FETCH_REQ, res, addr)) {
-		znp_ublk_log(q->s, LOG_ERR, "ublk%d: queue %u tag %u: no submission slot: "
-			     "request lost", q->s->dev_id, q->qid, t->tag);
-		q->err = -EBUSY;
+		/* no SQE now: sent by the loop once the ring has room, never dropped */
+		t->commit_res = res;
+		t->commit_addr = addr;
+		t->commit_deferred = true;
+		q->deferred++;
+	}
+}
+
+/* Commits that found no SQE free. */
+static void flush_deferred(struct znp_ublk_queue *q)
+{
+	unsigned int i;
+
+	for (i = 0; i < q->s->depth && q->deferred; i++) {
+		struct znp_ublk_tag *t = &q->tags[i];
+
+		if (!t->commit_deferred)
+			continue;
+		if (ublk_cmd(q, t, UBLK_U_IO_COMMIT_AND_FETCH_REQ, t->commit_res, t->commit_addr))
+			return;
+		t->commit_deferred = false;
+		q->deferred--;
 	}
 }
 
@@ -233,8 +257,12 @@ int znp_ublk_queue_init(struct znp_ublk_server *s, struct znp_ublk_queue *q, uns
 		if (posix_memalign(&q->tags[i].buf, (size_t)page, (size_t)g->max_sectors * 512))
 			return -ENOMEM;
 	}
-	/* a READ may have max_sectors / max_cmd_sectors pieces in flight */
-	entries = s->depth * 2 + 8;
+	/*
+	 * Per tag: its ublk command and up to max_sectors / max_cmd_sectors
+	 * NVMe commands (3 with the defaults); plus the polls. A commit that
+	 * still finds no SQE waits for the next turn of the loop.
+	 */
+	entries = s->depth * 4 + 8;
 	if (entries > 4096)
 		entries = 4096;
 	ret = io_uring_queue_init(entries, &q->ring, IORING_SETUP_SQE128 | IORING_SETUP_CQE32);
@@ -253,6 +281,10 @@ void *znp_ublk_queue_thread(void *arg)
 	unsigned int i, head, n;
 	int ret;
 
+	/* reclaim in this thread must not wait on writeback to the device it serves */
+	if (prctl(PR_SET_IO_FLUSHER, 1, 0, 0, 0))
+		znp_ublk_log(s, LOG_WARNING, "ublk%d: queue %u: PR_SET_IO_FLUSHER: %s", s->dev_id,
+			     q->qid, strerror(errno));
 	/* this thread fetches every tag, so it owns the queue */
 	for (i = 0; i < s->depth; i++)
 		if (ublk_cmd(q, &q->tags[i], UBLK_U_IO_FETCH_REQ, -1, 0))
@@ -293,12 +325,14 @@ void *znp_ublk_queue_thread(void *arg)
 	}
 	atomic_store(&q->ready, 1);
 
-	while (q->cmds || q->nvme) {
+	while (q->cmds || q->nvme || q->deferred) {
+		if (q->deferred)
+			flush_deferred(q);
 		if (q->abandon && !q->nvme)
 			break;
 		if (q->gone && !q->nvme)
 			break;	/* the namespace went away: leave, for a restart */
-		if (q->parking && !q->nvme && !q->busy) {
+		if (q->parking && !q->nvme && !q->busy && !q->deferred) {
 			/* every commit goes in before the ring closes */
 			io_uring_submit(&q->ring);
 			break;

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -37,6 +38,11 @@ static void abandon(struct znp_ublk_server *s)
 	atomic_store(&s->stop, 1);
 	r = write(s->qefd, &one, sizeof(one));
 	(void)r;
+}
+
+void znp_ublk_log_wake(struct znp_ublk_server *s)
+{
+	wake(s);
 }
 
 void znp_ublk_server_stop(struct znp_ublk_server *s)
@@ -146,6 +152,7 @@ static void wait_end(struct znp_ublk_server *s)
 
 		if (r < 0 && errno != EINTR)
 			break;
+		znp_ublk_log_drain(s);
 		if (atomic_load(&s->stop))
 			break;
 		/* a queue thread ended: stopped or deleted from outside, or failed */
@@ -297,6 +304,16 @@ int znp_ublk_server_run(struct znp_ublk_server *s, void (*ready)(void *arg, int 
 	s->queues = calloc(s->nr_queues, sizeof(*s->queues));
 	if (!s->queues)
 		return -ENOMEM;
+	/*
+	 * Memory pressure must not make the server wait on writeback to its
+	 * own device: its memory stays resident (the queue threads are also
+	 * I/O flushers, ublk-queue.c).
+	 */
+	if (mlockall(MCL_CURRENT | MCL_FUTURE))
+		znp_ublk_log(s, LOG_WARNING, "ublk%d: cannot lock the server's memory: %s",
+			     s->dev_id, strerror(errno));
+	s->main_thread = pthread_self();
+	s->log_async = true;
 	ret = start_queues(s);
 	if (!ret)
 		ret = start_dev(s);
@@ -328,6 +345,8 @@ int znp_ublk_server_run(struct znp_ublk_server *s, void (*ready)(void *arg, int 
 	for (i = 0; i < s->nr_queues; i++)
 		if (s->queues[i].err && !ret)
 			ret = s->queues[i].err;
+	s->log_async = false;
+	znp_ublk_log_drain(s);
 	znp_ublk_log(s, LOG_NOTICE, "ublk%d: stopped", s->dev_id);
 	return ret;
 
@@ -335,5 +354,7 @@ fail:
 	/* abandon: the queue threads exit, closing their rings cancels the commands */
 	abandon(s);
 	stop_queues(s);
+	s->log_async = false;
+	znp_ublk_log_drain(s);
 	return ret;
 }
