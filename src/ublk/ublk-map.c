@@ -126,6 +126,11 @@ int znp_ublk_geom_compute(const struct znp_geom *ns, uint32_t zasl_bytes, bool v
 
 	memset(g, 0, sizeof(*g));
 	g->ns = *ns;
+	/*
+	 * The server asks for basic reports (Zone Receive Action 0x00), whose
+	 * descriptors carry no extension whatever the namespace's ZDES.
+	 */
+	g->ns.zdes_bytes = 0;
 	ret = geom_zones(ns, g, why);
 	if (!ret)
 		ret = geom_limits(ns, zasl_bytes, g, why);
