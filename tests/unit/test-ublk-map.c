@@ -99,6 +99,28 @@ static void test_geom(void)
 	CHECK(h.max_sectors * 8 >= h.nr_zones, "one report request holds every zone");
 }
 
+/* LBA formats with metadata or PI are refused. */
+static void test_geom_formats(void)
+{
+	static const struct { uint16_t ms; bool ext; uint8_t pi; } f[] = {
+		{ 8, true, 0 }, { 8, false, 0 }, { 8, false, 1 }, { 8, true, 1 }, { 0, false, 2 },
+	};
+	struct znp_ublk_geom h;
+	struct znp_geom n;
+	const char *why;
+	size_t i;
+
+	for (i = 0; i < sizeof(f) / sizeof(f[0]); i++) {
+		n = ns(4096, 24576, 8, 0);
+		n.md_bytes = f[i].ms;
+		n.md_extended = f[i].ext;
+		n.pi_type = f[i].pi;
+		why = NULL;
+		CHECK_INT(znp_ublk_geom_compute(&n, 0, false, &h, &why), -EINVAL);
+		CHECK(why && strstr(why, "metadata"), "format %zu: reason %s", i, why);
+	}
+}
+
 /* ZDES does not reach the parser: the server asks for basic reports. */
 static void test_geom_zdes(void)
 {
@@ -330,6 +352,7 @@ int main(void)
 	test_geom();
 	test_geom_refusals();
 	test_geom_zdes();
+	test_geom_formats();
 	test_rw();
 	test_zone_and_alba();
 	test_zone_to_blk();
