@@ -92,6 +92,17 @@ bad = {k: (j.get(k), v) for k, v in exp.items() if j.get(k) != v}
 assert not bad, bad
 PY
 
+# the core report iterator asks for basic reports too: 64-byte descriptors
+t "report of the namespace with descriptor extensions" 0 "$BIN" report "$D/ng0n5" -o json
+LD_PRELOAD= python3 - "$root/out" <<'PY' && ok || bad "zdes report JSON"
+import json, sys
+j = json.load(open(sys.argv[1]))
+z = j["zone_list"]
+assert j["nr_zones"] == 10 and len(z) == 10, j["nr_zones"]
+assert [d["slba"] for d in z] == [i * 24576 for i in range(10)], z
+assert all(d["cap"] == 24576 and d["wp"] == d["slba"] for d in z), z
+PY
+
 # ---- plain map (dm): the extended format without PI has no capacity in the kernel --------
 t "map of the visible extended namespace (3)" 3 "$BIN" map "$D/nvme0n7" --dry-run
 lines "... one line" "$root/err" 1
