@@ -80,10 +80,10 @@ static int refuse_verdict(struct map_ctx *m, const struct znp_dev *dev,
 			    " LBAs is a power of 2: nothing to do (no mapping needed)", g->zone_size);
 	case ZNP_V_METADATA:
 		if (!(r->reasons & ZNP_R_BLK_HIDDEN))
-			return znp_map_fail(m, ZNP_EXIT_UNSUITABLE, "the LBA format interleaves %u "
-				    "bytes of metadata with each LBA (extended LBA), which the kernel "
-				    "gives no capacity (it serves only separate metadata or an exact "
-				    "PI tuple)", g->md_bytes);
+			return znp_map_fail(m, ZNP_EXIT_UNSUITABLE, "the kernel gives the block "
+				    "device no capacity for this LBA format (%u bytes of metadata per "
+				    "LBA, %s%s)", g->md_bytes, g->md_extended ? "extended LBA" :
+				    "separate", g->pi_type ? ", protection information" : "");
 		return znp_map_fail(m, ZNP_EXIT_UNSUPPORTED, "%s", no_npo2_kernel);
 	case ZNP_V_NEEDS_KERNEL:
 	case ZNP_V_UBLK:

@@ -53,7 +53,8 @@ int znp_check(const struct znp_ns_info *ns, const struct znp_geom *g,
 	else if (why & ZNP_R_CAP_LT_SIZE)
 		r->verdict = ZNP_V_CAP_LT_SIZE;
 	else if (znp_lba_format_has_md(g) &&
-		 ((why & ZNP_R_BLK_HIDDEN) || !znp_lba_format_kernel_ok(g)))
+		 ((why & ZNP_R_BLK_HIDDEN) || !znp_lba_format_kernel_ok(g) ||
+		  (ns && ns->blk_size_known && !ns->blk_sectors && g->nlbas)))
 		r->verdict = ZNP_V_METADATA;
 	else if (why & ZNP_R_BLK_HIDDEN)
 		r->verdict = ZNP_V_NEEDS_KERNEL;

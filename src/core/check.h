@@ -54,7 +54,10 @@ struct znp_check_result {
  * separate metadata, the controller inserting/stripping PI when the
  * metadata is exactly the PI tuple), and dm-po2zone stacks on it; only an
  * extended format with other metadata is left without capacity by the
- * kernel, hence ZNP_V_METADATA as well (znp_lba_format_kernel_ok()).
+ * kernel, hence ZNP_V_METADATA as well (znp_lba_format_kernel_ok()), and so
+ * is any format whose block device the kernel gave capacity 0
+ * (@ns->blk_sectors: a kernel without CONFIG_BLK_DEV_INTEGRITY does that to
+ * separate metadata).
  * Return: 0 or -EINVAL.
  */
 int znp_check(const struct znp_ns_info *ns, const struct znp_geom *g,

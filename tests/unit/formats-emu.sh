@@ -26,8 +26,12 @@ path=dev/ng0n7 nsid=7 zsze=24576 zones=10 ms=8 mset=1
 path=dev/nvme0n7 kind=nvme twin=ng0n7
 path=dev/ng0n8 nsid=8 zsze=24576 zones=10 ms=8 mset=1 pi=1
 path=dev/nvme0n8 kind=nvme twin=ng0n8
+path=dev/ng0n9 nsid=9 zsze=24576 zones=10 ms=8 mset=0
+path=dev/nvme0n9 kind=nvme twin=ng0n9
 CONF
 python3 "$MKFAKE" "$root" >/dev/null || { echo "mkfake failed" >&2; exit 1; }
+# nvme0n9: a kernel without CONFIG_BLK_DEV_INTEGRITY gives separate metadata no capacity
+echo 0 >"$root/sys/block/nvme0n9/size" || bad "zero nvme0n9's size"
 export LD_PRELOAD=$EMU ZNP_EMU_CONFIG=$root/emu.conf ZNP_SYSFS_ROOT=$root/sys \
 	ZNP_DEV_ROOT=$root/dev ZNP_RUN_DIR=$root/run LC_ALL=C
 D=$root/dev
@@ -66,6 +70,8 @@ json_is mappable 0 lba-metadata && ok || bad "nvme0n6 JSON"
 t "visible, extended PI of 8 bytes: mappable (0)" 0 "$BIN" check "$D/nvme0n8" -o json
 json_is mappable 0 lba-metadata protection-info && ok || bad "nvme0n8 JSON"
 t "visible, extended metadata without PI: metadata-format (16)" 16 "$BIN" check "$D/nvme0n7"
+t "visible, separate metadata, the kernel gave it capacity 0: metadata-format (16)" 16 \
+	"$BIN" check "$D/nvme0n9"
 
 # ---- map --ublk: one line naming the device and the format, nothing created --------------
 t "map --ublk extended (3)" 3 "$BIN" map --ublk "$D/ng0n2"
@@ -106,7 +112,12 @@ PY
 # ---- plain map (dm): the extended format without PI has no capacity in the kernel --------
 t "map of the visible extended namespace (3)" 3 "$BIN" map "$D/nvme0n7" --dry-run
 lines "... one line" "$root/err" 1
-has "... why" "$root/err" "nvme0n7.*interleaves 8 bytes of metadata.*no capacity"
+has "... why" "$root/err" "nvme0n7: the kernel gives the block device no capacity for this LBA format \(8 bytes of metadata per LBA, extended LBA\)"
+t "map of the separate-metadata namespace the kernel gave no capacity (3)" 3 \
+	"$BIN" map "$D/nvme0n9" --dry-run
+has "... why" "$root/err" "nvme0n9: the kernel gives the block device no capacity for this LBA format \(8 bytes of metadata per LBA, separate\)"
+t "map of the visible separate-metadata namespace the kernel serves (dry run, 0)" 0 \
+	"$BIN" map "$D/nvme0n6" --dry-run
 t "map of the hidden metadata namespace: kernel lacks npo2 (5)" 5 "$BIN" map "$D/ng0n2" --dry-run
 [ ! -e "$root/run" ] && ok || bad "a refused map created the state directory"
 

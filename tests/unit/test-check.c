@@ -149,6 +149,24 @@ static void test_formats(void)
 		CHECK_INT(r.verdict, ZNP_V_CAP_LT_SIZE);
 		CHECK(r.reasons & MD, "capacity-lt-size keeps the metadata reason");
 	}
+	/* the kernel's answer: a visible block device of capacity 0 */
+	{
+		struct znp_ns_info ns = { .blk_visible = true, .blk_size_known = true };
+		struct znp_geom g = { .lba_size = 4096, .nlbas = 10 * 24576, .zone_size = 24576,
+				      .zone_cap = 24576, .md_bytes = 8 };
+		struct znp_check_result r = { 0 };
+
+		CHECK_INT(znp_geom_init(&g), 0);
+		CHECK_INT(znp_check(&ns, &g, true, &r), 0);
+		CHECK_INT(r.verdict, ZNP_V_METADATA);
+		ns.blk_sectors = 10 * 24576 * 8;
+		CHECK_INT(znp_check(&ns, &g, true, &r), 0);
+		CHECK_INT(r.verdict, ZNP_V_MAPPABLE);
+		ns.blk_size_known = false;
+		ns.blk_sectors = 0;
+		CHECK_INT(znp_check(&ns, &g, true, &r), 0);
+		CHECK_INT(r.verdict, ZNP_V_MAPPABLE);
+	}
 	CHECK_STR(znp_verdict_name(ZNP_V_METADATA), "metadata-format");
 	CHECK_STR(znp_reason_name(ZNP_R_LBA_METADATA), "lba-metadata");
 	CHECK_STR(znp_reason_name(ZNP_R_PROT_INFO), "protection-info");
