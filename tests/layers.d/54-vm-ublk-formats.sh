@@ -17,6 +17,7 @@ bash tests/vm/vm-run.sh --kernel stock --guest tests/vm/ublk-formats/guest.sh \
 	--ns ctrl=0,nsid=2,size=384M,lbas=4096,zoned=1,zsze=96M,zcap=96M,ms=8,mset=0 \
 	--ns ctrl=0,nsid=3,size=384M,lbas=4096,zoned=1,zsze=96M,zcap=96M,ms=8,pi=1 \
 	--ns ctrl=0,nsid=4,size=768M,lbas=4096,zoned=1,zsze=96M,zcap=96M,zdes=64 \
+	--ns ctrl=0,nsid=5,size=384M,lbas=4096,zoned=1,zsze=96M,zcap=96M,ms=8,mset=1,pi=1,pil=1 \
 	--modules "ublk_drv" \
 	--append no_timer_check \
 	--timeout 240 --log "$log" --quiet

@@ -2,7 +2,8 @@
 # descriptor extensions it must. Namespaces (tests/layers.d/54-vm-ublk-formats.sh),
 # all npo2 96M/96M on 4 KiB LBAs, hidden by the stock kernel: ctrl 0 nsid 1
 # ms=8 mset=1 (extended LBA), 2 ms=8 mset=0 (separate metadata), 3 ms=8 pi=1
-# (protection information type 1, separate), 4 zoned.descr_ext_size=64.
+# (protection information type 1, separate), 4 zoned.descr_ext_size=64,
+# 5 ms=8 mset=1 pi=1 pil=1 (PI type 1 in the first bytes, extended).
 # Refusals are checked against QEMU's configuration (Identify as nvme-cli
 # reads it) and for what they leave behind; the extension namespace is
 # served and checked through the other path (NVMe reads and reports on its
@@ -25,7 +26,7 @@ nothing_created() {
 }
 
 # ---- the stock kernel hides every one of them --------------------------------------
-for n in 1 2 3 4; do
+for n in 1 2 3 4 5; do
 	d=$(vm_ns 0 $n)
 	expect_eq "formats: nsid $n ($d): the stock kernel hides the block device" \
 		"$(cat /sys/block/"$d"/hidden 2>/dev/null) $([ -e /dev/"$d" ] && echo node || echo no-node)" \
@@ -67,6 +68,7 @@ refused() {
 refused 1 1 0 "lba-metadata" "extended LBA, interleaved with the data"
 refused 2 0 0 "lba-metadata" "in a separate buffer"
 refused 3 0 0x1 "lba-metadata, protection-info" "in a separate buffer, protection information type 1"
+refused 5 1 0x9 "lba-metadata, protection-info" "extended LBA, interleaved with the data, protection information type 1"
 expect_eq "formats: refusals loaded no device at all" "$(ls /sys/block | grep -c ublk)" 0
 
 # ---- zone descriptor extensions: mapped and served ------------------------------------
