@@ -30,6 +30,12 @@ static int geom_zones(const struct znp_geom *ns, struct znp_ublk_geom *g, const 
 		set_why(why, "logical block size outside 512..4096 bytes: ublk cannot present it");
 		return -EINVAL;
 	}
+	if (ns->md_bytes || ns->pi_type) {
+		/* extended: metadata inside the data; separate: a buffer per command */
+		set_why(why, "the LBA format has metadata or protection information: the ublk "
+			"server moves data only");
+		return -EINVAL;
+	}
 	g->lba_shift = (uint32_t)__builtin_ctz(ns->lba_size);
 	spl_shift = g->lba_shift - 9;
 	if (ns->zone_cap != ns->zone_size) {
@@ -126,6 +132,11 @@ int znp_ublk_geom_compute(const struct znp_geom *ns, uint32_t zasl_bytes, bool v
 
 	memset(g, 0, sizeof(*g));
 	g->ns = *ns;
+	/*
+	 * The server asks for basic reports (Zone Receive Action 0x00), whose
+	 * descriptors carry no extension whatever the namespace's ZDES.
+	 */
+	g->ns.zdes_bytes = 0;
 	ret = geom_zones(ns, g, why);
 	if (!ret)
 		ret = geom_limits(ns, zasl_bytes, g, why);

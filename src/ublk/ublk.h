@@ -80,8 +80,8 @@ struct znp_ublk_geom {
  * Sends Identify Controller (VWC, ZNS ZASL) and nothing that changes
  * anything. A po2 zone size is accepted (zero padding: useful for tests);
  * callers refuse it for users. Refused: not NVMe (-ENODEV), not zoned
- * (-EMEDIUMTYPE), capacity != zone size, varying capacities or a small last
- * zone (-EINVAL), an LBA size outside 512..4096, a po2 zone of 2^32 sectors
+ * (-EMEDIUMTYPE), capacity != zone size, varying capacities, a small last
+ * zone or an LBA format with metadata or protection information (-EINVAL), an LBA size outside 512..4096, a po2 zone of 2^32 sectors
  * or more, too many zones for one report request (-E2BIG).
  * Return: 0, -errno or a positive NVMe status.
  */
