@@ -7,7 +7,7 @@
 #   (PCI remove: the server exits with a failure, the device stays
 #   quiesced, fio waits), brought back by a PCI rescan, and taken back by a
 #   new server: fio's verify passes;
-# - memory pressure: a 512 MiB guest writes three times its memory through
+# - memory pressure: a 512 MiB guest writes twice its memory through
 #   btrfs on the ublk device with the hung-task detector at 20 s: no hang,
 #   no I/O error, data verifies after a remount.
 set -uo pipefail
