@@ -250,6 +250,12 @@ one_round() {
 	e0=$(errlines "$W_DEV")
 	f0=$(fs_errs)
 	devno=$(cat /sys/block/$n/dev)
+	# the device node is watched from before the signal (restart rounds)
+	if [ "$mode" = TERM ]; then
+		rm -f /tmp/watch.stop /tmp/watch.miss
+		watch_dev "$W_DEV" "$devno" /tmp/watch.stop /tmp/watch.miss &
+		WATCH=$!
+	fi
 	# retry the moment until requests are in flight (up to 6 batches)
 	while [ $try -lt 6 ]; do
 		try=$((try + 1))
@@ -263,7 +269,6 @@ one_round() {
 			read -r ir iw </sys/block/$n/inflight
 			infl=$((ir + iw))
 			if [ $infl -gt 0 ]; then
-				[ "$mode" = TERM ] && { rm -f /tmp/watch.stop /tmp/watch.miss; watch_dev "$W_DEV" "$devno" /tmp/watch.stop /tmp/watch.miss & WATCH=$!; }
 				kill -$mode "$old"
 				break
 			fi
@@ -281,6 +286,7 @@ one_round() {
 	S_RUNS=$((S_RUNS + 1))
 	if [ $infl -eq 0 ]; then
 		not_ok "$W_SCEN $r: requests in flight at the SIG$mode" "none seen in $try batches ${why}"
+		[ "$mode" = TERM ] && { touch /tmp/watch.stop; wait $WATCH; }
 		return 0
 	fi
 	ok "$W_SCEN $r: $infl requests in flight at the SIG$mode (delay $delay ms, batch $try)"
