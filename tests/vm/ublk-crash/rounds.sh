@@ -240,15 +240,24 @@ watch_dev() {
 	done
 }
 
+# srv_log_on_trouble SYSLOG_LINE0 IOERR FSERR: when the round saw errors or
+# failed writers, what the servers logged during it (both, through syslog)
+srv_log_on_trouble() {
+	[ "$2" = 0 ] && [ "$3" = 0 ] && [ "$WL_FAILED" = 0 ] && return 0
+	tail -n +$(($1 + 1)) /tmp/syslog 2>/dev/null | grep -i 'zns-npo2' | tail -12 |
+		sed 's/^/#   server log: /'
+}
+
 # one_round MODE(KILL|TERM) R: one round; returns 1 when the scenario
 # cannot go on (no server, device or file system lost)
 one_round() {
 	local mode=$1 r=$2 try=0 delay ir iw infl=0 after e0 f0 e f old=$W_SRV
-	local devno kms rc h tag why=
+	local devno kms rc h tag why= sl0
 	W_GONE=
 	local n=${W_DEV#/dev/}
 	e0=$(errlines "$W_DEV")
 	f0=$(fs_errs)
+	sl0=$(grep -c . /tmp/syslog 2>/dev/null)
 	devno=$(cat /sys/block/$n/dev)
 	# the device node is watched from before the signal (restart rounds)
 	if [ "$mode" = TERM ]; then
@@ -338,21 +347,26 @@ one_round() {
 	S_IOERR=$((S_IOERR + e))
 	expect_eq "$W_SCEN $r: no error line for $n in dmesg" "$e" 0
 	[ "$e" = 0 ] || dmesg | grep "error, dev $n," | tail -n "$e" | head -4 | sed 's/^/#   dmesg: /'
+	f=0
 	if [ -n "$W_MNT" ]; then
 		f=$(($(fs_errs) - f0))
 		S_FSERR=$((S_FSERR + f))
 		[ "$W_KIND" = btrfs ] && expect_eq "$W_SCEN $r: btrfs device stats all zero, no BTRFS error" "$f" 0
 		[ "$W_KIND" = f2fs ] && expect_eq "$W_SCEN $r: no F2FS error in dmesg" "$f" 0
+		[ "$f" = 0 ] || dmesg | grep -E 'BTRFS:? (error|critical)|F2FS-fs.*(rror|fail|Stop)' |
+			tail -4 | sed 's/^/#   dmesg: /'
 		if touch "$W_MNT/rw-probe-$r" 2>/dev/null && mnt_rw "$W_MNT"; then
 			ok "$W_SCEN $r: the file system is still read-write"
 		else
 			not_ok "$W_SCEN $r: the file system is still read-write" "$(grep " $W_MNT " /proc/mounts)"
 			S_FSERR=$((S_FSERR + 1))
 			vm_log "$W_SCEN $r: in flight $infl (after the signal $after), I/O errors $e, fs errors $f"
+			srv_log_on_trouble "$sl0" "$e" 1
 			return 1
 		fi
 	fi
 	vm_log "$W_SCEN $r: in flight $infl (after the signal $after), old server exit $rc, new server in $SRV_MS ms, I/O errors $e, fs errors ${f:-0}"
+	srv_log_on_trouble "$sl0" "$e" "$f"
 	[ -z "$W_GONE" ]
 }
 
