@@ -455,7 +455,7 @@ static int run_wait(char *const argv[])
 int znp_cli_ublk_restore(const struct znp_cli *cli, const struct znp_opts *o, const char *name,
 			 const char *ng, const char **result, char *err, size_t size)
 {
-	char unit[ZNP_DM_NAME_MAX + 32], self[PATH_MAX];
+	char unit[4 * ZNP_DM_NAME_MAX + 32], inst[4 * ZNP_DM_NAME_MAX], self[PATH_MAX];
 	struct ublk_match m;
 	struct stat st;
 	int dirfd, ret, state;
@@ -481,7 +481,12 @@ int znp_cli_ublk_restore(const struct znp_cli *cli, const struct znp_opts *o, co
 	if (!getenv("ZNP_RUN_DIR") && !stat("/run/systemd/system", &st) && S_ISDIR(st.st_mode)) {
 		char *argv[] = { "systemctl", "start", "--no-block", unit, NULL };
 
-		snprintf(unit, sizeof(unit), "zns-npo2-ublk@%s.service", name);
+		/* "po2-a" is zns-npo2-ublk@po2\x2da.service: the unit's %I gives it back */
+		if (znp_unit_escape(name, inst, sizeof(inst))) {
+			snprintf(err, size, "cannot make a unit name of mapping name %s", name);
+			return ZNP_EXIT_FAILED;
+		}
+		snprintf(unit, sizeof(unit), "zns-npo2-ublk@%s.service", inst);
 		ret = run_wait(argv);
 		if (!ret) {
 			*result = "started";

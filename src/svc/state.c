@@ -73,6 +73,36 @@ int znp_svc_key(const char *ident, char *buf, size_t size)
 	return 0;
 }
 
+int znp_unit_escape(const char *s, char *buf, size_t size)
+{
+	static const char hex[] = "0123456789abcdef";
+	size_t o = 0;
+
+	if (!s || !*s)
+		return -EINVAL;
+	for (const unsigned char *c = (const unsigned char *)s; *c; c++) {
+		/* systemd's unit name alphabet; a leading '.' would hide the unit */
+		bool plain = (*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') ||
+			     (*c >= '0' && *c <= '9') || *c == ':' || *c == '_' ||
+			     (*c == '.' && c != (const unsigned char *)s);
+
+		if (o + (plain || *c == '/' ? 1 : 4) >= size)
+			return -ENAMETOOLONG;
+		if (plain) {
+			buf[o++] = (char)*c;
+		} else if (*c == '/') {
+			buf[o++] = '-';
+		} else {
+			buf[o++] = '\\';
+			buf[o++] = 'x';
+			buf[o++] = hex[*c >> 4];
+			buf[o++] = hex[*c & 15];
+		}
+	}
+	buf[o] = '\0';
+	return 0;
+}
+
 static int file_name(const char *ident, const char *suffix, char *buf, size_t size)
 {
 	char key[ZNP_SVC_KEY_MAX];

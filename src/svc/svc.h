@@ -47,6 +47,15 @@ int znp_run_dir_open(const char *path, bool create);
  */
 int znp_svc_key(const char *ident, char *buf, size_t size);
 
+/**
+ * znp_unit_escape() - @s as a systemd unit name instance, escaped exactly as
+ * `systemd-escape` does: bytes outside [A-Za-z0-9:_.] (and a leading '.')
+ * become "\xNN", '/' becomes '-'. The unit gets @s back with the %I
+ * specifier (zns-npo2-ublk@.service).
+ * Return: 0, -EINVAL (empty @s) or -ENAMETOOLONG.
+ */
+int znp_unit_escape(const char *s, char *buf, size_t size);
+
 /* ---- the per-namespace lock ------------------------------------------- */
 
 /**

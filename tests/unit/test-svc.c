@@ -317,6 +317,62 @@ static void test_rec_defects(int dirfd)
 	CHECK_INT(znp_ublk_server_pidfd("/proc", &r, &pidfd), -ENODATA);
 }
 
+/* `systemd-escape -- @s` (the real binary), or -1 without one. */
+static int systemd_escape(const char *s, char *out, size_t size)
+{
+	int p[2], st;
+	ssize_t n, off = 0;
+	pid_t pid;
+
+	if (pipe(p))
+		return -1;
+	pid = fork();
+	if (!pid) {
+		dup2(p[1], 1);
+		close(p[0]);
+		execlp("systemd-escape", "systemd-escape", "--", s, (char *)NULL);
+		_exit(127);
+	}
+	close(p[1]);
+	while ((n = read(p[0], out + off, size - 1 - (size_t)off)) > 0)
+		off += n;
+	close(p[0]);
+	out[off] = '\0';
+	out[strcspn(out, "\n")] = '\0';
+	if (waitpid(pid, &st, 0) != pid || !WIFEXITED(st) || WEXITSTATUS(st))
+		return -1;
+	return 0;
+}
+
+/* Mapping names as unit instances: what systemd-escape makes of them. */
+static void test_unit_escape(void)
+{
+	static const char *const names[] = {
+		"po2-a", "po2-SN-ZNS-0-n1", "a+b", "x@y", "k=v#1", ".hidden", "a.b:c_d",
+		"dir/name", "a b", "back\\slash", "\xc3\xa4", "-", "plain09",
+	};
+	char got[512], want[512];
+	int compared = 0;
+
+	CHECK_INT(znp_unit_escape("po2-a", got, sizeof(got)), 0);
+	CHECK_STR(got, "po2\\x2da");
+	CHECK_INT(znp_unit_escape("", got, sizeof(got)), -EINVAL);
+	CHECK_INT(znp_unit_escape("a-b", got, 4), -ENAMETOOLONG);
+	CHECK_INT(znp_unit_escape("a-b", got, 7), 0);
+	CHECK_STR(got, "a\\x2db");
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		if (systemd_escape(names[i], want, sizeof(want)))
+			continue;
+		compared++;
+		CHECK_INT(znp_unit_escape(names[i], got, sizeof(got)), 0);
+		CHECK(!strcmp(got, want), "%s: \"%s\", systemd-escape \"%s\"", names[i], got, want);
+	}
+	if (!compared)
+		printf("# no systemd-escape here: compared with the fixed cases only\n");
+	else
+		CHECK_INT(compared, sizeof(names) / sizeof(names[0]));
+}
+
 static void test_health(void)
 {
 	struct { bool lock, cdev, disk; int state; enum znp_ublk_health want; } t[] = {
@@ -484,6 +540,7 @@ int main(void)
 		test_rec_defects(dirfd);
 		close(dirfd);
 	}
+	test_unit_escape();
 	test_health();
 	test_presence();
 	test_route();
