@@ -2,7 +2,7 @@
 # The shipped unit and udev rule: systemd accepts the unit, it runs exactly
 # `nvme-zns-npo2 map --restore` (boot 2 of tests/layers.d/80-vm-map.sh runs
 # that command line from this unit), and the rule starts it for zoned NVMe
-# namespaces.
+# namespaces (their block device, or the ng node of a hidden one).
 # The ublk server unit runs `map --ublk --foreground --name %I` (the
 # instance is the systemd-escaped mapping name), as a notify service
 # restarted on failure. Both units are hardened: `systemd-analyze security`
@@ -45,6 +45,48 @@ if sed -e ':a' -e '/\\$/N; s/\\\n//; ta' "$rules" | grep -v '^#' | grep -v '^$' 
 	grep -Ev '^([A-Z_]+(\{[^}]*\})?(==|!=|\+=|=)"[^"]*"(, *| *)?)+$' | grep -q .; then
 	bad "malformed rule line in $rules"
 fi
+# which uevents start the unit: the rules evaluated (==, != with udev's
+# globs) on the events a zoned namespace, a hidden one and others send
+python3 - "$rules" <<'PY' || bad "udev rules start the unit for the wrong events"
+import fnmatch, re, sys
+text = re.sub(r"\\\n", "", open(sys.argv[1]).read())
+rules = [l for l in text.splitlines() if l.strip() and not l.startswith("#")]
+def key_val(ev, k):
+    m = re.fullmatch(r"(ENV|ATTR)\{(.*)\}", k)
+    return ev.get(m.group(2) if m.group(1) == "ENV" else "attr:" + m.group(2)) if m else ev.get(k)
+def wants(ev):
+    for r in rules:
+        ok, add = True, []
+        for k, op, v in re.findall(r'([A-Z_]+(?:\{[^}]*\})?)(==|!=|\+=|=)"([^"]*)"', r):
+            if op in ("==", "!="):
+                have = key_val(ev, k)
+                hit = have is not None and any(fnmatch.fnmatchcase(have, p) for p in v.split("|"))
+                ok &= hit if op == "==" else not hit
+            elif k == "ENV{SYSTEMD_WANTS}":
+                add.append(v)
+        if ok and "zns-npo2-restore.service" in add:
+            return True
+    return False
+ev = lambda **kw: dict(kw)
+cases = [
+    (ev(ACTION="add", SUBSYSTEM="block", DEVTYPE="disk", KERNEL="nvme0n1",
+        **{"attr:queue/zoned": "host-managed"}), True),
+    (ev(ACTION="add", SUBSYSTEM="nvme-generic", KERNEL="ng0n2"), True),   # hidden: ng only
+    (ev(ACTION="add", SUBSYSTEM="nvme-generic", KERNEL="ng1n1"), True),
+    (ev(ACTION="remove", SUBSYSTEM="nvme-generic", KERNEL="ng0n2"), False),
+    (ev(ACTION="add", SUBSYSTEM="block", DEVTYPE="disk", KERNEL="nvme0n1",
+        **{"attr:queue/zoned": "none"}), False),
+    (ev(ACTION="add", SUBSYSTEM="block", DEVTYPE="partition", KERNEL="nvme0n1p1",
+        **{"attr:queue/zoned": "host-managed"}), False),
+    (ev(ACTION="add", SUBSYSTEM="nvme", KERNEL="nvme0"), False),
+    (ev(ACTION="add", SUBSYSTEM="block", DEVTYPE="disk", KERNEL="ublkb0",
+        **{"attr:queue/zoned": "host-managed"}), False),
+]
+bad = [(e, w) for e, w in cases if wants(e) != w]
+for e, w in bad:
+    print("rule: %s %s the unit" % (e, "does not start" if w else "starts"), file=sys.stderr)
+sys.exit(1 if bad else 0)
+PY
 # an escaped instance (mapping name "po2-a+b") is a valid unit name
 inst=$(systemd-escape -- 'po2-a+b')
 if ! out=$(systemd-analyze verify --man=no "$tmp/zns-npo2-ublk@$inst.service" 2>&1); then
