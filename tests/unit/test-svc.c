@@ -307,6 +307,8 @@ static void test_rec_defects(int dirfd)
 	if (pidfd >= 0) {
 		CHECK_INT(znp_pidfd_signal(pidfd, SIGTERM), 0);
 		close(pidfd);
+	} else {
+		kill(pid, SIGKILL);	/* the check failed already; do not wait for ever */
 	}
 	CHECK(waitpid(pid, &st, 0) == pid && WIFSIGNALED(st) && WTERMSIG(st) == SIGTERM,
 	      "the server got SIGTERM");
