@@ -7,8 +7,10 @@
  * State lives only under ZNP_RUN_DIR (mode 0700, owned by the caller, never
  * reached through a symbolic link). For a namespace with identity IDENT
  * (znp_ident_from_ns()) there are two files, named by znp_svc_key(IDENT):
- *   <key>.lock  flock()ed by the one server serving the namespace
- *   <key>.ublk  its record (struct znp_ublk_rec, "key=value" lines)
+ *   <key>.lock  flock()ed by the one server serving the namespace (0600;
+ *               the lock protocol of statefile.h: removed only by a holder)
+ *   <key>.ublk  its record (struct znp_ublk_rec, "key=value" lines, 0600,
+ *               replaced atomically)
  * Every file is opened O_NOFOLLOW | O_CLOEXEC relative to the directory.
  *
  * Core library rules: nothing here prints or exits; 0 or -errno.
