@@ -351,7 +351,7 @@ static void test_unit_escape(void)
 {
 	static const char *const names[] = {
 		"po2-a", "po2-SN-ZNS-0-n1", "a+b", "x@y", "k=v#1", ".hidden", "a.b:c_d",
-		"dir/name", "a b", "back\\slash", "\xc3\xa4", "-", "plain09",
+		"dir/name", "a b", "po2-Az09._+:@=#", ".-.", "back\\slash", "\xc3\xa4", "-", "plain09",
 	};
 	char got[512], want[512];
 	int compared = 0;
