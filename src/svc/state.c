@@ -17,6 +17,7 @@
 
 #define REC_SUFFIX	".ublk"
 #define LOCK_SUFFIX	".lock"
+#define JOURNAL_SUFFIX	".journal"
 #define REC_MAX		4096
 
 int znp_run_dir_open(const char *path, bool create)
@@ -356,8 +357,12 @@ int znp_ublk_rec_drop(int dirfd, const char *ident)
 
 	if (ret)
 		return ret;
-	/* the lock file stays: its holder (maybe the caller) still has it */
-	return unlinkat(dirfd, name, 0) ? -errno : 0;
+	if (unlinkat(dirfd, name, 0))
+		return -errno;
+	/* the journal goes with it; the lock file stays: its holder (maybe the caller) has it */
+	if (!file_name(ident, JOURNAL_SUFFIX, name, sizeof(name)))
+		unlinkat(dirfd, name, 0);
+	return 0;
 }
 
 int znp_ublk_forget(int dirfd, const char *ident)
@@ -375,6 +380,17 @@ int znp_ublk_forget(int dirfd, const char *ident)
 	znp_lock_unlink(dirfd, name, lockfd);
 	close(lockfd);
 	return ret;
+}
+
+int znp_ublk_journal_open(int dirfd, const char *ident)
+{
+	char name[ZNP_SVC_KEY_MAX + 16];
+	int fd, ret = file_name(ident, JOURNAL_SUFFIX, name, sizeof(name));
+
+	if (ret)
+		return ret;
+	fd = openat(dirfd, name, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+	return fd < 0 ? -errno : fd;
 }
 
 static int cmp_names(const void *a, const void *b)

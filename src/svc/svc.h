@@ -120,12 +120,13 @@ int znp_ublk_rec_put(int dirfd, const struct znp_ublk_rec *r);
 /* Return: 0, -ENOENT (none), -EBADMSG, or -errno. */
 int znp_ublk_rec_get(int dirfd, const char *ident, struct znp_ublk_rec *r);
 /*
- * Remove the record (its server, which holds the lock); the lock file stays.
+ * Remove the record and the journal (its server, which holds the lock); the
+ * lock file stays.
  * Return: 0 or -errno (-ENOENT: none).
  */
 int znp_ublk_rec_drop(int dirfd, const char *ident);
 /*
- * Remove the record and the lock file of a namespace no server holds
+ * Remove the record, the journal and the lock file of a namespace no server holds
  * (unmap): the lock is taken first, so nothing is removed under a server
  * that still holds it, hung or not. Return: 0, -EBUSY (held: nothing
  * removed), -ENOENT (no record), or -errno.
@@ -146,6 +147,13 @@ int znp_ublk_forget(int dirfd, const char *ident);
 int znp_ublk_server_pidfd(const char *proc, const struct znp_ublk_rec *r, int *pidfd);
 /* pidfd_send_signal(). Return: 0 or -errno (-ESRCH: it has exited). */
 int znp_pidfd_signal(int pidfd, int sig);
+
+/*
+ * znp_ublk_journal_open() - the append journal of the namespace's server
+ * (<key>.journal, 0600, never through a symbolic link): see src/ublk/README.md.
+ * Dropped with the record. Return: a descriptor or -errno.
+ */
+int znp_ublk_journal_open(int dirfd, const char *ident);
 
 /**
  * znp_ublk_rec_each() - every record in the directory, in name order
