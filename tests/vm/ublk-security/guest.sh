@@ -5,7 +5,7 @@
 # /proc/devices and the nodes a server really opens; unmap of a hung server
 # whose record names a recycled pid.
 #
-# Namespace (tests/layers.d/56-vm-ublk-security.sh): ctrl 0 nsid 1, npo2
+# Namespace (tests/layers.d/59-vm-ublk-security.sh): ctrl 0 nsid 1, npo2
 # 48M/48M zones.
 
 Z=nvme-zns-npo2

@@ -1,5 +1,5 @@
 #!/bin/bash
-# Layer 56: the ublk route's security on Debian's stock 6.12 kernel in QEMU
+# Layer 59: the ublk route's security on Debian's stock 6.12 kernel in QEMU
 # with ublk_drv: modes of the state files, the start time in a record, the
 # device classes zns-npo2-ublk@.service allows checked against the
 # kernel's /proc/devices and the nodes a server holds open, and unmap of a
@@ -8,7 +8,7 @@
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 . tests/vm/layer.sh
-[ -x build/nvme-zns-npo2 ] || { echo "56-vm-ublk-security: nvme-zns-npo2 not built: run make" >&2; exit 1; }
+[ -x build/nvme-zns-npo2 ] || { echo "59-vm-ublk-security: nvme-zns-npo2 not built: run make" >&2; exit 1; }
 log=build/vm-logs/ublk-security-$(date +%Y%m%d-%H%M%S).log
 start=$SECONDS
 bash tests/vm/vm-run.sh --kernel stock --guest tests/vm/ublk-security/guest.sh \
@@ -17,4 +17,4 @@ bash tests/vm/vm-run.sh --kernel stock --guest tests/vm/ublk-security/guest.sh \
 	--add "systemd/zns-npo2-ublk@.service.in:/vm/zns-npo2-ublk@.service.in" \
 	--timeout 300 --log "$log" --quiet
 vm=$?
-layer_report 56-vm-ublk-security "$log" $vm $start || exit 1
+layer_report 59-vm-ublk-security "$log" $vm $start || exit 1
