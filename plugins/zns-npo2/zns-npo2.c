@@ -18,7 +18,9 @@
 #include "exit.h"
 #include "znp-config.h"
 
-#define CREATE_CMD
+#if ZNP_NVME_XMACRO_REGISTRATION
+#define CREATE_CMD	/* define_cmd.h: declarations, commands, the plugin */
+#endif
 #include "zns-npo2.h"
 
 /* Slots argconfig writes into: one per option, aliases share the slot. */
@@ -153,24 +155,53 @@ out:
 	return glue_exit(code);
 }
 
-/* One function per ENTRY() (nvme-cli names each command after it). */
-#define GLUE_CMD(fn)							\
+/* One function per command (nvme-cli names each command after it). */
+#define GLUE_CMD(name_, help_, fn)					\
 	static int fn(int argc, char **argv, struct command *cmd,	\
 		      struct plugin *plugin)				\
 	{								\
 		return glue_run(argc, argv, cmd->name);			\
 	}
 
-GLUE_CMD(znp_nvme_list)
-GLUE_CMD(znp_nvme_report)
-GLUE_CMD(znp_nvme_zonemap)
-GLUE_CMD(znp_nvme_check)
-GLUE_CMD(znp_nvme_open)
-GLUE_CMD(znp_nvme_close)
-GLUE_CMD(znp_nvme_finish)
-GLUE_CMD(znp_nvme_reset)
-GLUE_CMD(znp_nvme_offline)
-GLUE_CMD(znp_nvme_discard)
-GLUE_CMD(znp_nvme_map)
-GLUE_CMD(znp_nvme_unmap)
-GLUE_CMD(znp_nvme_status)
+ZNP_NVME_COMMANDS(GLUE_CMD)
+
+#if !ZNP_NVME_XMACRO_REGISTRATION
+/*
+ * Plain-C registration (nvme-cli master): a struct command per entry of the
+ * same list, handed to plugin_add_group() before main(). Whether a command
+ * takes a <device> (nvme-cli's usage line) is the command table's word.
+ */
+#define GLUE_STRUCT(name_, help_, fn_)					\
+	static struct command fn_##_cmd = {				\
+		.name = name_,						\
+		.help = help_,						\
+		.fn = fn_,						\
+	};
+#define GLUE_PTR(name_, help_, fn_)	&fn_##_cmd,
+
+ZNP_NVME_COMMANDS(GLUE_STRUCT)
+
+static struct command *glue_commands[] = {
+	ZNP_NVME_COMMANDS(GLUE_PTR)
+	NULL,
+};
+
+static struct plugin glue_plugin = {
+	.name = ZNP_NVME_NAME,
+	.desc = ZNP_NVME_DESC,
+	.version = ZNP_VERSION,
+};
+
+static void __attribute__((constructor)) glue_register(void)
+{
+	struct command **cmd;
+
+	for (cmd = glue_commands; *cmd; cmd++) {
+		const struct znp_cmd_desc *c = znp_cmd_find((*cmd)->name);
+
+		(*cmd)->no_device = c && c->min_args == 0;
+	}
+	plugin_add_group(&glue_plugin, NULL, glue_commands);
+	register_extension(&glue_plugin);
+}
+#endif
