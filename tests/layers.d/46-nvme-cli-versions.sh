@@ -3,15 +3,19 @@
 # Layer 4c: the same plugin source grafted into the newer nvme-cli people run,
 # built offline from the vendor tarballs (scripts/vendor.sh): 2.13 (Debian 13,
 # libnvme 1.13 as subproject), 2.16 (last 2.x, libnvme 1.16.2), 3.0-rc1
-# (libnvme 3 in its tree). Each is built once (its own build directory,
-# ccache) and gets layer 45's host checks (tests/nvme-cli/host-checks.sh)
-# through its own completion files. An unknown nvme-cli version must be
-# refused with a one-line error naming it.
+# (libnvme 3 in its tree), master (plain-C command registration, libnvme in
+# its tree). Each is built once (its own build directory, ccache), must be
+# recognised by the graft with the registration style it has (X-macros up to
+# 3.0-rc1, plain C on master) and gets layer 45's host checks
+# (tests/nvme-cli/host-checks.sh) through its own completion files. An
+# unknown nvme-cli version and a tree registering commands some other way
+# must be refused with a one-line error naming the version.
 set -uo pipefail
 cd "$(dirname "$0")/../.." || exit 1
 fail=0
 summary=()
-for v in 2.13 2.16 3.0-rc1; do
+declare -A want_style=([2.13]=xmacro [2.16]=xmacro [3.0-rc1]=xmacro [master]=plain)
+for v in 2.13 2.16 3.0-rc1 master; do
 	echo "=== nvme-cli $v"
 	start=$SECONDS
 	if ! bash scripts/build-nvme-cli.sh --version="$v"; then
@@ -20,11 +24,17 @@ for v in 2.13 2.16 3.0-rc1; do
 		continue
 	fi
 	built=$((SECONDS - start))
+	# the pristine vendor tree: how it registers commands, read from its files
+	desc=$(bash plugins/zns-npo2/graft.sh --describe "build/nvme-cli-$v/src" 2>&1)
+	if [ "$desc" != "$v ${want_style[$v]}" ]; then
+		summary+=("$v: registration NOT recognised as ${want_style[$v]}: $desc")
+		fail=1
+	fi
 	start=$SECONDS
 	bash tests/nvme-cli/host-checks.sh "build/nvme-cli-$v/nvme" "build/nvme-cli-$v/tree" "nvme-cli-$v" >"build/nvme-cli-$v/host-checks.log" 2>&1
 	rc=$?
 	cat "build/nvme-cli-$v/host-checks.log"
-	summary+=("$v: build ${built} s, $(tail -n1 "build/nvme-cli-$v/host-checks.log") ($((SECONDS - start)) s)")
+	summary+=("$v: build ${built} s, ${desc#* } registration, $(tail -n1 "build/nvme-cli-$v/host-checks.log") ($((SECONDS - start)) s)")
 	[ $rc = 0 ] || fail=1
 done
 
@@ -35,6 +45,7 @@ trap 'rm -rf "$tmp"' EXIT
 mkdir -p "$tmp/t/plugins"
 printf "project('nvme-cli', ['c'],\n    version: '2.11',\n)\n" >"$tmp/t/meson.build"
 : >"$tmp/t/plugin.h"
+: >"$tmp/t/define_cmd.h"
 : >"$tmp/t/plugins/meson.build"
 cp -a "$tmp/t" "$tmp/orig"
 out=$(bash plugins/zns-npo2/graft.sh "$tmp/t" 2>&1)
@@ -55,6 +66,22 @@ else
 	summary+=("NVME_CLI_SRC of nvme-cli 2.11: NOT refused properly (exit $rc: $out)")
 	fail=1
 fi
+# A tree whose plugins register neither through define_cmd.h nor through
+# plugin_add_group(): refused by the graft and the build, named, untouched.
+rm "$tmp/t/define_cmd.h" "$tmp/orig/define_cmd.h"
+echo 'void register_extension(struct plugin *plugin);' >"$tmp/t/plugin.h"
+cp "$tmp/t/plugin.h" "$tmp/orig/plugin.h"
+for tool in plugins/zns-npo2/graft.sh scripts/build-nvme-cli.sh; do
+	out=$(bash "$tool" "$tmp/t" 2>&1)
+	rc=$?
+	if [ $rc = 2 ] && [ "$(printf '%s\n' "$out" | wc -l)" = 1 ] && grep -q 'nvme-cli 2\.11, whose command registration' <<<"$out" &&
+		diff -r "$tmp/orig" "$tmp/t" >/dev/null; then
+		summary+=("$(basename "$tool"): unrecognised registration refused (\"$out\")")
+	else
+		summary+=("$(basename "$tool"): unrecognised registration NOT refused properly (exit $rc: $out)")
+		fail=1
+	fi
+done
 out=$(bash scripts/build-nvme-cli.sh --version=2.99 2>&1)
 rc=$?
 if [ $rc = 2 ] && [ "$(printf '%s\n' "$out" | wc -l)" = 1 ] && grep -q 'nvme-cli 2\.99' <<<"$out"; then
