@@ -176,6 +176,7 @@ then
 else
 	bad "nvme zns-npo2 -o json failures do not carry the configured errors: $(head -c 300 "$tmp/ce.json")"
 fi
+export ZNP_SYSFS_ROOT=$e/sys ZNP_DEV_ROOT=$e/dev ZNP_EMU_CONFIG=$e/emu.conf
 
 # The plugin's report against the configuration (not against the tool):
 # zone starts, capacities and the mixed preset's states.
