@@ -45,7 +45,7 @@ static bool wants_help(int argc, char **argv)
 	return false;
 }
 
-/* struct argconfig_commandline_options has a const member: copy it in whole. */
+/* struct argconfig_commandline_options has a const member: copy it whole. */
 static void add_opt(struct argconfig_commandline_options *ac, const char *name,
 		    const struct znp_opt_desc *d, char short_name,
 		    struct glue_slot *slot)
@@ -75,6 +75,34 @@ static int glue_exit(int code)
 	fflush(stdout);
 	fflush(stderr);
 	exit(code);
+}
+
+/*
+ * What argconfig parsed, into @o through znp_opt_set(), and the positional
+ * arguments (extra ones are reported by znp_cli_run()).
+ * Return: 0 or the exit code after the error line.
+ */
+static int glue_take(const struct znp_cli *cli, const struct znp_cmd_desc *c,
+		     struct znp_opts *o, const struct glue_slot *slots,
+		     size_t n, int argc, char **argv)
+{
+	char what[64];
+	size_t i;
+
+	for (i = optind; i < (size_t)argc && o->nargs < ZNP_MAX_ARGS; i++)
+		o->args[o->nargs++] = argv[i];
+	for (i = 0; i < n; i++) {
+		const struct znp_opt_desc *d = slots[i].d;
+		const char *why = NULL;
+
+		if (d->id == ZNP_O_HELP || (!slots[i].flag && !slots[i].arg))
+			continue;
+		if (!znp_opt_set(o, d, slots[i].arg, &why))
+			continue;
+		snprintf(what, sizeof(what), "--%s", d->long_name);
+		return znp_cli_opt_error(cli, c, o, what, slots[i].arg, why);
+	}
+	return 0;
 }
 
 static int glue_run(int argc, char **argv, const char *name)
@@ -119,34 +147,20 @@ static int glue_run(int argc, char **argv, const char *name)
 		const char *why;
 
 		znp_opt_set(&o, znp_opt_by_id(ZNP_O_HELP), NULL, &why);
-	} else if ((code = argconfig_parse(argc, argv, c->help, ac))) {
+	} else {
+		code = argconfig_parse(argc, argv, c->help, ac);
 		if (ZNP_NVME_PARSE_UNWOUND(code)) {
 			/* nvme-cli's own caller wants the return value */
 			free(ac);
 			free(slots);
 			return code;
 		}
-		code = ZNP_EXIT_USAGE;
-		goto out;
-	} else {
-		/* extra arguments are reported by znp_cli_run() */
-		for (i = optind; i < (size_t)argc && o.nargs < ZNP_MAX_ARGS; i++)
-			o.args[o.nargs++] = argv[i];
-		for (i = 0; i < n; i++) {
-			const struct znp_opt_desc *d = slots[i].d;
-			const char *why = NULL;
-
-			if (d->id == ZNP_O_HELP || (!slots[i].flag && !slots[i].arg))
-				continue;
-			if (znp_opt_set(&o, d, slots[i].arg, &why)) {
-				char what[64];
-
-				snprintf(what, sizeof(what), "--%s", d->long_name);
-				code = znp_cli_opt_error(&cli, c, &o, what,
-							 slots[i].arg, why);
-				goto out;
-			}
-		}
+		if (code)
+			code = ZNP_EXIT_USAGE;
+		else
+			code = glue_take(&cli, c, &o, slots, n, argc, argv);
+		if (code)
+			goto out;
 	}
 	code = znp_cli_run(&cli, c, &o);
 out:
@@ -155,36 +169,40 @@ out:
 	return glue_exit(code);
 }
 
-/* One function per command (nvme-cli names each command after it). */
-#define GLUE_CMD(name_, help_, fn)					\
+#if ZNP_NVME_XMACRO_REGISTRATION
+/* One function per ENTRY() (nvme-cli names each command after it). */
+#define GLUE_CMD(fn)							\
 	static int fn(int argc, char **argv, struct command *cmd,	\
 		      struct plugin *plugin)				\
 	{								\
 		return glue_run(argc, argv, cmd->name);			\
 	}
 
-ZNP_NVME_COMMANDS(GLUE_CMD)
-
-#if !ZNP_NVME_XMACRO_REGISTRATION
+GLUE_CMD(znp_nvme_list)
+GLUE_CMD(znp_nvme_report)
+GLUE_CMD(znp_nvme_zonemap)
+GLUE_CMD(znp_nvme_check)
+GLUE_CMD(znp_nvme_open)
+GLUE_CMD(znp_nvme_close)
+GLUE_CMD(znp_nvme_finish)
+GLUE_CMD(znp_nvme_reset)
+GLUE_CMD(znp_nvme_offline)
+GLUE_CMD(znp_nvme_discard)
+GLUE_CMD(znp_nvme_map)
+GLUE_CMD(znp_nvme_unmap)
+GLUE_CMD(znp_nvme_status)
+#else
 /*
- * Plain-C registration (nvme-cli master): a struct command per entry of the
- * same list, handed to plugin_add_group() before main(). Whether a command
- * takes a <device> (nvme-cli's usage line) is the command table's word.
+ * Plain-C registration (nvme-cli master): a struct command for every
+ * visible command of the zns-npo2 command table (help and version are
+ * nvme-cli's own), handed to plugin_add_group() before main(); whether a
+ * command takes a <device> (nvme-cli's usage line) is the table's word.
  */
-#define GLUE_STRUCT(name_, help_, fn_)					\
-	static struct command fn_##_cmd = {				\
-		.name = name_,						\
-		.help = help_,						\
-		.fn = fn_,						\
-	};
-#define GLUE_PTR(name_, help_, fn_)	&fn_##_cmd,
-
-ZNP_NVME_COMMANDS(GLUE_STRUCT)
-
-static struct command *glue_commands[] = {
-	ZNP_NVME_COMMANDS(GLUE_PTR)
-	NULL,
-};
+static int glue_cmd(int argc, char **argv, struct command *cmd,
+		    struct plugin *plugin)
+{
+	return glue_run(argc, argv, cmd->name);
+}
 
 static struct plugin glue_plugin = {
 	.name = ZNP_NVME_NAME,
@@ -194,14 +212,30 @@ static struct plugin glue_plugin = {
 
 static void __attribute__((constructor)) glue_register(void)
 {
-	struct command **cmd;
+	struct command **cmds, *cmd;
+	size_t i, n = 0;
 
-	for (cmd = glue_commands; *cmd; cmd++) {
-		const struct znp_cmd_desc *c = znp_cmd_find((*cmd)->name);
-
-		(*cmd)->no_device = c && c->min_args == 0;
+	cmds = calloc(znp_nr_cmds + 1, sizeof(*cmds));
+	cmd = calloc(znp_nr_cmds, sizeof(*cmd));
+	if (!cmds || !cmd) {
+		free(cmds);
+		free(cmd);
+		return;
 	}
-	plugin_add_group(&glue_plugin, NULL, glue_commands);
+	for (i = 0; i < znp_nr_cmds; i++) {
+		const struct znp_cmd_desc *c = &znp_cmds[i];
+
+		if (c->hidden || !strcmp(c->name, "help") ||
+		    !strcmp(c->name, "version"))
+			continue;
+		cmd[n].name = (char *)c->name;
+		cmd[n].help = (char *)c->help;
+		cmd[n].fn = glue_cmd;
+		cmd[n].no_device = c->min_args == 0;
+		cmds[n] = &cmd[n];
+		n++;
+	}
+	plugin_add_group(&glue_plugin, NULL, cmds);
 	register_extension(&glue_plugin);
 }
 #endif
