@@ -56,7 +56,8 @@ static void add_opt(struct argconfig_commandline_options *ac, const char *name,
 		.short_option = short_name,
 		.meta = d->meta,
 		.config_type = flag ? CFG_FLAG : CFG_STRING,
-		.default_value = flag ? (void *)&slot->flag : (void *)&slot->arg,
+		.default_value = flag ? (void *)&slot->flag :
+					(void *)&slot->arg,
 		.argument_type = flag ? no_argument : required_argument,
 		.help = d->help,
 	};
@@ -169,28 +170,33 @@ out:
 	return glue_exit(code);
 }
 
+/* Every command: its name says which entry of the command table runs. */
+static int glue_cmd(int argc, char **argv, struct command *cmd,
+		    struct plugin *plugin)
+{
+	return glue_run(argc, argv, cmd->name);
+}
+
 #if ZNP_NVME_XMACRO_REGISTRATION
-/* One function per ENTRY() (nvme-cli names each command after it). */
+/* ENTRY() names one function per command: each is glue_cmd(). */
 #define GLUE_CMD(fn)							\
 	static int fn(int argc, char **argv, struct command *cmd,	\
 		      struct plugin *plugin)				\
-	{								\
-		return glue_run(argc, argv, cmd->name);			\
-	}
+		__attribute__((alias("glue_cmd")))
 
-GLUE_CMD(znp_nvme_list)
-GLUE_CMD(znp_nvme_report)
-GLUE_CMD(znp_nvme_zonemap)
-GLUE_CMD(znp_nvme_check)
-GLUE_CMD(znp_nvme_open)
-GLUE_CMD(znp_nvme_close)
-GLUE_CMD(znp_nvme_finish)
-GLUE_CMD(znp_nvme_reset)
-GLUE_CMD(znp_nvme_offline)
-GLUE_CMD(znp_nvme_discard)
-GLUE_CMD(znp_nvme_map)
-GLUE_CMD(znp_nvme_unmap)
-GLUE_CMD(znp_nvme_status)
+GLUE_CMD(znp_nvme_list);
+GLUE_CMD(znp_nvme_report);
+GLUE_CMD(znp_nvme_zonemap);
+GLUE_CMD(znp_nvme_check);
+GLUE_CMD(znp_nvme_open);
+GLUE_CMD(znp_nvme_close);
+GLUE_CMD(znp_nvme_finish);
+GLUE_CMD(znp_nvme_reset);
+GLUE_CMD(znp_nvme_offline);
+GLUE_CMD(znp_nvme_discard);
+GLUE_CMD(znp_nvme_map);
+GLUE_CMD(znp_nvme_unmap);
+GLUE_CMD(znp_nvme_status);
 #else
 /*
  * Plain-C registration (nvme-cli master): a struct command for every
@@ -198,12 +204,6 @@ GLUE_CMD(znp_nvme_status)
  * nvme-cli's own), handed to plugin_add_group() before main(); whether a
  * command takes a <device> (nvme-cli's usage line) is the table's word.
  */
-static int glue_cmd(int argc, char **argv, struct command *cmd,
-		    struct plugin *plugin)
-{
-	return glue_run(argc, argv, cmd->name);
-}
-
 static struct plugin glue_plugin = {
 	.name = ZNP_NVME_NAME,
 	.desc = ZNP_NVME_DESC,

@@ -184,10 +184,16 @@ if bash plugins/zns-npo2/upstream/make-series.sh "$series" >"$tmp/series.log" 2>
 		awk '/^(ERROR|WARNING|CHECK):/ { if (t) print t, "-"; t = $1; next }
 			t && /^#[0-9]+: FILE: / { print t, $3; t = "" }
 			END { if (t) print t, "-" }' "$tmp/cp.log" >"$tmp/cp.found"
-		outside=$(grep -vc ' plugins/zns-npo2/znp/' "$tmp/cp.found")
+		# Allowed, as nvme-cli's own files have them: the X-macro include
+		# name (#define CMD_INC_FILE plugins/<name>/<name>, COMPLEX_MACRO)
+		# and a plugin's subcommand list in the generated bash completion.
+		allowed='^ERROR:COMPLEX_MACRO: plugins/zns-npo2/zns-npo2\.h:|^WARNING:LONG_LINE_STRING: completions/bash-nvme-completion\.sh:'
+		grep -v ' plugins/zns-npo2/znp/' "$tmp/cp.found" >"$tmp/cp.outside"
+		outside=$(grep -Evc "$allowed" "$tmp/cp.outside")
+		known=$(grep -Ec "$allowed" "$tmp/cp.outside")
 		inside=$(grep -c ' plugins/zns-npo2/znp/' "$tmp/cp.found")
-		cp_note="checkpatch: $outside findings outside znp/, $inside in the library copy"
-		[ "$outside" = 0 ] || sfail+=" checkpatch outside znp/: $(grep -v ' plugins/zns-npo2/znp/' "$tmp/cp.found" | head -4 | tr '\n' ' ');"
+		cp_note="checkpatch: $outside findings outside znp/ (+$known allowed), $inside in the library copy"
+		[ "$outside" = 0 ] || sfail+=" checkpatch outside znp/: $(grep -Ev "$allowed" "$tmp/cp.outside" | head -4 | tr '\n' ' ');"
 	else
 		sfail+=" no checkpatch.pl (scripts/checkpatch-path.sh: linux-source-6.12, make deps);"
 	fi
