@@ -141,6 +141,9 @@ fi
 # outside the library copy in znp/, whose findings are counted.
 echo "=== upstream series for nvme-cli master"
 series=$PWD/build/nvme-cli-upstream
+# the patched tree at a fixed path (ccache hits on the next run), rebuilt
+# from the pristine snapshot every time
+am=$series/tree
 start=$SECONDS
 if bash plugins/zns-npo2/upstream/make-series.sh "$series" >"$tmp/series.log" 2>&1; then
 	sfail=
@@ -151,34 +154,37 @@ if bash plugins/zns-npo2/upstream/make-series.sh "$series" >"$tmp/series.log" 2>
 		grep -q '^Signed-off-by: ' "$f" || sfail+=" $(basename "$f"): no Signed-off-by;"
 	done
 	. scripts/vendor.sh
-	mkdir -p "$tmp/am"
-	tar -xzf "$(znp_vendor_tarball nvme-cli-master-e117ee680.tar.gz)" -C "$tmp/am" --strip-components=1
-	(cd "$tmp/am" && git init -q . && git add -A &&
+	rm -rf "$am"
+	mkdir -p "$am"
+	tar -xzf "$(znp_vendor_tarball nvme-cli-master-e117ee680.tar.gz)" -C "$am" --strip-components=1
+	(cd "$am" && git init -q . && git add -A &&
 		git -c user.name=t -c user.email=t@t commit -q -m base &&
 		git -c user.name=t -c user.email=t@t am -q "${pf[@]}") >"$tmp/am.log" 2>&1 ||
 		sfail+=" git am failed: $(tail -n 2 "$tmp/am.log" | tr '\n' ' ');"
 	# ublk_cmd.h: the kernel UAPI header the zns-npo2 build generated, which
 	# the graft adds and an upstream patch cannot carry (the plugin then uses
 	# the system's <linux/ublk_cmd.h>, 6.6 or later)
-	diff -r -x ublk_cmd.h "$tmp/am/plugins/zns-npo2" build/nvme-cli-master/tree/plugins/zns-npo2 >"$tmp/d" 2>&1 ||
+	diff -r -x ublk_cmd.h "$am/plugins/zns-npo2" build/nvme-cli-master/tree/plugins/zns-npo2 >"$tmp/d" 2>&1 ||
 		sfail+=" plugins/zns-npo2 differs from the tested graft: $(head -c 200 "$tmp/d");"
-	cp build/src/ublk_cmd.h "$tmp/am/plugins/zns-npo2/znp/"	# Debian 12's is 6.1
-	if meson setup "$tmp/am/.build" "$tmp/am" --wrap-mode=nodownload -Dplugins=zns,zns-npo2 \
+	cp build/src/ublk_cmd.h "$am/plugins/zns-npo2/znp/"	# Debian 12's is 6.1
+	bstart=$SECONDS
+	if meson setup "$am/.build" "$am" --wrap-mode=nodownload -Dplugins=zns,zns-npo2 \
 		-Ddocs=false -Dtests=false -Dexamples=false -Dpython=disabled \
 		--default-library=static >"$tmp/setup.log" 2>&1; then
-		if ! nice -n 10 ninja -C "$tmp/am/.build" nvme >"$tmp/ninja.log" 2>&1; then
+		if ! nice -n 10 ninja -C "$am/.build" nvme >"$tmp/ninja.log" 2>&1; then
 			sfail+=" the patched tree does not build: $(grep -m2 'error' "$tmp/ninja.log" | tr '\n' ' ');"
-		elif ! "$tmp/am/.build/nvme" zns-npo2 version >/dev/null ||
-			ldd "$tmp/am/.build/nvme" | grep -q 'libnvme'; then
+		elif ! "$am/.build/nvme" zns-npo2 version >/dev/null ||
+			ldd "$am/.build/nvme" | grep -q 'libnvme'; then
 			sfail+=" the patched nvme has no zns-npo2 or links a system libnvme;"
 		fi
 	else
 		sfail+=" meson setup of the patched tree failed: $(tail -n 3 "$tmp/setup.log" | tr '\n' ' ');"
 	fi
+	bsecs=$((SECONDS - bstart))
 	cp_pl=$(bash scripts/checkpatch-path.sh 2>/dev/null) || cp_pl=
 	if [ -n "$cp_pl" ]; then
 		# nvme-cli's rules: its .checkpatch.conf, read from the tree's top
-		(cd "$tmp/am" && for f in "${pf[@]}"; do perl "$cp_pl" -q --show-types "$f"; done) \
+		(cd "$am" && for f in "${pf[@]}"; do perl "$cp_pl" -q --show-types "$f"; done) \
 			>"$tmp/cp.log" 2>&1
 		# one line per finding: "TYPE FILE" (the commit message: no FILE)
 		awk '/^(ERROR|WARNING|CHECK):/ { if (t) print t, "-"; t = $1; next }
@@ -198,7 +204,7 @@ if bash plugins/zns-npo2/upstream/make-series.sh "$series" >"$tmp/series.log" 2>
 		sfail+=" no checkpatch.pl (scripts/checkpatch-path.sh: linux-source-6.12, make deps);"
 	fi
 	if [ -z "$sfail" ]; then
-		summary+=("upstream series: $(ls "$series" | tr '\n' ' ')applies to master, matches the graft, builds with -Dplugins=zns,zns-npo2 against master's libnvme, $cp_note ($((SECONDS - start)) s)")
+		summary+=("upstream series: $(cd "$series" && ls 000[1-9]-*.patch | tr '\n' ' ')applies to master, matches the graft, builds with -Dplugins=zns,zns-npo2 against master's libnvme (${bsecs} s), $cp_note ($((SECONDS - start)) s)")
 	else
 		summary+=("upstream series: FAILED:$sfail")
 		fail=1
