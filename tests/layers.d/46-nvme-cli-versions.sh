@@ -183,8 +183,17 @@ if bash plugins/zns-npo2/upstream/make-series.sh "$series" >"$tmp/series.log" 2>
 	bsecs=$((SECONDS - bstart))
 	cp_pl=$(bash scripts/checkpatch-path.sh 2>/dev/null) || cp_pl=
 	if [ -n "$cp_pl" ]; then
-		# nvme-cli's rules: its .checkpatch.conf, read from the tree's top
-		(cd "$am" && for f in "${pf[@]}"; do perl "$cp_pl" -q --show-types "$f"; done) \
+		# nvme-cli's rules: its .checkpatch.conf, read from the tree's top.
+		# The library copy (znp/, ~18000 lines, ~1200 findings: lines over
+		# 80 columns) costs checkpatch ~100 s: only with ZNP_CHECKPATCH_ZNP=1.
+		for f in "${pf[@]}"; do
+			if [ "${ZNP_CHECKPATCH_ZNP:-0}" = 1 ]; then
+				cat "$f"
+			else
+				awk '/^diff --git /{ skip = ($3 ~ /^a\/plugins\/zns-npo2\/znp\//) } !skip' "$f"
+			fi >"$tmp/cp-$(basename "$f")"
+		done
+		(cd "$am" && for f in "${pf[@]}"; do perl "$cp_pl" -q --show-types "$tmp/cp-$(basename "$f")"; done) \
 			>"$tmp/cp.log" 2>&1
 		# one line per finding: "TYPE FILE" (the commit message: no FILE)
 		awk '/^(ERROR|WARNING|CHECK):/ { if (t) print t, "-"; t = $1; next }
@@ -198,7 +207,8 @@ if bash plugins/zns-npo2/upstream/make-series.sh "$series" >"$tmp/series.log" 2>
 		outside=$(grep -Evc "$allowed" "$tmp/cp.outside")
 		known=$(grep -Ec "$allowed" "$tmp/cp.outside")
 		inside=$(grep -c ' plugins/zns-npo2/znp/' "$tmp/cp.found")
-		cp_note="checkpatch: $outside findings outside znp/ (+$known allowed), $inside in the library copy"
+		cp_note="checkpatch: $outside findings outside znp/ (+$known allowed)"
+		[ "${ZNP_CHECKPATCH_ZNP:-0}" = 1 ] && cp_note+=", $inside in the library copy"
 		[ "$outside" = 0 ] || sfail+=" checkpatch outside znp/: $(grep -Ev "$allowed" "$tmp/cp.outside" | head -4 | tr '\n' ' ');"
 	else
 		sfail+=" no checkpatch.pl (scripts/checkpatch-path.sh: linux-source-6.12, make deps);"
