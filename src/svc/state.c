@@ -16,6 +16,7 @@
 
 #define REC_SUFFIX	".ublk"
 #define LOCK_SUFFIX	".lock"
+#define JOURNAL_SUFFIX	".journal"
 #define REC_MAX		4096
 
 int znp_run_dir_open(const char *path, bool create)
@@ -373,7 +374,20 @@ int znp_ublk_rec_drop(int dirfd, const char *ident)
 	/* the lock file may go too: a server keeps its own open descriptor */
 	if (!file_name(ident, LOCK_SUFFIX, name, sizeof(name)))
 		unlinkat(dirfd, name, 0);
+	if (!file_name(ident, JOURNAL_SUFFIX, name, sizeof(name)))
+		unlinkat(dirfd, name, 0);
 	return 0;
+}
+
+int znp_ublk_journal_open(int dirfd, const char *ident)
+{
+	char name[ZNP_SVC_KEY_MAX + 16];
+	int fd, ret = file_name(ident, JOURNAL_SUFFIX, name, sizeof(name));
+
+	if (ret)
+		return ret;
+	fd = openat(dirfd, name, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+	return fd < 0 ? -errno : fd;
 }
 
 static int cmp_names(const void *a, const void *b)

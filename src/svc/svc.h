@@ -101,6 +101,13 @@ int znp_ublk_rec_get(int dirfd, const char *ident, struct znp_ublk_rec *r);
 /* Remove the record and the lock file. Return: 0 or -errno (-ENOENT: none). */
 int znp_ublk_rec_drop(int dirfd, const char *ident);
 
+/*
+ * znp_ublk_journal_open() - the append journal of the namespace's server
+ * (<key>.journal, 0600, never through a symbolic link): see src/ublk/README.md.
+ * Dropped with the record. Return: a descriptor or -errno.
+ */
+int znp_ublk_journal_open(int dirfd, const char *ident);
+
 /**
  * znp_ublk_rec_each() - every record in the directory, in name order
  * @cb: called with the record, or with @r NULL and @why set for a file that
