@@ -183,7 +183,7 @@ static int cat_create(const struct map_ctx *m, const struct cat *c, const char *
 	znp_cli_err(m->cli, "map", "cannot create %s: %s%s%s", m->o->name,
 		    ret == -EEXIST ? "name or UUID in use" : znp_strerror(ret),
 		    *znp_dm_last_error() ? ": " : "", znp_dm_last_error());
-	return ret == -EEXIST || ret == -EBUSY ? ZNP_EXIT_REFUSED : ZNP_EXIT_FAILED;
+	return znp_cli_exit(m->cli, ret);
 }
 
 int znp_map_concat(const struct znp_cli *cli, const struct znp_opts *o, struct znp_print *p)

@@ -373,7 +373,7 @@ int znp_cli_ublk_unmap(const struct znp_cli *cli, const struct znp_opts *o, stru
 		if (ret && ret != -ENODEV) {
 			znp_cli_err(cli, name, "cannot stop /dev/%s: %s", dev, znp_strerror(ret));
 			close(dirfd);
-			return znp_exit_from_ret(ret);
+			return znp_cli_exit(cli, ret);
 		}
 		if (h == ZNP_UBLK_ALIVE && !wait_unlocked(dirfd, m.rec.ident, UNMAP_WAIT_MS))
 			kill(m.rec.pid, SIGTERM);
@@ -385,7 +385,7 @@ int znp_cli_ublk_unmap(const struct znp_cli *cli, const struct znp_opts *o, stru
 	if (ret) {
 		znp_cli_err(cli, name, "cannot remove /dev/%s: %s", dev, znp_strerror(ret));
 		close(dirfd);
-		return znp_exit_from_ret(ret);
+		return znp_cli_exit(cli, ret);
 	}
 	ret = znp_ublk_rec_drop(dirfd, m.rec.ident);
 	close(dirfd);

@@ -123,7 +123,7 @@ static int recorded_ng(const struct znp_cli *cli, const struct znp_opts *o, stru
 		znp_cli_err(cli, o->name, "cannot read %s: %s", znp_map_config(o), znp_strerror(ret));
 		syslog(LOG_ERR, "%s: cannot read %s: %s", o->name, znp_map_config(o),
 		       znp_strerror(ret));
-		return ret == -ENOENT ? ZNP_EXIT_UNSUITABLE : ZNP_EXIT_FAILED;
+		return znp_cli_exit(cli, ret);
 	}
 	znp_dmconf_parse(buf, len, by_name_cb, b);
 	free(buf);
@@ -170,13 +170,9 @@ static int use_recorded(const struct znp_cli *cli, const struct znp_opts **o)
 
 /* ---- the command ----------------------------------------------------------- */
 
-/* --recover, --ublk-id, --queues, --queue-depth. Return: 0 or exit 2. */
+/* The ranges of --ublk-id, --queues, --queue-depth. Return: 0 or exit 2. */
 static int check_args(const struct znp_cli *cli, const struct znp_opts *o)
 {
-	if (o->recover && !znp_opt_given(o, ZNP_O_UBLK_ID)) {
-		znp_cli_err(cli, o->args[0], "--recover needs --ublk-id (the device to take back)");
-		return ZNP_EXIT_USAGE;
-	}
 	if (znp_opt_given(o, ZNP_O_UBLK_ID) && o->ublk_id > INT32_MAX - 1) {
 		znp_cli_err(cli, o->args[0], "--ublk-id too large");
 		return ZNP_EXIT_USAGE;

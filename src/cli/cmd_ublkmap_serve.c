@@ -143,7 +143,7 @@ static int serve(struct serve *s, int recover_id)
 	ret = recover_id >= 0 ? znp_ublk_server_recover(s->dev, recover_id, &uo, &srv)
 			      : znp_ublk_server_create(s->dev, &uo, &srv);
 	if (ret)
-		return umap_refuse(m, znp_exit_from_ret(ret), "cannot %s the ublk device: %s",
+		return umap_refuse(m, znp_cli_exit(m->cli, ret), "cannot %s the ublk device: %s",
 				   recover_id >= 0 ? "take back" : "create", znp_strerror(ret));
 	dev_id = znp_ublk_server_dev_id(srv);
 	the_server = srv;
@@ -157,7 +157,7 @@ static int serve(struct serve *s, int recover_id)
 	znp_ublk_server_free(srv);
 	if (!s->live) {
 		/* never started: create() deleted it; a recovered one stays quiesced */
-		return umap_refuse(m, znp_exit_from_ret(ret ? ret : -EIO), "cannot start "
+		return umap_refuse(m, znp_cli_exit(m->cli, ret ? ret : -EIO), "cannot start "
 				   "/dev/ublkb%d: %s", dev_id, znp_strerror(ret ? ret : -EIO));
 	}
 	if (ret) {
@@ -291,7 +291,7 @@ static int pick_recovery(struct serve *s, int *lockfd, int *recover_id)
 	znp_ns_unlock(*lockfd);
 	ret = znp_ns_lock(s->dirfd, s->rec.ident, lockfd);
 	if (ret)
-		return umap_refuse(m, ret == -EBUSY ? ZNP_EXIT_REFUSED : ZNP_EXIT_FAILED,
+		return umap_refuse(m, znp_cli_exit(m->cli, ret),
 				   "cannot lock the namespace: %s", znp_strerror(ret));
 	return 0;
 }

@@ -81,7 +81,7 @@ static int resolve_mapping(const struct znp_cli *cli, const char *arg, char *nam
 	ret = znp_dev_open(&cli->env, arg, 0, &dev, &why);
 	if (ret) {
 		znp_cli_err(cli, arg, "%s", why ? why : znp_strerror(ret));
-		return znp_exit_from_ret(ret);
+		return znp_cli_exit(cli, ret);
 	}
 	kname = znp_dev_is_nvme(dev) ? dev->ns.blk_name : dev->name;
 	znp_blk_holders(&cli->env, kname, find_holder_cb, &fh);
@@ -116,7 +116,7 @@ int znp_cmd_unmap(const struct znp_cli *cli, const struct znp_opts *o, struct zn
 			return ZNP_EXIT_UNSUPPORTED;
 		}
 		znp_cli_err(cli, name, "%s", ret == -ENXIO ? "no such mapping" : znp_strerror(ret));
-		return znp_exit_from_ret(ret);
+		return znp_cli_exit(cli, ret);
 	}
 	if (!znp_dm_uuid_is_ours(info.uuid)) {
 		znp_cli_err(cli, name, "not a mapping made by this tool (UUID '%s'): not removed",
@@ -138,7 +138,7 @@ int znp_cmd_unmap(const struct znp_cli *cli, const struct znp_opts *o, struct zn
 		if (ret < 0) {
 			znp_cli_err(cli, name, "cannot remove: %s%s%s", znp_strerror(ret),
 				    *znp_dm_last_error() ? ": " : "", znp_dm_last_error());
-			return ret == -EBUSY ? ZNP_EXIT_REFUSED : ZNP_EXIT_FAILED;
+			return znp_cli_exit(cli, ret);
 		}
 		v.deferred = ret == 1;
 		ident = znp_dm_uuid_ident(info.uuid);
