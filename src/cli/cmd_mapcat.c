@@ -149,7 +149,12 @@ static int cat_plan(struct map_ctx *m, struct cat *c, const char *uuid, const ch
 				    c->backing[i]);
 			return ZNP_EXIT_UNSUITABLE;
 		}
-		znp_dm_table_format(line, sizeof(line), &c->t[i]);
+		/* as the single-device map: a path the table cannot carry (a space) */
+		ret = znp_dm_table_format(line, sizeof(line), &c->t[i]);
+		if (ret) {
+			znp_cli_err(m->cli, arg, "cannot build the table: %s", znp_strerror(ret));
+			return ZNP_EXIT_UNSUITABLE;
+		}
 		tl += snprintf(table + tl, size - tl, "%s%s", i ? "\n" : "", line);
 	}
 	*end = start;
