@@ -125,8 +125,15 @@ static int recorded_ng(const struct znp_cli *cli, const struct znp_opts *o, stru
 		       znp_strerror(ret));
 		return znp_cli_exit(cli, ret);
 	}
-	znp_dmconf_parse(buf, len, by_name_cb, b);
+	ret = znp_dmconf_parse(buf, len, by_name_cb, b);
 	free(buf);
+	if (ret < 0) {		/* -ENOMEM: a failure, not "no such mapping" */
+		znp_cli_err(cli, o->name, "cannot parse %s: %s", znp_map_config(o),
+			    znp_strerror(ret));
+		syslog(LOG_ERR, "%s: cannot parse %s: %s", o->name, znp_map_config(o),
+		       znp_strerror(ret));
+		return ZNP_EXIT_FAILED;
+	}
 	if (!b->found || !b->e.ublk) {
 		znp_cli_err(cli, o->name, "no ublk mapping of this name in %s", znp_map_config(o));
 		syslog(LOG_ERR, "%s: no ublk mapping of this name in %s", o->name,
@@ -134,7 +141,13 @@ static int recorded_ng(const struct znp_cli *cli, const struct znp_opts *o, stru
 		return ZNP_EXIT_UNSUITABLE;
 	}
 	b->ng[0] = '\0';
-	znp_scan(&cli->env, by_ident_cb, b);
+	ret = znp_scan(&cli->env, by_ident_cb, b);
+	if (ret < 0) {		/* sysfs unreadable, ENOMEM: not "not present" */
+		znp_cli_err(cli, o->name, "cannot list the NVMe namespaces: %s", znp_strerror(ret));
+		syslog(LOG_ERR, "%s: cannot list the NVMe namespaces: %s", o->name,
+		       znp_strerror(ret));
+		return ZNP_EXIT_FAILED;
+	}
 	if (!b->ng[0]) {
 		znp_cli_err(cli, o->name, "namespace %s is not present", b->e.ident);
 		syslog(LOG_ERR, "%s: namespace %s is not present", o->name, b->e.ident);

@@ -104,7 +104,10 @@ int znp_cmd_unmap(const struct znp_cli *cli, const struct znp_opts *o, struct zn
 	const char *ident;
 	int ret;
 
-	if (znp_cli_ublk_names(cli, o->args[0]))
+	ret = znp_cli_ublk_names(cli, o->args[0]);
+	if (ret < 0)
+		return ZNP_EXIT_FAILED;		/* the records cannot be read (said) */
+	if (ret)
 		return znp_cli_ublk_unmap(cli, o, p);
 	ret = resolve_mapping(cli, o->args[0], name, sizeof(name));
 	if (ret)
@@ -208,14 +211,17 @@ int znp_cmd_status(const struct znp_cli *cli, const struct znp_opts *o, struct z
 	struct status_ctx s = { .cli = cli, .p = p };
 	char name[ZNP_DM_NAME_MAX];
 	struct znp_dm_info info;
-	bool dm_ok = true;
+	bool dm_ok = true, ublk_failed = false;
 	int ret;
 
-	if (o->nargs && znp_cli_ublk_names(cli, o->args[0])) {
+	ret = o->nargs ? znp_cli_ublk_names(cli, o->args[0]) : 0;
+	if (ret < 0)
+		return ZNP_EXIT_FAILED;		/* the records cannot be read (said) */
+	if (ret) {
 		p->ops->status_begin(p);
-		znp_cli_ublk_status(cli, p, o->args[0]);
+		ret = znp_cli_ublk_status(cli, p, o->args[0]);
 		p->ops->status_end(p);
-		return ZNP_EXIT_OK;
+		return ret < 0 ? ZNP_EXIT_FAILED : ZNP_EXIT_OK;
 	}
 	if (o->nargs) {
 		ret = resolve_mapping(cli, o->args[0], name, sizeof(name));
@@ -240,10 +246,13 @@ int znp_cmd_status(const struct znp_cli *cli, const struct znp_opts *o, struct z
 	ret = 0;
 	if (dm_ok)
 		ret = o->nargs ? status_one(&info, &s) : znp_dm_list(status_one, &s);
-	if (!o->nargs)
-		znp_cli_ublk_status(cli, p, NULL);	/* the ublk mappings after the dm ones */
+	/* the ublk mappings after the dm ones */
+	if (!o->nargs && znp_cli_ublk_status(cli, p, NULL) < 0)
+		ublk_failed = true;
 	p->ops->status_end(p);
 	free(s.conf);
+	if (ublk_failed)
+		return ZNP_EXIT_FAILED;	/* the records cannot be read (said) */
 	if (ret)
 		return znp_cli_fail(cli, "status", "cannot list device-mapper devices", ret);
 	return ZNP_EXIT_OK;

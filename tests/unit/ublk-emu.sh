@@ -70,6 +70,24 @@ t "--ublk with --restore (2)" 2 "$BIN" map --ublk --restore
 t "map --ublk --name of an unrecorded mapping (3)" 3 "$BIN" map --ublk --name nosuch \
 	--config "$root/none.conf"
 
+# the systemd unit's form (--name, no device): a namespace list that cannot be
+# read is a failure (1), not "not present" (3)
+echo "u1 $ident via=ublk" >"$root/u1.conf"
+t "map --ublk --name, no such name: 3" 3 "$BIN" map --ublk --name u2 --config "$root/u1.conf"
+mv "$root/sys/class/nvme-generic" "$root/sys/class/nvme-generic.away"
+: >"$root/sys/class/nvme-generic"	# not a directory: the scan fails (ENOTDIR)
+t "map --ublk --name, the namespaces cannot be listed: 1" 1 "$BIN" map --ublk --name u1 \
+	--config "$root/u1.conf"
+has "... one line saying so" "$root/err" "^nvme-zns-npo2: u1: cannot list the NVMe namespaces: "
+lines "... only that line" "$root/err" 1
+rm "$root/sys/class/nvme-generic"
+mv "$root/sys/class/nvme-generic.away" "$root/sys/class/nvme-generic"
+rm -rf "$root/sys/class/nvme-generic"/* "$root/sys/class/nvme"/* 2>/dev/null
+t "map --ublk --name, the namespace is not there: 3" 3 "$BIN" map --ublk --name u1 \
+	--config "$root/u1.conf"
+has "... not present" "$root/err" "^nvme-zns-npo2: u1: namespace .* is not present"
+python3 "$MKFAKE" "$root" >/dev/null || bad "mkfake again"
+
 # ---- records: status, list, unmap --------------------------------------------------------
 mkdir -m 0700 "$root/run"
 key=$(printf '%s' "$ident" | LD_PRELOAD= python3 -c '
@@ -118,6 +136,19 @@ t "status: the device is gone: missing" 0 "$BIN" status ublkb5 -o json
 has "... health missing" "$root/out" '"health": "missing"'
 t "list: no MAPPED-AS for a stale record" 0 "$BIN" list
 has "list: ng0n2 not mapped" "$root/out" "^ng0n2 .* -\$"
+# records that cannot be listed (ENOMEM, EACCES) are a failure (1), not "no
+# such mapping" (3, or 5 without device-mapper): one line, the record stays
+for e in 12 13; do
+	ZNP_EMU_FDOPENDIR_ERRNO=$e t "status ublkb5, listing fails (errno $e): 1" 1 "$BIN" status ublkb5
+	has "... one line naming the state directory" "$root/err" \
+		"^nvme-zns-npo2: ublkb5: cannot read the ublk mapping records in $root/run: "
+	lines "... only that line" "$root/err" 1
+	ZNP_EMU_FDOPENDIR_ERRNO=$e t "unmap ublkb5, listing fails (errno $e): 1" 1 "$BIN" unmap ublkb5 \
+		--config "$root/none.conf"
+	[ -e "$root/run/$key.ublk" ] && ok || bad "unmap removed the record it could not list"
+done
+ZNP_EMU_FDOPENDIR_ERRNO=12 t "status, listing fails: 1" 1 "$BIN" status -o json
+has "... says so" "$root/err" "^nvme-zns-npo2: status: cannot read the ublk mapping records in "
 t "unmap of a stale record removes it" 0 "$BIN" unmap ublkb5 --config "$root/none.conf"
 [ ! -e "$root/run/$key.ublk" ] && ok || bad "record still there after unmap"
 t "unmap again: not a ublk mapping (no such mapping 3, no dm 5)" $nodm "$BIN" unmap ublkb5
