@@ -174,6 +174,9 @@ static int server_alloc(struct znp_dev *ns, const struct znp_ublk_opts *o,
 		ret = -errno;
 		if (s->efd >= 0)
 			close(s->efd);
+		if (s->qefd >= 0)
+			close(s->qefd);
+		pthread_mutex_destroy(&s->log_lock);
 		free(s);
 		return ret;
 	}
