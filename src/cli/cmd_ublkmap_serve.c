@@ -307,8 +307,12 @@ static int daemonize(struct serve *s, int lockfd, int recover_id)
 		return umap_refuse(m, ZNP_EXIT_FAILED, "pipe: %s", znp_strerror(-errno));
 	fflush(NULL);
 	pid = fork();
-	if (pid < 0)
-		return umap_refuse(m, ZNP_EXIT_FAILED, "fork: %s", znp_strerror(-errno));
+	if (pid < 0) {
+		ret = -errno;
+		close(pfd[0]);
+		close(pfd[1]);
+		return umap_refuse(m, ZNP_EXIT_FAILED, "fork: %s", znp_strerror(ret));
+	}
 	if (pid) {
 		close(pfd[1]);
 		znp_ns_unlock(lockfd);	/* the child holds the lock now */
