@@ -5,8 +5,9 @@
  * quiesced device (its server was killed) is taken back with user
  * recovery, a stale one dropped. Unless --foreground, a daemon child
  * serves and the parent waits on a pipe until the device is live. Once
- * live, the record is written; after a clean stop the device is deleted
- * and the record removed.
+ * live, the --persist entry and then the record are written (an entry that
+ * cannot be written stops and deletes the device); after a clean stop the
+ * device is deleted and the record removed.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -79,6 +80,15 @@ static void on_ready(void *arg, int dev_id)
 	struct umap *m = s->m;
 	int ret;
 
+	/* lock, create, record: a mapping that cannot be recorded is undone */
+	if (m->o->persist) {
+		ret = umap_persist(s);
+		if (ret) {
+			s->undo = ret;
+			znp_ublk_server_stop(the_server);
+			return;
+		}
+	}
 	s->live = true;
 	s->rec.dev_id = dev_id;
 	s->rec.pid = getpid();
@@ -155,6 +165,14 @@ static int serve(struct serve *s, int recover_id)
 	ret = znp_ublk_server_run(srv, on_ready, s);
 	the_server = NULL;
 	znp_ublk_server_free(srv);
+	if (s->undo) {
+		/* stopped by on_ready(): free() deleted it; nothing was recorded */
+		ret = znp_ublk_dev_del(dev_id);
+		if (ret && ret != -ENODEV)
+			umap_say(m, LOG_ERR, "cannot delete /dev/ublkb%d: %s", dev_id,
+				 znp_strerror(ret));
+		return s->undo;
+	}
 	if (!s->live) {
 		/* never started: create() deleted it; a recovered one stays quiesced */
 		return umap_refuse(m, znp_cli_exit(m->cli, ret ? ret : -EIO), "cannot start "
@@ -333,7 +351,10 @@ int umap_start(struct serve *s)
 {
 	int lockfd = -1, recover_id = -1, ret;
 
+	/* the lock first: a namespace served already is refused before anything changes */
 	ret = lock_ns(s, &lockfd);
+	if (!ret)
+		ret = umap_need_driver(s->m);
 	if (!ret)
 		ret = pick_recovery(s, &lockfd, &recover_id);
 	if (ret)

@@ -136,6 +136,19 @@ t "status: the device is gone: missing" 0 "$BIN" status ublkb5 -o json
 has "... health missing" "$root/out" '"health": "missing"'
 t "list: no MAPPED-AS for a stale record" 0 "$BIN" list
 has "list: ng0n2 not mapped" "$root/out" "^ng0n2 .* -\$"
+# --persist of a namespace that is served already (its server holds the
+# lock): refused (4) before anything is recorded, so the mapping file keeps
+# the entry of the served mapping, under its name, byte for byte
+printf '%s\n' "# ours" "first $ident via=ublk" "other sn:x:nsid:1" >"$root/p.conf"
+cp "$root/p.conf" "$root/p.conf.before"
+exec 9>>"$root/run/$key.lock"	# this shell holds the server's lock
+flock -x 9 || bad "cannot take the lock"
+t "map --ublk --persist of a served namespace: refused (4)" 4 "$BIN" map --ublk "$D/ng0n2" \
+	--persist --name second --config "$root/p.conf" 9>&-
+has "... naming the server that has it" "$root/err" "already served by server pid 999999 as /dev/ublkb5"
+cmp -s "$root/p.conf" "$root/p.conf.before" && ok || bad "the mapping file changed: $(cat "$root/p.conf")"
+exec 9>&-
+
 # records that cannot be listed (ENOMEM, EACCES) are a failure (1), not "no
 # such mapping" (3, or 5 without device-mapper): one line, the record stays
 for e in 12 13; do
