@@ -144,7 +144,11 @@ static int check_holders(struct map_ctx *m, const char *kname, const char *uuid)
 
 /*
  * The UUID in device-mapper (a mapping of ours, or the leftover of an
- * interrupted map, removed here), then exclusive use of the block device.
+ * interrupted map, removed here), then whether the block device is free.
+ * The O_EXCL open is a probe for the error message, closed at once: it
+ * cannot be held, since the table load claims the device exclusively
+ * itself. A mount that slips in between makes that load fail with EBUSY,
+ * which map_apply() refuses the same way (exit 4).
  */
 static int check_unused(struct map_ctx *m, const char *uuid, const char *backing,
 			bool dm_usable, char *leftover, size_t lsize)

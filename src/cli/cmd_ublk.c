@@ -304,12 +304,19 @@ static void ublk_mounted_on(const struct znp_cli *cli, const char *dev, char *bu
 		znp_blk_mount_point(major(st.st_rdev), minor(st.st_rdev), buf, size);
 }
 
-/* Is the block device held (mounted, opened exclusively, a holder on top)? */
-static bool ublk_busy(const struct znp_cli *cli, const char *dev, char *why, size_t size)
+/*
+ * Is the block device held (mounted, opened exclusively, a holder on top)?
+ * When it is free, *@excl is it opened O_EXCL: kept open until STOP_DEV, so
+ * that nothing mounts or claims it between this check and the stop;
+ * otherwise -1.
+ */
+static bool ublk_busy(const struct znp_cli *cli, const char *dev, char *why, size_t size,
+		      int *excl)
 {
 	char path[PATH_MAX], mnt[512];
 	int fd;
 
+	*excl = -1;
 	ublk_mounted_on(cli, dev, mnt, sizeof(mnt));
 	if (mnt[0]) {
 		snprintf(why, size, "mounted on %s", mnt);
@@ -322,17 +329,19 @@ static bool ublk_busy(const struct znp_cli *cli, const char *dev, char *why, siz
 		snprintf(why, size, "held by another user (open exclusively)");
 		return true;
 	}
-	if (fd >= 0)
-		close(fd);
+	*excl = fd;
 	return false;
 }
 
-/* Write back what the page cache holds for the device before it goes. */
-static void ublk_sync(const struct znp_cli *cli, const char *dev)
+/* Write back what the page cache holds for the device before it goes (through @fd if >= 0). */
+static void ublk_sync(const struct znp_cli *cli, const char *dev, int fd)
 {
 	char path[PATH_MAX];
-	int fd;
 
+	if (fd >= 0) {
+		fsync(fd);
+		return;
+	}
 	if (znp_dev_path(&cli->env, path, sizeof(path), dev))
 		return;
 	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
@@ -359,7 +368,7 @@ int znp_cli_ublk_unmap(const struct znp_cli *cli, const struct znp_opts *o, stru
 	struct znp_unmap_view v = { .dry_run = o->dry_run, .config = znp_map_config(o) };
 	char dev[32], why[600], name[ZNP_DM_NAME_MAX];
 	struct ublk_match m;
-	int dirfd, ret, state;
+	int dirfd, ret, state, excl = -1;
 	enum znp_ublk_health h;
 
 	dirfd = open_records();
@@ -379,22 +388,27 @@ int znp_cli_ublk_unmap(const struct znp_cli *cli, const struct znp_opts *o, stru
 	v.backing = m.rec.ng[0] ? m.rec.ng : NULL;
 	v.ublk = true;
 	h = rec_health(cli, dirfd, &m.rec, &state);
-	if (h != ZNP_UBLK_MISSING && ublk_busy(cli, dev, why, sizeof(why)) && !o->force) {
+	if (h != ZNP_UBLK_MISSING && ublk_busy(cli, dev, why, sizeof(why), &excl) && !o->force) {
 		znp_cli_err(cli, name, "/dev/%s is in use (%s): not unmapped; unmount or close it, "
 			    "or use --force (its users then get I/O errors)", dev, why);
 		close(dirfd);
 		return ZNP_EXIT_REFUSED;
 	}
 	if (o->dry_run) {
+		if (excl >= 0)
+			close(excl);
 		p->ops->unmap(p, &v);
 		close(dirfd);
 		return ZNP_EXIT_OK;
 	}
 	ret = 0;
 	if (h != ZNP_UBLK_MISSING) {
-		ublk_sync(cli, dev);
+		ublk_sync(cli, dev, excl);
 		/* STOP_DEV: the server's run loop ends, it deletes the device and its record */
 		ret = znp_ublk_dev_stop(m.rec.dev_id);
+		/* free now: the server's DEL_DEV waits for the device's last opener */
+		if (excl >= 0)
+			close(excl);
 		if (ret && ret != -ENODEV) {
 			znp_cli_err(cli, name, "cannot stop /dev/%s: %s", dev, znp_strerror(ret));
 			close(dirfd);

@@ -86,7 +86,7 @@ rm -rf "$root/sys/class/nvme-generic"/* "$root/sys/class/nvme"/* 2>/dev/null
 t "map --ublk --name, the namespace is not there: 3" 3 "$BIN" map --ublk --name u1 \
 	--config "$root/u1.conf"
 has "... not present" "$root/err" "^nvme-zns-npo2: u1: namespace .* is not present"
-python3 "$MKFAKE" "$root" >/dev/null || bad "mkfake again"
+LD_PRELOAD= python3 "$MKFAKE" "$root" >/dev/null || bad "mkfake again"
 
 # ---- records: status, list, unmap --------------------------------------------------------
 mkdir -m 0700 "$root/run"
@@ -182,5 +182,50 @@ else
 fi
 t "list: no MAPPED-AS from an untrusted directory" 0 "$BIN" list
 has "list: ng0n2 not mapped" "$root/out" "^ng0n2 .* -\$"
+
+# ---- unmap holds the device O_EXCL across STOP_DEV ------------------------------
+# Nothing can mount or claim /dev/ublkbN between the check that it is free
+# and the stop: the descriptor of the check (O_EXCL; the emulator opens its
+# placeholder without the flag) is the one kept open until STOP_DEV went out
+# (here it fails: no ublk-control), as the system calls show (strace).
+chmod 0700 "$root/run"
+rm -f "$root/run/x"
+echo "path=dev/ublkb7 kind=blk lba=4096 zsze=32768 zones=10" >>"$root/emu.conf"
+LD_PRELOAD= python3 "$MKFAKE" "$root" >/dev/null || bad "mkfake with ublkb7"
+cat >"$root/run/sn_3afake_3ansid_3a7.ublk" <<REC
+ident=sn:fake:nsid:7
+ng=ng0n2
+name=u7
+nsid=7
+dev_id=7
+pid=999999
+lba_size=4096
+zone_size=24576
+zone_cap=24576
+nr_zones=10
+po2_zone_sectors=262144
+persist=0
+started=1764600000
+REC
+chmod 600 "$root/run/sn_3afake_3ansid_3a7.ublk"
+if ! command -v strace >/dev/null; then
+	bad "strace not installed (make deps)"
+else
+	LD_PRELOAD= strace -f -qq -e trace=openat,close -E LD_PRELOAD="$EMU" -o "$root/strace" \
+		"$BIN" unmap ublkb7 --config "$root/none.conf" >"$root/out" 2>"$root/err"
+	has "unmap ublkb7 gets as far as STOP_DEV" "$root/err" "cannot stop /dev/ublkb7"
+	LD_PRELOAD= python3 - "$root/strace" <<'PY' && ok || bad "O_EXCL not held across STOP_DEV: $(grep -E 'ublkb7|ublk-control|close' "$root/strace" | tail -8)"
+import re, sys
+lines = open(sys.argv[1]).read().splitlines()
+opens = [(i, re.search(r'= (\d+)$', l).group(1)) for i, l in enumerate(lines)
+         if 'openat(' in l and '/dev/ublkb7"' in l and re.search(r'= \d+$', l)]
+ctrl = [i for i, l in enumerate(lines) if 'ublk-control' in l]
+assert opens and ctrl, (opens, ctrl)
+i, fd = opens[0]     # the check: held, and used for the fsync too
+assert len(opens) == 1, opens
+closed = [j for j, l in enumerate(lines) if j > i and re.search(r'close\(%s\)' % fd, l)]
+assert closed and closed[0] > ctrl[0] > i, (i, ctrl, closed)
+PY
+fi
 
 emu_end ublk-emu
