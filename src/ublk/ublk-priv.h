@@ -69,7 +69,8 @@ struct znp_ublk_queue {
 	bool abandon;			/* start failed: drain NVMe commands, commit nothing */
 	pthread_t thread;
 	bool thread_ok;
-	atomic_int ready;		/* 1 every tag fetched, -errno failed */
+	atomic_int ready;		/* 0 starting, 1 every tag fetched, 2 ended after
+					 * that, -errno failed before it */
 	int err;
 };
 
