@@ -93,18 +93,12 @@ static void join(char *buf, size_t size, const char *first, size_t stride, unsig
 		len += snprintf(buf + len, size - len, "%s%s", i ? " " : "", first + i * stride);
 }
 
-/* --persist and --name rules of a concatenation, and its UUID; 0 or an exit code. */
+/*
+ * The UUID of a concatenation; 0 or an exit code. (No --persist, no --ublk,
+ * a --name: the command table's rules for several devices.)
+ */
 static int cat_args(const struct znp_cli *cli, const struct znp_opts *o, char *uuid, size_t size)
 {
-	if (o->persist) {
-		znp_cli_err(cli, "map", "--persist records one device per mapping: map several "
-			    "devices without it");
-		return ZNP_EXIT_USAGE;
-	}
-	if (!o->name) {
-		znp_cli_err(cli, "map", "mapping several devices needs --name");
-		return ZNP_EXIT_USAGE;
-	}
 	if (snprintf(uuid, size, ZNP_DM_UUID_PREFIX "cat:%s", o->name) >= (int)size) {
 		znp_cli_err(cli, "map", "--name '%s' is too long", o->name);
 		return ZNP_EXIT_USAGE;

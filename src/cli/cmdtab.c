@@ -145,6 +145,12 @@ static const struct znp_opt_rule map_rules[] = {
 	{ .when = BIT(RESTORE), .excludes = BIT(NAME) | BIT(PERSIST) | BIT(UBLK),
 	  .no_args = true, .hint = "it restores every recorded mapping, ublk ones too" },
 	{ .when = BIT(RECOVER), .needs = BIT(UBLK_ID), .hint = "the device to take back" },
+	/* several devices: one concatenated dm mapping (cmd_mapcat.c) */
+	{ .min_nargs = 2, .excludes = BIT(UBLK),
+	  .why = "--ublk serves one namespace: map several devices without it" },
+	{ .min_nargs = 2, .excludes = BIT(PERSIST),
+	  .why = "--persist records one device per mapping: map several devices without it" },
+	{ .min_nargs = 2, .needs = BIT(NAME), .why = "mapping several devices needs --name" },
 	{ 0 }
 };
 
@@ -403,7 +409,9 @@ static int rule_error(const struct znp_cli *cli, const struct znp_cmd_desc *c,
 
 	opt_list(who, sizeof(who), given & r->when & -(given & r->when));	/* the first */
 	opt_list(list, sizeof(list), others);
-	if (!r->when)
+	if (r->why)
+		snprintf(msg, sizeof(msg), "%s", r->why);
+	else if (!r->when)
 		snprintf(msg, sizeof(msg), "missing %s", list);
 	else if (arg)
 		snprintf(msg, sizeof(msg), "%s takes no positional argument ('%s' given)", who, arg);
@@ -425,7 +433,7 @@ int znp_cli_check_rules(const struct znp_cli *cli, const struct znp_cmd_desc *c,
 							   r->excludes || r->no_args); r++) {
 		uint64_t missing = r->needs & ~given, clash = r->excludes & given;
 
-		if (r->when && !(r->when & given))
+		if ((r->when && !(r->when & given)) || o->nargs < r->min_nargs)
 			continue;
 		if (missing)
 			return rule_error(cli, c, o, r, given, "needs", missing & -missing, NULL);

@@ -62,17 +62,20 @@ typedef int znp_cmd_fn(const struct znp_cli *cli, const struct znp_opts *o,
 /*
  * An option dependency, checked by znp_cli_run() before the command runs
  * (a violation is a usage error naming the options involved). When any
- * option of @when is given (@when 0: always), every option of @needs must
- * be given too, at least one of @needs_one, none of @excludes, and, with
- * @no_args, no positional argument. Tables end with an all-zero rule.
+ * option of @when is given (@when 0: always) and there are at least
+ * @min_nargs positional arguments, every option of @needs must be given
+ * too, at least one of @needs_one, none of @excludes, and, with @no_args,
+ * no positional argument. Tables end with an all-zero rule.
  */
 struct znp_opt_rule {
 	uint64_t when;
+	int min_nargs;
 	uint64_t needs;
 	uint64_t needs_one;
 	uint64_t excludes;
 	bool no_args;
 	const char *hint;	/* appended in parentheses, or NULL */
+	const char *why;	/* the whole message instead of a generated one, or NULL */
 };
 
 /*

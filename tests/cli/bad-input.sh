@@ -97,6 +97,10 @@ expect_err 2 "$NOPE" '^--recover needs --ublk-id \(the device to take back\)$' -
 	map --ublk "$NOPE" --recover
 expect_err 2 "$NOPE" "^--restore takes no positional argument \('$NOPE' given\)" -- \
 	map --restore "$NOPE"
+expect_err 2 "$NOPE" '^mapping several devices needs --name$' -- map "$NOPE" b
+expect_err 2 "$NOPE" '^--persist records one device per mapping' -- map "$NOPE" b --name n -p
+expect_err 2 "$NOPE" '^--ublk serves one namespace: map several devices without it$' -- \
+	map "$NOPE" b --ublk
 for opt in "--name n" --persist --ublk; do
 	# shellcheck disable=SC2086
 	expect_err 2 map "^--restore cannot be combined with ${opt%% *} " -- map --restore $opt

@@ -212,8 +212,10 @@ static void test_table(void)
 				CHECK(!(all & ZNP_OPT_BIT(id)) || (seen & (1u << id)),
 				      "%s: a rule names --%s, not one of its options", cmd->name,
 				      znp_opt_descs[id].long_name);
-			CHECK(r->when || r->needs_one, "%s: an unconditional rule needs a list",
-			      cmd->name);
+			CHECK(r->when || r->needs_one || r->min_nargs,
+			      "%s: an unconditional rule needs a list", cmd->name);
+			CHECK(r->min_nargs <= cmd->max_args, "%s: a rule for %d arguments",
+			      cmd->name, r->min_nargs);
 		}
 		for (const struct znp_exit_override *x = cmd->exits; x && x->ret; x++)
 			CHECK(x->ret < 0 && x->code > 0 && x->code < 10, "%s: override %d -> %d",
@@ -404,6 +406,15 @@ static void test_rules(void)
 	CHECK(RULES("t: d: --restore takes no positional argument ('d' given) (it restores "
 		    "every recorded mapping, ublk ones too)\n", "map", "--restore", "d") ==
 	      ZNP_EXIT_USAGE);
+	/* several devices: one concatenation, named, not recorded, not ublk */
+	CHECK(RULES(NULL, "map", "a", "b", "--name", "n") == 0);
+	CHECK(RULES(NULL, "map", "a", "--ublk", "--persist") == 0);
+	CHECK(RULES("t: a: mapping several devices needs --name\n", "map", "a", "b") ==
+	      ZNP_EXIT_USAGE);
+	CHECK(RULES("t: a: --persist records one device per mapping: map several devices "
+		    "without it\n", "map", "a", "b", "c", "--name", "n", "-p") == ZNP_EXIT_USAGE);
+	CHECK(RULES("t: a: --ublk serves one namespace: map several devices without it\n",
+		    "map", "a", "b", "--ublk", "--name", "n") == ZNP_EXIT_USAGE);
 }
 
 /* More positional arguments than ZNP_MAX_ARGS: the first extra one is kept and named. */
