@@ -155,7 +155,7 @@ static int find_cb(const struct znp_ublk_rec *r, const char *file, const char *w
 	return 1;
 }
 
-/* The records cannot be read (ENOMEM, EACCES, an unsafe directory): said once, here. */
+/* The records cannot be listed (ENOMEM, EACCES): said once, here. */
 static int records_error(const struct znp_cli *cli, const char *subject, int ret)
 {
 	znp_cli_err(cli, subject, "cannot read the ublk mapping records in %s: %s",
