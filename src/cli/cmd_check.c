@@ -20,6 +20,8 @@ static int verdict_exit(enum znp_verdict v)
 		return ZNP_EXIT_V_NOT_ZNS;
 	case ZNP_V_UBLK:
 		return ZNP_EXIT_V_UBLK;
+	case ZNP_V_METADATA:
+		return ZNP_EXIT_V_METADATA;
 	}
 	return ZNP_EXIT_FAILED;
 }

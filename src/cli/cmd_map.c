@@ -68,6 +68,8 @@ static int kill_at(void)
 static int refuse_verdict(struct map_ctx *m, const struct znp_dev *dev,
 			  const struct znp_check_result *r)
 {
+	static const char no_npo2_kernel[] = "kernel lacks npo2 support: it hid the block "
+		"device of this npo2 namespace (boot a kernel with kernel-patches/)";
 	const struct znp_geom *g = &dev->geom;
 
 	switch (r->verdict) {
@@ -76,10 +78,16 @@ static int refuse_verdict(struct map_ctx *m, const struct znp_dev *dev,
 	case ZNP_V_PO2:
 		return znp_map_fail(m, ZNP_EXIT_UNSUITABLE, "zone size 0x%" PRIx64
 			    " LBAs is a power of 2: nothing to do (no mapping needed)", g->zone_size);
+	case ZNP_V_METADATA:
+		if (!(r->reasons & ZNP_R_BLK_HIDDEN))
+			return znp_map_fail(m, ZNP_EXIT_UNSUITABLE, "the kernel gives the block "
+				    "device no capacity for this LBA format (%u bytes of metadata per "
+				    "LBA, %s%s)", g->md_bytes, g->md_extended ? "extended LBA" :
+				    "separate", g->pi_type ? ", protection information" : "");
+		return znp_map_fail(m, ZNP_EXIT_UNSUPPORTED, "%s", no_npo2_kernel);
 	case ZNP_V_NEEDS_KERNEL:
 	case ZNP_V_UBLK:
-		return znp_map_fail(m, ZNP_EXIT_UNSUPPORTED, "kernel lacks npo2 support: it hid the block "
-			    "device of this npo2 namespace (boot a kernel with kernel-patches/)");
+		return znp_map_fail(m, ZNP_EXIT_UNSUPPORTED, "%s", no_npo2_kernel);
 	case ZNP_V_CAP_LT_SIZE:
 		return znp_map_fail(m, ZNP_EXIT_UNSUITABLE, "zone capacity 0x%" PRIx64
 			    " < zone size 0x%" PRIx64 " LBAs: dm-po2zone needs capacity == size",
@@ -187,6 +195,7 @@ static int check_unused(struct map_ctx *m, const char *uuid, const char *backing
 static int create(struct map_ctx *m, struct znp_dm_create_req *req,
 		  const struct znp_dmconf_entry *e, struct znp_dm_info *info)
 {
+	char lockwhy[PATH_MAX + 96];
 	sigset_t block, old;
 	int at = kill_at(), ret, rm;
 
@@ -209,11 +218,13 @@ static int create(struct map_ctx *m, struct znp_dm_create_req *req,
 		if (ret && rm < 0)
 			snprintf(m->err, sizeof(m->err), "cannot record it in %s: %s; and cannot "
 				 "remove it again (%s): still mapped as %s",
-				 znp_map_config(m->o), znp_strerror(ret), znp_strerror(rm),
+				 znp_map_config(m->o), znp_cli_conf_strerror(znp_map_config(m->o), ret,
+				 lockwhy, sizeof(lockwhy)), znp_strerror(rm),
 				 req->name);
 		else if (ret)
 			snprintf(m->err, sizeof(m->err), "cannot record it in %s: %s; not mapped",
-				 znp_map_config(m->o), znp_strerror(ret));
+				 znp_map_config(m->o), znp_cli_conf_strerror(znp_map_config(m->o),
+				 ret, lockwhy, sizeof(lockwhy)));
 	}
 	sigprocmask(SIG_SETMASK, &old, NULL);
 	return ret;

@@ -241,6 +241,7 @@ int umap_persist(struct serve *s)
 	struct znp_dmconf_entry e = { .lba_size = dev->geom.lba_size,
 		.zone_size = dev->geom.zone_size, .nr_zones = dev->geom.nr_zones,
 		.ublk = true };
+	char lockwhy[PATH_MAX + 96];
 	int ret;
 
 	snprintf(e.name, sizeof(e.name), "%s", o->name ? o->name : "");
@@ -251,7 +252,8 @@ int umap_persist(struct serve *s)
 	ret = znp_dmconf_put(s->config, &e);
 	if (ret)
 		return umap_refuse(s->m, ZNP_EXIT_FAILED, "cannot record it in %s: %s; not mapped",
-				   s->config, znp_strerror(ret));
+				   s->config, znp_cli_conf_strerror(s->config, ret, lockwhy,
+				   sizeof(lockwhy)));
 	return 0;
 }
 

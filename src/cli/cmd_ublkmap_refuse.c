@@ -6,12 +6,30 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <stdio.h>
 #include <sys/wait.h>
 #include <syslog.h>
 #include <unistd.h>
 
 #include "cmd.h"
 #include "cmd_ublkmap.h"
+
+/* An LBA format with metadata or PI, named as Identify Namespace gives it. */
+static int refuse_format(struct umap *m, const struct znp_geom *g)
+{
+	char pi[48] = "";
+
+	if (g->pi_type)
+		snprintf(pi, sizeof(pi), ", protection information type %u", g->pi_type);
+	if (!g->md_bytes)
+		return umap_refuse(m, ZNP_EXIT_UNSUITABLE, "the LBA format has protection "
+				   "information type %u: the ublk server moves data only (no "
+				   "metadata, no PI)", g->pi_type);
+	return umap_refuse(m, ZNP_EXIT_UNSUITABLE, "the LBA format has %u bytes of metadata "
+			   "per LBA (%s%s): the ublk server moves data only (no metadata, no PI)",
+			   g->md_bytes, g->md_extended ? "extended LBA, interleaved with the data" :
+			   "in a separate buffer", pi);
+}
 
 static int refuse_verdict(struct umap *m, const struct znp_dev *dev,
 			  const struct znp_check_result *r)
@@ -40,7 +58,11 @@ static int refuse_verdict(struct umap *m, const struct znp_dev *dev,
 		return umap_refuse(m, ZNP_EXIT_UNSUITABLE, "%s", znp_verdict_text(r->verdict));
 	case ZNP_V_NOT_ZNS:
 		return umap_refuse(m, ZNP_EXIT_UNSUITABLE, "not a zoned namespace");
+	case ZNP_V_METADATA:
+		return refuse_format(m, g);
 	}
+	if (znp_lba_format_has_md(g))	/* visible and --force-ublk */
+		return refuse_format(m, g);
 	if (r->reasons & ZNP_R_SMALL_LAST_ZONE)
 		return umap_refuse(m, ZNP_EXIT_UNSUITABLE, "the last zone is smaller than the "
 				   "others: a po2 mapping maps whole zones only");

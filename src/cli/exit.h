@@ -22,6 +22,7 @@ enum znp_exit {
 	ZNP_EXIT_V_CAP_VARIES = 13,
 	ZNP_EXIT_V_NOT_ZNS = 14,
 	ZNP_EXIT_V_UBLK = 15,		/* mappable through ublk (map --ublk) */
+	ZNP_EXIT_V_METADATA = 16,	/* LBA format with metadata/PI: not mappable here */
 };
 
 /**

@@ -5,6 +5,18 @@
 
 #include "check.h"
 
+bool znp_lba_format_has_md(const struct znp_geom *g)
+{
+	return g->md_bytes || g->pi_type;
+}
+
+bool znp_lba_format_kernel_ok(const struct znp_geom *g)
+{
+	if (!g->md_bytes || !g->md_extended)
+		return true;
+	return g->pi_type && (g->md_bytes == 8 || g->md_bytes == 16);
+}
+
 int znp_check(const struct znp_ns_info *ns, const struct znp_geom *g,
 	      bool is_zoned, struct znp_check_result *r)
 {
@@ -25,6 +37,10 @@ int znp_check(const struct znp_ns_info *ns, const struct znp_geom *g,
 			why |= ZNP_R_CAP_LT_SIZE;
 		if (g->nr_zones && znp_has_small_last_zone(g))
 			why |= ZNP_R_SMALL_LAST_ZONE;
+		if (g->md_bytes)
+			why |= ZNP_R_LBA_METADATA;
+		if (g->pi_type)
+			why |= ZNP_R_PROT_INFO;
 	}
 
 	r->reasons = why;
@@ -36,6 +52,10 @@ int znp_check(const struct znp_ns_info *ns, const struct znp_geom *g,
 		r->verdict = ZNP_V_CAP_VARIES;
 	else if (why & ZNP_R_CAP_LT_SIZE)
 		r->verdict = ZNP_V_CAP_LT_SIZE;
+	else if (znp_lba_format_has_md(g) &&
+		 ((why & ZNP_R_BLK_HIDDEN) || !znp_lba_format_kernel_ok(g) ||
+		  (ns && ns->blk_size_known && !ns->blk_sectors && g->nlbas)))
+		r->verdict = ZNP_V_METADATA;
 	else if (why & ZNP_R_BLK_HIDDEN)
 		r->verdict = ZNP_V_NEEDS_KERNEL;
 	else
@@ -68,6 +88,8 @@ const char *znp_verdict_name(enum znp_verdict v)
 		return "not-zns";
 	case ZNP_V_UBLK:
 		return "mappable-ublk";
+	case ZNP_V_METADATA:
+		return "metadata-format";
 	}
 	return "unknown";
 }
@@ -89,6 +111,8 @@ const char *znp_verdict_text(enum znp_verdict v)
 		return "not a zoned namespace";
 	case ZNP_V_UBLK:
 		return "zone size is not a power of two and the kernel hid the block device; mappable through ublk (map --ublk) on this kernel";
+	case ZNP_V_METADATA:
+		return "the LBA format carries per-LBA metadata or protection information, which the ublk server cannot serve and the kernel's block device here does not";
 	}
 	return "unknown verdict";
 }
@@ -114,6 +138,10 @@ const char *znp_reason_name(uint32_t reason_bit)
 		return "ublk-zoned-available";
 	case ZNP_R_UBLK_NOT_LOADED:
 		return "ublk-module-not-loaded";
+	case ZNP_R_LBA_METADATA:
+		return "lba-metadata";
+	case ZNP_R_PROT_INFO:
+		return "protection-info";
 	}
 	return NULL;
 }

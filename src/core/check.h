@@ -16,6 +16,7 @@ enum znp_verdict {
 	ZNP_V_CAP_VARIES,	/* zone capacities differ */
 	ZNP_V_NOT_ZNS,		/* not a zoned namespace */
 	ZNP_V_UBLK,		/* like NEEDS_KERNEL, but the kernel offers ublk: map --ublk */
+	ZNP_V_METADATA,		/* LBA format with metadata/PI no route here can serve */
 };
 
 /* Reasons, possibly several; the verdict is the most important one. */
@@ -28,7 +29,9 @@ enum znp_verdict {
 #define ZNP_R_SMALL_LAST_ZONE	(1u << 6)
 #define ZNP_R_UBLK_ROUTE	(1u << 7)	/* zoned ublk devices available */
 #define ZNP_R_UBLK_NOT_LOADED	(1u << 8)	/* ... once ublk_drv is loaded */
-#define ZNP_R_ALL		((1u << 9) - 1)	/* every defined reason bit */
+#define ZNP_R_LBA_METADATA	(1u << 9)	/* the LBA format has metadata (MS != 0) */
+#define ZNP_R_PROT_INFO		(1u << 10)	/* protection information enabled (DPS) */
+#define ZNP_R_ALL		((1u << 11) - 1)	/* every defined reason bit */
 
 struct znp_check_result {
 	enum znp_verdict verdict;
@@ -41,10 +44,41 @@ struct znp_check_result {
  *      block device (visible by definition)
  * @g: probed geometry (ignored when !@is_zoned)
  * @is_zoned: ZNS namespace / zoned block device
+ *
+ * An LBA format with metadata (extended or separate) or protection
+ * information is ZNP_V_METADATA when the block device is hidden: the only
+ * route left is the ublk server, which moves data only (an extended format
+ * would interleave metadata into the data, a separate one needs a metadata
+ * buffer per command). Where the kernel shows the block device, it serves
+ * such formats itself (6.12 nvme_init_integrity(): an integrity profile for
+ * separate metadata, the controller inserting/stripping PI when the
+ * metadata is exactly the PI tuple), and dm-po2zone stacks on it; only an
+ * extended format with other metadata is left without capacity by the
+ * kernel, hence ZNP_V_METADATA as well (znp_lba_format_kernel_ok()), and so
+ * is any format whose block device the kernel gave capacity 0
+ * (@ns->blk_sectors: a kernel without CONFIG_BLK_DEV_INTEGRITY does that to
+ * separate metadata).
  * Return: 0 or -EINVAL.
  */
 int znp_check(const struct znp_ns_info *ns, const struct znp_geom *g,
 	      bool is_zoned, struct znp_check_result *r);
+/**
+ * znp_lba_format_has_md() - does the LBA format carry metadata or PI? (pure)
+ * @g: probed geometry
+ *
+ * Return: true when MS != 0 or DPS selects a protection information type.
+ */
+bool znp_lba_format_has_md(const struct znp_geom *g);
+/**
+ * znp_lba_format_kernel_ok() - can the kernel's block device serve the format? (pure)
+ * @g: probed geometry
+ *
+ * The NVMe PCIe driver of 6.12 gives an extended-LBA format capacity 0
+ * unless its metadata is exactly a PI tuple (8 or 16 bytes) the controller
+ * inserts and strips.
+ * Return: false for an extended format with metadata other than that.
+ */
+bool znp_lba_format_kernel_ok(const struct znp_geom *g);
 /**
  * znp_check_ublk() - refine a verdict with the ublk route (pure)
  * @r: the result of znp_check()
@@ -62,7 +96,8 @@ void znp_check_ublk(struct znp_check_result *r, bool route_usable, bool not_load
  * @v: verdict
  *
  * Return: "mappable", "po2", "needs-kernel-patches", "capacity-lt-size",
- * "capacity-varies", "not-zns", "mappable-ublk" ("unknown" otherwise).
+ * "capacity-varies", "not-zns", "mappable-ublk", "metadata-format"
+ * ("unknown" otherwise).
  */
 const char *znp_verdict_name(enum znp_verdict v);	/* "mappable", "po2", ... */
 /**

@@ -26,6 +26,10 @@ struct znp_geom {
 	uint32_t max_open;	/* 0 = no limit */
 	uint32_t max_active;	/* 0 = no limit */
 	uint32_t zdes_bytes;	/* zone descriptor extension size */
+	/* the LBA format in use (Identify Namespace), 0/false on block devices */
+	uint16_t md_bytes;	/* metadata bytes per LBA (LBA Format MS) */
+	bool md_extended;	/* metadata interleaved with the data (FLBAS bit 4) */
+	uint8_t pi_type;	/* protection information type (DPS bits 2:0), 0 = none */
 	/* cached by znp_geom_init(): */
 	bool zone_size_is_po2;
 	unsigned int zone_shift;	/* valid only when zone_size_is_po2 */

@@ -138,6 +138,9 @@ static int nvme_probe(struct znp_dev *dev)
 		goto out_free;
 	}
 	g->lba_size = UINT32_C(1) << ds;
+	g->md_bytes = le16toh(id->ns.lbaf[lbaf].ms);
+	g->md_extended = id->ns.flbas & NVME_NS_FLBAS_META_EXT;
+	g->pi_type = id->ns.dps & NVME_NS_DPS_PI_MASK;
 	g->nlbas = le64toh(id->ns.nsze);
 	memcpy(ns->nguid, id->ns.nguid, sizeof(ns->nguid));
 	memcpy(ns->eui64, id->ns.eui64, sizeof(ns->eui64));

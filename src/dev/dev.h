@@ -33,6 +33,9 @@ struct znp_ns_info {
 	char ng_name[32];	/* "ng0n1", "" if none */
 	char blk_name[32];	/* "nvme0n1", "" if none */
 	bool blk_visible;	/* block node usable (kernel did not hide it) */
+	bool blk_size_known;	/* blk_sectors read from sysfs */
+	uint64_t blk_sectors;	/* the kernel's capacity of the block node (0: it
+				 * cannot do I/O to the namespace's format) */
 	uint32_t nsid;		/* from sysfs / NVME_IOCTL_ID, never from names */
 	uint8_t csi;		/* enum znp_csi */
 	char serial[21];

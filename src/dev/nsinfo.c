@@ -141,6 +141,8 @@ static void set_blk(const struct znp_env *env, struct znp_ns_info *ns, const cha
 	znp_strlcpy(ns->blk_name, blk, sizeof(ns->blk_name));
 	snprintf(path, sizeof(path), "%s/hidden", dir);
 	ns->blk_visible = znp_attr_read(path, val, sizeof(val)) || strcmp(val, "1");
+	snprintf(path, sizeof(path), "%s/size", dir);
+	ns->blk_size_known = !znp_attr_read_u64(path, &ns->blk_sectors);
 	if (!ns->nsid)
 		read_nsid(dir, ns);
 }

@@ -188,6 +188,12 @@ static void cfg_key(const struct cfg_ctx *c, struct emu_dev *d, char *key, char 
 		d->max_xfer = (uint32_t)cfg_num(c, key, val);
 	} else if (!strcmp(key, "zdes")) {
 		d->zdes = (uint32_t)cfg_num(c, key, val);
+	} else if (!strcmp(key, "ms")) {
+		d->ms = (uint16_t)cfg_num(c, key, val);
+	} else if (!strcmp(key, "mset")) {
+		d->mset = (uint8_t)cfg_num(c, key, val);
+	} else if (!strcmp(key, "pi")) {
+		d->pi = (uint8_t)cfg_num(c, key, val);
 	} else if (!strcmp(key, "max_open")) {
 		d->max_open = (uint32_t)cfg_num(c, key, val);
 	} else if (!strcmp(key, "max_active")) {
@@ -286,6 +292,9 @@ static void cfg_twin(const struct cfg_ctx *c, struct emu_dev *d)
 	d->mdts_bytes = t->mdts_bytes;
 	d->max_xfer = t->max_xfer;
 	d->zdes = t->zdes;
+	d->ms = t->ms;
+	d->mset = t->mset;
+	d->pi = t->pi;
 	d->max_open = t->max_open;
 	d->max_active = t->max_active;
 	d->zasl_bytes = t->zasl_bytes;
@@ -326,6 +335,8 @@ static void cfg_finish(const struct cfg_ctx *c, struct emu_dev *d)
 		d->max_xfer = d->mdts_bytes ? d->mdts_bytes : 4u << 20;
 	if (d->zdes % 64 || d->zdes > 255 * 64)
 		cfg_die(c, "zdes must be a multiple of 64 up to 16320");
+	if (d->mset > 1 || d->pi > 3 || (d->pi && d->ms < 8))
+		cfg_die(c, "mset is 0 or 1, pi 0..3 and needs ms >= 8");
 	if (d->csi != 2) {
 		if (!d->nlbas)
 			cfg_die(c, "nlbas= is required for a conventional namespace");

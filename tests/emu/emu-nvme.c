@@ -94,8 +94,10 @@ static uint16_t id_ns(struct emu_dev *ns, void *out)
 
 	id->nsze = id->ncap = id->nuse = htole64(ns->nlbas);
 	id->nlbaf = 0;
-	id->flbas = 0;
+	id->flbas = ns->mset ? 1 << 4 : 0;
 	id->lbaf[0].ds = (uint8_t)ilog2_u32(ns->lba_size);
+	id->lbaf[0].ms = htole16(ns->ms);
+	id->dps = ns->pi;
 	id_ns_nguid(ns, id->nguid, id->eui64);
 	return 0;
 }

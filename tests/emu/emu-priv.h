@@ -74,6 +74,9 @@ struct emu_dev {
 	uint32_t mdts_bytes;		/* 0 = no limit advertised */
 	uint32_t max_xfer;		/* kernel max_hw_sectors in bytes */
 	uint32_t zdes;			/* descriptor extension bytes */
+	uint16_t ms;			/* metadata bytes per LBA (LBA Format MS) */
+	uint8_t mset;			/* 1: extended LBA (FLBAS bit 4) */
+	uint8_t pi;			/* protection information type (DPS) */
 	uint32_t max_open, max_active;	/* 0 = no limit */
 	uint32_t zasl_bytes;
 	char sn[21], mn[41], fr[9];

@@ -569,7 +569,12 @@ static void case_blk_mgmt(void)
  */
 static void case_is_nvme(void)
 {
-	static const struct { const char *name; unsigned int flags; int kind; bool nvme; } t[] = {
+	static const struct {
+		const char *name;
+		unsigned int flags;
+		enum znp_dev_kind kind;
+		bool nvme;
+	} t[] = {
 		{ "ng0n1", 0, ZNP_DEV_NVME_CHAR, true },
 		{ "nvme0n1", 0, ZNP_DEV_NVME_BLOCK, true },
 		{ "nvme1n1", ZNP_OPEN_ANY_BLOCK, ZNP_DEV_BLOCK, false },
@@ -582,7 +587,8 @@ static void case_is_nvme(void)
 		const char *why = NULL;
 		int ret;
 
-		snprintf(path, sizeof(path), "%s/dev/%s", root, t[i].name);
+		if (snprintf(path, sizeof(path), "%s/dev/%s", root, t[i].name) >= (int)sizeof(path))
+			continue;
 		ret = znp_dev_open(&env, path, t[i].flags, &dev, &why);
 		CHECK(ret == 0, "open %s: %d %s", t[i].name, ret, why ? why : "");
 		if (ret)

@@ -67,6 +67,111 @@ static void test_table(void)
 	}
 }
 
+/* LBA formats (QEMU nvme-ns ms=/mset=/pi=) on an npo2 96M/96M namespace. */
+struct fmt_row {
+	const char *what;
+	bool visible;
+	uint16_t ms;
+	bool ext;
+	uint8_t pi;
+	enum znp_verdict verdict, with_ublk;
+	uint32_t reasons;
+};
+
+#define MD ZNP_R_LBA_METADATA
+#define PI ZNP_R_PROT_INFO
+#define HID ZNP_R_BLK_HIDDEN
+#define V_MD ZNP_V_METADATA
+
+static const struct fmt_row fmt_rows[] = {
+	{ "no metadata, hidden", false, 0, false, 0, ZNP_V_NEEDS_KERNEL, ZNP_V_UBLK, NPO2 | HID },
+	{ "ms=8 extended, hidden", false, 8, true, 0, V_MD, V_MD, NPO2 | HID | MD },
+	{ "ms=8 separate, hidden", false, 8, false, 0, V_MD, V_MD, NPO2 | HID | MD },
+	{ "ms=8 pi=1 separate, hidden", false, 8, false, 1, V_MD, V_MD, NPO2 | HID | MD | PI },
+	{ "ms=8 pi=3 extended, hidden", false, 8, true, 3, V_MD, V_MD, NPO2 | HID | MD | PI },
+	{ "pi without metadata (bogus Identify), hidden", false, 0, false, 2, V_MD, V_MD,
+	  NPO2 | HID | PI },
+	{ "ms=64 separate, hidden", false, 64, false, 0, V_MD, V_MD, NPO2 | HID | MD },
+	/* the kernel's block device: separate metadata and exact PI tuples are served */
+	{ "ms=8 separate, visible", true, 8, false, 0, ZNP_V_MAPPABLE, ZNP_V_MAPPABLE, NPO2 | MD },
+	{ "ms=8 pi=1 separate, visible", true, 8, false, 1, ZNP_V_MAPPABLE, ZNP_V_MAPPABLE,
+	  NPO2 | MD | PI },
+	{ "ms=8 pi=1 extended, visible", true, 8, true, 1, ZNP_V_MAPPABLE, ZNP_V_MAPPABLE,
+	  NPO2 | MD | PI },
+	{ "ms=16 pi=2 extended, visible", true, 16, true, 2, ZNP_V_MAPPABLE, ZNP_V_MAPPABLE,
+	  NPO2 | MD | PI },
+	/* ... but an extended format with other metadata gets no capacity */
+	{ "ms=8 extended, visible", true, 8, true, 0, V_MD, V_MD, NPO2 | MD },
+	{ "ms=64 pi=1 extended, visible", true, 64, true, 1, V_MD, V_MD, NPO2 | MD | PI },
+};
+
+static void test_formats(void)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(fmt_rows) / sizeof(fmt_rows[0]); i++) {
+		const struct fmt_row *w = &fmt_rows[i];
+		struct znp_ns_info ns = { .blk_visible = w->visible };
+		struct znp_geom g = { .lba_size = 4096, .nlbas = 10 * 24576, .zone_size = 24576,
+				      .zone_cap = 24576, .md_bytes = w->ms, .md_extended = w->ext,
+				      .pi_type = w->pi };
+		struct znp_check_result r = { 0 };
+
+		CHECK_INT(znp_geom_init(&g), 0);
+		CHECK_INT(znp_check(&ns, &g, true, &r), 0);
+		CHECK(r.verdict == w->verdict, "%s: verdict %s, want %s", w->what,
+		      znp_verdict_name(r.verdict), znp_verdict_name(w->verdict));
+		CHECK(r.reasons == w->reasons, "%s: reasons 0x%x, want 0x%x", w->what,
+		      r.reasons, w->reasons);
+		CHECK(znp_lba_format_has_md(&g) == (w->ms || w->pi), "%s: has_md", w->what);
+		/* a kernel with zoned ublk (loaded or not) changes nothing for metadata */
+		znp_check_ublk(&r, true, true);
+		CHECK(r.verdict == w->with_ublk, "%s: with ublk %s, want %s", w->what,
+		      znp_verdict_name(r.verdict), znp_verdict_name(w->with_ublk));
+		if (w->with_ublk != ZNP_V_UBLK)
+			CHECK(!(r.reasons & ZNP_R_UBLK_ROUTE), "%s: ublk route reason", w->what);
+	}
+	/* precedence: po2, capacity < size and not-zoned win over the format */
+	{
+		struct znp_ns_info ns = { .blk_visible = false };
+		struct znp_geom g = { .lba_size = 4096, .nlbas = 8 * 32768, .zone_size = 32768,
+				      .zone_cap = 32768, .md_bytes = 8, .md_extended = true };
+		struct znp_check_result r = { 0 };
+
+		CHECK_INT(znp_geom_init(&g), 0);
+		CHECK_INT(znp_check(&ns, &g, true, &r), 0);
+		CHECK_INT(r.verdict, ZNP_V_PO2);
+		g.zone_size = 20480;
+		g.zone_cap = 16384;
+		g.nlbas = 10 * 20480;
+		CHECK_INT(znp_geom_init(&g), 0);
+		CHECK_INT(znp_check(&ns, &g, true, &r), 0);
+		CHECK_INT(r.verdict, ZNP_V_CAP_LT_SIZE);
+		CHECK(r.reasons & MD, "capacity-lt-size keeps the metadata reason");
+	}
+	/* the kernel's answer: a visible block device of capacity 0 */
+	{
+		struct znp_ns_info ns = { .blk_visible = true, .blk_size_known = true };
+		struct znp_geom g = { .lba_size = 4096, .nlbas = 10 * 24576, .zone_size = 24576,
+				      .zone_cap = 24576, .md_bytes = 8 };
+		struct znp_check_result r = { 0 };
+
+		CHECK_INT(znp_geom_init(&g), 0);
+		CHECK_INT(znp_check(&ns, &g, true, &r), 0);
+		CHECK_INT(r.verdict, ZNP_V_METADATA);
+		ns.blk_sectors = 10 * 24576 * 8;
+		CHECK_INT(znp_check(&ns, &g, true, &r), 0);
+		CHECK_INT(r.verdict, ZNP_V_MAPPABLE);
+		ns.blk_size_known = false;
+		ns.blk_sectors = 0;
+		CHECK_INT(znp_check(&ns, &g, true, &r), 0);
+		CHECK_INT(r.verdict, ZNP_V_MAPPABLE);
+	}
+	CHECK_STR(znp_verdict_name(ZNP_V_METADATA), "metadata-format");
+	CHECK_STR(znp_reason_name(ZNP_R_LBA_METADATA), "lba-metadata");
+	CHECK_STR(znp_reason_name(ZNP_R_PROT_INFO), "protection-info");
+}
+
 static void test_names_and_errors(void)
 {
 	struct znp_check_result r;
@@ -80,7 +185,7 @@ static void test_names_and_errors(void)
 	CHECK_INT(znp_check(NULL, NULL, false, &r), 0);
 	CHECK_INT(r.verdict, ZNP_V_NOT_ZNS);
 
-	for (v = ZNP_V_MAPPABLE; v <= ZNP_V_UBLK; v++) {
+	for (v = ZNP_V_MAPPABLE; v <= ZNP_V_METADATA; v++) {
 		CHECK(strcmp(znp_verdict_name(v), "unknown"), "verdict %d has no name", v);
 		CHECK(!strchr(znp_verdict_text(v), '\n'), "verdict %d text is not one line", v);
 	}
@@ -96,6 +201,7 @@ static void test_names_and_errors(void)
 int main(void)
 {
 	test_table();
+	test_formats();
 	test_names_and_errors();
 	return t_done("test-check");
 }

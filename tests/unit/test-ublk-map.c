@@ -5,7 +5,9 @@
  * zone descriptor conversion, append placement, NVMe status decoding.
  * Expected values are computed by hand from the configured shapes.
  */
+#include <endian.h>
 #include <errno.h>
+#include <string.h>
 
 #include "test.h"
 #include "ublk-map.h"
@@ -95,6 +97,66 @@ static void test_geom(void)
 	CHECK_INT(h.max_sectors, 752);			/* 750 rounded up to pages */
 	CHECK_INT(h.max_cmd_sectors, 248);
 	CHECK(h.max_sectors * 8 >= h.nr_zones, "one report request holds every zone");
+}
+
+/* LBA formats with metadata or PI are refused. */
+static void test_geom_formats(void)
+{
+	static const struct { uint16_t ms; bool ext; uint8_t pi; } f[] = {
+		{ 8, true, 0 }, { 8, false, 0 }, { 8, false, 1 }, { 8, true, 1 }, { 0, false, 2 },
+	};
+	struct znp_ublk_geom h;
+	struct znp_geom n;
+	const char *why;
+	size_t i;
+
+	for (i = 0; i < sizeof(f) / sizeof(f[0]); i++) {
+		n = ns(4096, 24576, 8, 0);
+		n.md_bytes = f[i].ms;
+		n.md_extended = f[i].ext;
+		n.pi_type = f[i].pi;
+		why = NULL;
+		CHECK_INT(znp_ublk_geom_compute(&n, 0, false, &h, &why), -EINVAL);
+		CHECK(why && strstr(why, "metadata"), "format %zu: reason %s", i, why);
+	}
+}
+
+/* ZDES does not reach the parser: the server asks for basic reports. */
+static void test_geom_zdes(void)
+{
+	struct znp_ublk_geom h;
+	struct znp_geom n;
+	const char *why;
+
+	/* 64-byte extensions: basic reports, so descriptors parse at 64 bytes */
+	n = ns(4096, 24576, 8, 0);
+	n.zdes_bytes = 64;
+	CHECK_INT(znp_ublk_geom_compute(&n, 0, false, &h, &why), 0);
+	CHECK_INT(h.ns.zdes_bytes, 0);
+	CHECK_U64(h.ns.zone_size, 24576);
+	/* a basic report of 3 zones, as ZRA 0x00 returns it, parses whole */
+	{
+		unsigned char rep[64 + 3 * 64] = { 0 };
+		struct znp_zone z[3];
+		uint64_t nr;
+		size_t np, i;
+
+		rep[0] = 3;
+		for (i = 0; i < 3; i++) {
+			unsigned char *d = rep + 64 + i * 64;
+			uint64_t slba = i * 24576;
+
+			d[0] = 0x2;				/* sequential write required */
+			d[1] = 0x1 << 4;			/* empty */
+			memcpy(d + 8, &(uint64_t){ htole64(24576) }, 8);
+			memcpy(d + 16, &(uint64_t){ htole64(slba) }, 8);
+			memcpy(d + 24, &(uint64_t){ htole64(slba) }, 8);
+		}
+		CHECK_INT(znp_zdesc_parse(&h.ns, rep, sizeof(rep), &nr, z, 3, &np), 0);
+		CHECK_U64(np, 3);
+		for (i = 0; i < np; i++)
+			CHECK_U64(z[i].start, i * 24576);
+	}
 }
 
 static void test_geom_refusals(void)
@@ -271,6 +333,52 @@ static void test_status(void)
 	CHECK_INT(znp_ublk_status_errno(0x4001), -EOPNOTSUPP);
 }
 
+/* What the server does with each failure: fail, retry, look at the write pointer, leave. */
+static void test_verdict(void)
+{
+	CHECK_INT(znp_ublk_status_verdict(-ENODEV, true), ZNP_UBLK_GONE);
+	CHECK_INT(znp_ublk_status_verdict(-ENXIO, false), ZNP_UBLK_GONE);
+	CHECK_INT(znp_ublk_status_verdict(-EINTR, false), ZNP_UBLK_RETRY);	/* cancelled */
+	CHECK_INT(znp_ublk_status_verdict(-ENOMEM, true), ZNP_UBLK_FAIL);
+	CHECK_INT(znp_ublk_status_verdict(0x370, true), ZNP_UBLK_RETRY);	/* path error */
+	CHECK_INT(znp_ublk_status_verdict(0x371, false), ZNP_UBLK_RETRY);	/* host abort */
+	CHECK_INT(znp_ublk_status_verdict(0x4371, false), ZNP_UBLK_RETRY);
+	CHECK_INT(znp_ublk_status_verdict(0x0082, false), ZNP_UBLK_RETRY);	/* not ready */
+	CHECK_INT(znp_ublk_status_verdict(0x4082, false), ZNP_UBLK_FAIL);	/* ... DNR */
+	CHECK_INT(znp_ublk_status_verdict(0x41bc, true), ZNP_UBLK_CHECK_WP);	/* invalid write */
+	CHECK_INT(znp_ublk_status_verdict(0x41b9, true), ZNP_UBLK_CHECK_WP);	/* zone full */
+	CHECK_INT(znp_ublk_status_verdict(0x41b8, true), ZNP_UBLK_CHECK_WP);	/* boundary */
+	CHECK_INT(znp_ublk_status_verdict(0x41bc, false), ZNP_UBLK_FAIL);
+	CHECK_INT(znp_ublk_status_verdict(0x41bd, true), ZNP_UBLK_FAIL);	/* too many active */
+	CHECK_INT(znp_ublk_status_verdict(0x4002, true), ZNP_UBLK_FAIL);
+}
+
+/* Two namespaces, or one namespace in two shapes, never share a fingerprint. */
+static void test_fingerprint(void)
+{
+	struct znp_ns_info a, b;
+	struct znp_geom g96 = ns(4096, 24576, 8, 0), g100 = ns(4096, 25600, 8, 0);
+	uint64_t fa;
+
+	memset(&a, 0, sizeof(a));
+	memcpy(a.serial, "npo2zns0001", 11);
+	a.nsid = 1;
+	b = a;
+	b.nsid = 2;
+	g96.zone_cap = 24576;
+	g100.zone_cap = 24576;		/* same capacity, another zone size */
+	fa = znp_ublk_fingerprint(&a, &g96);
+	CHECK(fa != 0);
+	CHECK_U64(znp_ublk_fingerprint(&a, &g96), fa);
+	CHECK(znp_ublk_fingerprint(&b, &g96) != fa);
+	CHECK(znp_ublk_fingerprint(&a, &g100) != fa);
+	g96.zone_cap = 23552;		/* 96 MiB zones with 92 MiB capacity */
+	CHECK(znp_ublk_fingerprint(&a, &g96) != fa);
+	g96.zone_cap = 24576;
+	a.nguid[15] = 1;
+	CHECK(znp_ublk_fingerprint(&a, &g96) != fa);
+}
+
 /* The geometry helpers the server uses, on the po2 space of a 96 MiB-zone namespace. */
 static void test_po2_helpers(void)
 {
@@ -289,10 +397,14 @@ int main(void)
 {
 	test_geom();
 	test_geom_refusals();
+	test_geom_zdes();
+	test_geom_formats();
 	test_rw();
 	test_zone_and_alba();
 	test_zone_to_blk();
 	test_status();
+	test_verdict();
+	test_fingerprint();
 	test_po2_helpers();
 	return t_done("ublk-map");
 }

@@ -23,8 +23,11 @@ usage: $0 --kernel stock|BZIMAGE --guest SCRIPT [options]
   --kernel stock|PATH   Debian's stock $STOCK_KVER kernel (+ modules), or a bzImage with drivers built in
   --guest SCRIPT        guest script, run by /init with sh after sourcing tests/vm/guest/lib.sh
   --ns SPEC             ctrl=N,nsid=N,size=1G,lbas=4096[,zoned=1,zsze=96M,zcap=96M,max_open=N,max_active=N][,detached=1]
+                        [,ms=N,mset=0|1,pi=0..3,pil=0|1][,zdes=BYTES]
                         (repeatable; one NVMe controller per distinct ctrl; detached=1: in the
-                        subsystem but not attached at boot, needs --subsys)
+                        subsystem but not attached at boot, needs --subsys; ms/mset/pi/pil: the
+                        LBA format's metadata bytes, extended LBA, PI type and location; zdes:
+                        zone descriptor extension size, zoned.descr_ext_size)
   --subsys CTRL         put controller CTRL in an NVMe subsystem of its own (nvme-subsys, so that
                         Namespace Attachment works; the host sees it as multipath); repeatable
   --preset standard     ctrl0: A 96M/96M, B 128M/96M, C 80M/64M, D conventional; ctrl1: E 48M/48M on 512 B LBAs
@@ -291,11 +294,12 @@ detached_conf="# ctrl nsid of the namespaces not attached at boot"
 i=0
 for spec in "${nsspecs[@]}"; do
 	ctrl= nsid= size= lbas=4096 zoned=0 zsze= zcap= max_open= max_active= detached=0
+	ms= mset= pi= pil= zdes=
 	IFS=, read -ra kvs <<<"$spec"
 	for kv in "${kvs[@]}"; do
 		k=${kv%%=*} v=${kv#*=}
 		case "$k" in
-		ctrl|nsid|lbas|zoned|max_open|max_active|detached)
+		ctrl|nsid|lbas|zoned|max_open|max_active|detached|ms|mset|pi|pil|zdes)
 			case "$v" in ''|*[!0-9]*) die "--ns $spec: bad $k" ;; esac
 			printf -v "$k" '%s' "$v" ;;
 		size|zsze|zcap) printf -v "$k" '%s' "$(bytes "$v")" ;;
@@ -325,7 +329,13 @@ for spec in "${nsspecs[@]}"; do
 		dev+=",zoned=true,zoned.zone_size=$zsze,zoned.zone_capacity=$zcap"
 		[ -n "$max_open" ] && dev+=",zoned.max_open=$max_open"
 		[ -n "$max_active" ] && dev+=",zoned.max_active=$max_active"
+		[ -n "$zdes" ] && dev+=",zoned.descr_ext_size=$zdes"
 	fi
+	[ "$zoned" = 1 ] || [ -z "$zdes" ] || die "--ns $spec: zdes needs zoned=1"
+	[ -n "$ms" ] && dev+=",ms=$ms"
+	[ -n "$mset" ] && dev+=",mset=$mset"
+	[ -n "$pi" ] && dev+=",pi=$pi"
+	[ -n "$pil" ] && dev+=",pil=$pil"
 	if [ "$detached" = 1 ]; then
 		dev+=",detached=on"
 		detached_conf+=$'\n'"$ctrl $nsid"

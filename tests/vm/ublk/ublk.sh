@@ -210,6 +210,52 @@ mirrored "ublk zones: open empty" 6 oe 0
 expect_ok "ublk zones: blkzone close it" blkzone close -o "$(sector 6 0)" -c 1 /dev/ublkb0
 expect_ok "ublk zones: close of an empty open zone: both reports agree" agree 6
 
+# ---- FUA and flush reach the namespace (nvme trace events) ------------------
+# the server must turn REQ_FUA into the FUA bit of the NVMe Write (control
+# 0x4000 in the trace) and REQ_PREFLUSH/fsync into an NVMe Flush; a plain
+# write carries no FUA. Judged on the NVMe commands the namespace receives.
+T=/sys/kernel/tracing
+[ -e $T/trace ] || mount -t tracefs nodev $T 2>/dev/null
+expect_eq "ublk fua: the device advertises FUA and a write-back cache (QEMU's volatile cache)" \
+	"$(cat $q/fua) $(cat $q/write_cache)" "1 write back"
+# trace_io NAME CMD...: run CMD with the nvme_setup_cmd event on; the
+# namespace's commands (Write, Flush) in /tmp/NAME.trace
+trace_io() {
+	local name=$1
+	shift
+	echo 0 >$T/tracing_on
+	echo >$T/trace
+	echo 1 >$T/events/nvme/nvme_setup_cmd/enable
+	echo 1 >$T/tracing_on
+	"$@" >/dev/null 2>&1
+	local rc=$?
+	echo 0 >$T/tracing_on
+	grep -o 'nvme_cmd_\(write\|flush\)[^)]*' $T/trace >/tmp/$name.trace
+	return $rc
+}
+f6=$(nslba 6 0)
+expect_ok "ublk fua: an O_DIRECT|O_SYNC 4 KiB write to zone 6" \
+	trace_io dsync fio --name=dsync --filename=/dev/ublkb0 --ioengine=psync --rw=write \
+	--bs=4k --size=4k --offset=$(($(sector 6 0) * 512)) --direct=1 --sync=1
+expect_eq "ublk fua: it reached the namespace as one NVMe Write with FUA (ctrl=0x4000)" \
+	"$(grep -c "nvme_cmd_write slba=$f6, len=0, ctrl=0x4000" /tmp/dsync.trace)" 1
+expect_match "ublk fua: and the O_SYNC write's fsync as an NVMe Flush" "nvme_cmd_flush" "$(cat /tmp/dsync.trace)"
+expect_ok "ublk fua: a plain O_DIRECT 4 KiB write to zone 6" \
+	trace_io plain dd if=/tmp/z64 of=/dev/ublkb0 bs=4096 count=1 \
+	seek=$((($(sector 6 1)) * 512)) oflag=direct,seek_bytes
+expect_eq "ublk fua: it reached the namespace as an NVMe Write without FUA, and no flush" \
+	"$(cat /tmp/plain.trace)" "nvme_cmd_write slba=$((f6 + 1)), len=0, ctrl=0x0, dsmgmt=0, reftag=0"
+expect_ok "ublk fua: an O_DIRECT 4 KiB write then fsync (conv=fsync)" \
+	trace_io fsync dd if=/tmp/z64 of=/dev/ublkb0 bs=4096 count=1 \
+	seek=$((($(sector 6 2)) * 512)) oflag=direct,seek_bytes conv=fsync
+expect_eq "ublk fua: a Write without FUA, then an NVMe Flush" \
+	"$(sed 's/ *slba=.*ctrl=\(0x[0-9a-f]*\).*/ \1/; s/^nvme_cmd_flush .*/nvme_cmd_flush/' /tmp/fsync.trace | tr '\n' ' ')" \
+	"nvme_cmd_write 0x0 nvme_cmd_flush "
+echo 0 >$T/events/nvme/nvme_setup_cmd/enable
+mirrored "ublk fua: zone 6 holds the three 4 KiB writes" 6 oi 3
+cat /tmp/dsync.trace /tmp/plain.trace /tmp/fsync.trace | sed 's/^/#   trace: /'
+expect_ok "ublk fua: zone 6 reset" blkzone reset -o "$(sector 6 0)" -c 1 /dev/ublkb0
+
 # ---- zone append (nvmet loop export of /dev/ublkb0: the target issues
 # REQ_OP_ZONE_APPEND on the ublk device) --------------------------------------
 CFS=/sys/kernel/config/nvmet
