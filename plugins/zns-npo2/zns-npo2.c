@@ -90,8 +90,9 @@ static int glue_take(const struct znp_cli *cli, const struct znp_cmd_desc *c,
 	char what[64];
 	size_t i;
 
-	for (i = optind; i < (size_t)argc && o->nargs < ZNP_MAX_ARGS; i++)
-		o->args[o->nargs++] = argv[i];
+	/* extra arguments are kept for znp_cli_run() to report */
+	for (i = optind; i < (size_t)argc; i++)
+		znp_cli_add_arg(o, argv[i]);
 	for (i = 0; i < n; i++) {
 		const struct znp_opt_desc *d = slots[i].d;
 		const char *why = NULL;
@@ -164,6 +165,8 @@ static int glue_run(int argc, char **argv, const char *name)
 			goto out;
 	}
 	code = znp_cli_run(&cli, c, &o);
+	/* nvme-cli owns stdout and closes it: flush and check it here */
+	code = znp_cli_close_out(&cli, c->name, code, false);
 out:
 	free(ac);
 	free(slots);

@@ -58,7 +58,7 @@ int znp_cli_fail(const struct znp_cli *cli, const char *subject,
 		 const char *what, int ret)
 {
 	znp_cli_err_ret(cli, ret, subject, "%s: %s", what, znp_strerror(ret));
-	return znp_exit_from_ret(ret);
+	return znp_cli_exit(cli, ret);
 }
 
 const char *znp_cli_conf_strerror(const char *conf, int ret, char *buf, size_t size)
@@ -100,7 +100,7 @@ int znp_cli_open_dev(const struct znp_cli *cli, const struct znp_opts *o,
 			   &dev, &why);
 	if (ret) {
 		znp_cli_err_ret(cli, ret, path, "%s", why ? why : znp_strerror(ret));
-		return znp_exit_from_ret(ret);
+		return znp_cli_exit(cli, ret);
 	}
 	if (znp_opt_given(o, ZNP_O_NSID)) {
 		if (!znp_dev_is_nvme(dev)) {

@@ -127,7 +127,7 @@ static int restore_entry(unsigned int lineno, const struct znp_dmconf_entry *e,
 	if (ret) {
 		snprintf(msg, sizeof(msg), "%s", dwhy ? dwhy : znp_strerror(ret));
 		re.error = msg;
-		restore_result(r, &re, znp_exit_from_ret(ret));
+		restore_result(r, &re, znp_cli_exit(r->cli, ret));
 		return 0;
 	}
 	if (e->ublk) {

@@ -432,5 +432,6 @@ int znp_dev_probe_flags(struct znp_dev *dev, unsigned int flags)
 
 bool znp_dev_is_nvme(const struct znp_dev *dev)
 {
-	return dev && dev->kind != ZNP_DEV_ZONED_BLOCK;
+	/* not "!= ZNP_DEV_ZONED_BLOCK": a block device that is not zoned has no backend */
+	return dev && (dev->kind == ZNP_DEV_NVME_CHAR || dev->kind == ZNP_DEV_NVME_BLOCK);
 }

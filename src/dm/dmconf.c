@@ -250,8 +250,12 @@ int znp_dmconf_drop(const char *path, const char *ident, const char *name)
 	while (!found && (line = znp_line_next(old, len, &off, &n)))
 		found = znp_dmconf_parse_line(line, n, &e, &why) == 1 &&
 			((ident && !strcmp(e.ident, ident)) || (!ident && name && !strcmp(e.name, name)));
-	if (found)
-		ret = rewrite(path, old, len, ident, ident ? NULL : name, NULL) > 0;
+	if (found) {
+		/* lines dropped or -errno: a failed rewrite is not "not recorded" */
+		ret = rewrite(path, old, len, ident, ident ? NULL : name, NULL);
+		if (ret > 0)
+			ret = 1;
+	}
 out:
 	free(old);
 	close(lock);

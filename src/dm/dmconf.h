@@ -37,7 +37,9 @@ int znp_dmconf_put(const char *path, const struct znp_dmconf_entry *e);
 /**
  * znp_dmconf_drop() - forget the entry with identity @ident (or, when @ident
  * is NULL, name @name)
- * Return: 1 removed, 0 not recorded (file untouched), or -errno.
+ * Return: 1 removed, 0 not recorded (no such entry, or no file: untouched),
+ * or -errno (the entry may still be there: a rewrite that failed leaves the
+ * file as it was).
  */
 int znp_dmconf_drop(const char *path, const char *ident, const char *name);
 

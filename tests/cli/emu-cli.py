@@ -405,9 +405,11 @@ def test_streaming(root):
           'report -o json: peak RSS %d KiB for 2000 zones, %d KiB for 200000' % (rss1, rss2))
 
 
-# A report that fails in its second transfer (8 KiB MDTS: 127 descriptors each).
+# A report that fails in its second transfer (8 KiB MDTS: 127 descriptors each);
+# a namespace that answers Zone Management Send with Invalid Command Opcode.
 FAULT_CONFIG = """\
 path=dev/ng8n1 kind=ng ctrl=nvme8 nsid=1 lba=512 zsze=0x3000 zcap=0x3000 zones=200 disk=none mdts=8k fail_io=0x7a:2:0x4002
+path=dev/ng9n1 kind=ng ctrl=nvme9 nsid=1 lba=512 zsze=0x3000 zcap=0x3000 zones=4 disk=none fail_io=0x79:*:0x4001
 """
 
 
@@ -435,6 +437,41 @@ def test_report_fault(root):
           'report text failing mid-way -> exit 1 after %d rows' % len(rows))
 
 
+def test_invalid_opcode(root):
+    """Invalid Command Opcode (SC 0x01, DNR) means "not supported": exit 5 from
+    every command that sends it, discard as well as the zone operations."""
+    zs = 0x3000
+    for args in (['reset', 'dev/ng9n1', '-s', '0', '-f'],
+                 ['finish', 'dev/ng9n1', '-a', '-f'],
+                 ['discard', 'dev/ng9n1', '--lba', '--length', hex(zs), '-f'],
+                 ['discard', 'dev/ng9n1', '--lba', '--length', hex(2 * zs), '-q', '1', '-f'],
+                 ['discard', 'dev/ng9n1', '-f', '-o', 'json']):
+        r = Run(root, args)
+        line = r.err.rstrip('\n').split('\n')[-1]
+        check(r.rc == 5 and line.startswith('%s: dev/ng9n1: ' % PROG) and '0x4001' in line and
+              len(r.sends()) >= 1,
+              '%s: Invalid Opcode -> exit 5 (got %d, %d sent, %r)' %
+              (' '.join(args), r.rc, len(r.sends()), r.err))
+
+
+def test_stdout_full(root):
+    """A result that cannot be written (stdout on /dev/full) exits 1 with one
+    line, although the device did what was asked (util-linux close_stdout)."""
+    env = znptest.emu_env(EMU, root)
+    for args in (['report', 'dev/ng9n1', '-o', 'json'], ['report', 'dev/ng9n1'],
+                 ['check', 'dev/ng9n1', '-o', 'json']):
+        with open('/dev/full', 'w') as full:
+            p = subprocess.run([BIN] + args, cwd=root, env=env, stdout=full,
+                               stderr=subprocess.PIPE, text=True, stdin=subprocess.DEVNULL)
+        # check keeps its verdict (11: npo2, no block device, needs kernel patches)
+        want = {'report': 1, 'check': 11}[args[0]]
+        lines = p.stderr.splitlines()
+        check(p.returncode == want and len(lines) == 1 and
+              lines[0].startswith('%s: %s: cannot write standard output' % (PROG, args[0])),
+              '%s >/dev/full -> exit %d, one line (got %d, %r)' %
+              (' '.join(args), want, p.returncode, p.stderr))
+
+
 def main():
     with tempfile.TemporaryDirectory() as root:
         znptest.setup(root, MKFAKE, CONFIG)
@@ -448,6 +485,8 @@ def main():
     with tempfile.TemporaryDirectory() as root:
         znptest.setup(root, MKFAKE, FAULT_CONFIG)
         test_report_fault(root)
+        test_invalid_opcode(root)
+        test_stdout_full(root)
     return znptest.summary()
 
 

@@ -88,6 +88,28 @@ same list unexpected-arg
 same discard /dev/null -f
 same map /dev/null
 same status
+# the command line contract of the table: more arguments than a command
+# takes (map: four devices), option rules
+same map /dev/null b c d e --name n
+same map /dev/null b c d e f g
+same unmap /dev/null x
+same map /dev/null --queues 2
+same map --restore /dev/null
+same map --ublk /dev/null --recover
+same discard /dev/null -r - --offset 0
+# output that cannot be written (a full disk): exit 1 and one line from both
+# front-ends, although the command itself succeeded
+for fe in "$ZNP" "$NVME zns-npo2"; do
+	# shellcheck disable=SC2086 # "$NVME zns-npo2" is two words
+	$fe list -o json >/dev/full 2>"$tmp/full.err"
+	rc=$?
+	if [ $rc = 1 ] && [ "$(wc -l <"$tmp/full.err")" = 1 ] &&
+		grep -Eq '^nvme[ -]zns-npo2: list: cannot write standard output' "$tmp/full.err"; then
+		ok "$fe list -o json >/dev/full: exit 1, one line"
+	else
+		bad "$fe list -o json >/dev/full: exit $rc, $(cat "$tmp/full.err")"
+	fi
+done
 
 # 2. Emulated namespaces: npo2 ZNS (hidden block device, mixed zone states,
 # open/active limits), po2 ZNS with a visible block device, a conventional
