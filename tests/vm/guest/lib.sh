@@ -245,15 +245,20 @@ nvmet_loop_port() {
 		echo loop >/sys/kernel/config/nvmet/ports/1/addr_trtype
 }
 
-# nvmet_export NQN DEVICE: subsystem NQN (any host allowed) with the block
-# device DEVICE (a path) as namespace 1 on loop port 1 (nvmet_loop_port).
-# Status 2 if the subsystem cannot be set up, 1 if the target refuses to
-# enable the namespace.
+# nvmet_export NQN DEVICE [ATTR=VALUE...]: subsystem NQN (any host allowed)
+# with the block device DEVICE (a path) as namespace 1 on loop port 1
+# (nvmet_loop_port); each ATTR=VALUE is written to the namespace's configfs
+# attribute ATTR before it is enabled. Status 2 if the subsystem cannot be
+# set up, 1 if the target refuses to enable the namespace.
 nvmet_export() {
-	local s=/sys/kernel/config/nvmet/subsystems/$1
+	local s=/sys/kernel/config/nvmet/subsystems/$1 a
 	mkdir "$s" && echo 1 >"$s/attr_allow_any_host" &&
 		mkdir "$s/namespaces/1" &&
 		echo "$2" >"$s/namespaces/1/device_path" || return 2
+	shift 2
+	for a in "$@"; do
+		echo "${a#*=}" >"$s/namespaces/1/${a%%=*}" || return 2
+	done
 	echo 1 >"$s/namespaces/1/enable" 2>/dev/null || return 1
 	ln -s "$s" "/sys/kernel/config/nvmet/ports/1/subsystems/$1"
 }
