@@ -1,5 +1,5 @@
 #!/bin/bash
-# Layer 5: QEMU end-to-end tests on Debian's stock 6.12 kernel (ng path,
+# Layer 50: QEMU end-to-end tests on Debian's stock 6.12 kernel (ng path,
 # hidden npo2 block devices): guest assertions (tests/vm/guest/stock.sh)
 # plus host-side JSON checks of the same run (tests/vm/check-stock.py).
 set -uo pipefail

@@ -1,5 +1,5 @@
 #!/bin/bash
-# Layer 5b: async engine in QEMU on the stock kernel: batched zone resets and
+# Layer 55: async engine in QEMU on the stock kernel: batched zone resets and
 # finishes through io_uring NVMe passthrough on an npo2 ng device (checked
 # with nvme-cli's report), Dataset Management on a conventional namespace
 # (data read back), refusals (partial zones, misalignment), forced sync path.

@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-or-later
-# Layer 5b: the nvme-cli plugin in QEMU on Debian's stock 6.12 kernel
+# Layer 58: the nvme-cli plugin in QEMU on Debian's stock 6.12 kernel
 # (--preset standard): `nvme zns-npo2 <cmd>` against `nvme-zns-npo2 <cmd>`
 # for every command of the table (tests/vm/plugin/guest.sh), then host-side
 # checks of the plugin's JSON against the configured namespaces. One VM run

@@ -1,5 +1,5 @@
 #!/bin/bash
-# Layer 6b: the patched kernel in QEMU: npo2 NVMe ZNS namespaces as zoned
+# Layer 70: the patched kernel in QEMU: npo2 NVMe ZNS namespaces as zoned
 # block devices (and the po2 ones unchanged), npo2 null_blk through module
 # parameters and configfs, the NVMe target exporting npo2 zoned devices,
 # zonefs, zone append, dm-zoned refusing npo2. Guest scripts live in

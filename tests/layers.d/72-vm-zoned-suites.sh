@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-or-later
-# make test layer 72: the risky zoned paths of the kernel series, on the
+# Layer 72: the risky zoned paths of the kernel series, on the
 # patched kernel in QEMU (single-threaded TCG).
 #   zoned-paths.sh  Zone Append carried by the block layer to an npo2 NVMe
 #                   namespace (nvmet loop exporting its block device), zone

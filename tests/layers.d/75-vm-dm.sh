@@ -1,5 +1,5 @@
 #!/bin/bash
-# make test layer 75: device mapper on the patched kernel in QEMU. dm-po2zone
+# Layer 75: device mapper on the patched kernel in QEMU. dm-po2zone
 # (and the dm core changes) with real I/O on an npo2 null_blk and on QEMU's
 # npo2 ZNS namespaces, f2fs on a mapping, bad tables.
 # Needs build/kernel/bzImage (layer 60, make kernel).

@@ -1,5 +1,5 @@
 #!/bin/bash
-# make test layer 76: the patched kernel in QEMU, what the series adds beyond
+# Layer 76: the patched kernel in QEMU, what the series adds beyond
 # layers 70 and 75: f2fs directly on npo2 zoned devices (the raw npo2 NVMe
 # namespace, an npo2 null_blk with a smaller last zone), formatted with
 # Debian's f2fs-tools plus kernel-patches/f2fs-tools/ (and Debian's own

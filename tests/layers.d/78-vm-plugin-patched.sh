@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-or-later
-# Layer 6e: the nvme-cli plugin in QEMU on the patched kernel (npo2 block
+# Layer 78: the nvme-cli plugin in QEMU on the patched kernel (npo2 block
 # devices, dm-po2zone): the guest of layer 58 (tests/vm/plugin/guest.sh)
 # again, where the npo2 namespaces have block devices and `map` works, so
 # map/status/unmap are compared on a real mapping too.

@@ -1,5 +1,5 @@
 #!/bin/bash
-# make test layer 80: map / unmap / status / list and persistence in QEMU.
+# Layer 80: map / unmap / status / list and persistence in QEMU.
 # Boot 0 (tests/vm/patched-map/stock.sh) checks the refusals on Debian's stock
 # kernel, which hides npo2 namespaces. Boot 1 (tests/vm/patched-map/map.sh) maps QEMU's
 # npo2 namespaces and an npo2 null_blk, checks every refusal and kills `map`

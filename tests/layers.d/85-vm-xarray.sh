@@ -1,5 +1,5 @@
 #!/bin/bash
-# Layer 8c: the nvme host xarray series (kernel-patches/xarray) in QEMU on
+# Layer 85: the nvme host xarray series (kernel-patches/xarray) in QEMU on
 # the patched kernel: namespace churn on an NVMe-oF loop controller with 42+
 # namespaces added and removed through configfs while fio runs on the
 # others, a QEMU controller with 34 namespaces rescanned under I/O, and
