@@ -22,8 +22,9 @@ with the reason). Exit 2: the tree does not build or the fast suite fails
 without a mutant.
 
 Options: --list (print the mutants, run nothing), --file PATH (only mutants
-of that file, repeatable), --only ID (one mutant, repeatable). build-mutate/
-is kept and reused by the next run (make clean removes it).
+of that file, repeatable), --only ID (one mutant, repeatable), --workdir DIR (instead of
+build-mutate/, e.g. for two runs at once). The work directory is kept and
+reused by the next run (make clean removes build-*).
 """
 import argparse
 import os
@@ -42,9 +43,17 @@ TARGETS = [
 ]
 REL_SWAP = {'<': '<=', '<=': '<', '>': '>=', '>=': '>'}
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-WORK = os.path.join(ROOT, 'build-mutate')
-TREE = os.path.join(WORK, 'tree')
-BUILD = os.path.join(TREE, 'build')
+WORK = TREE = BUILD = None
+
+
+def set_workdir(d):
+    global WORK, TREE, BUILD
+    WORK = os.path.abspath(d)
+    TREE = os.path.join(WORK, 'tree')
+    BUILD = os.path.join(TREE, 'build')
+
+
+set_workdir(os.path.join(ROOT, 'build-mutate'))
 
 
 def blank_comments_strings(text):
@@ -91,10 +100,13 @@ def matching_paren(code, i):
 REL_RE = re.compile(r'(?<![<>=!\-])(<=|>=|<|>)(?![<>=])')
 LIT_RE = re.compile(r'(?:(?<![<>=!\-])(?:[<>]=?|[=!]=)(?![<>])\s*(\d+)u?\b)|(?:\b(\d+)u?\s*(?:[<>]=?|[=!]=)(?![<>]))')
 IF_RE = re.compile(r'\bif\s*\(')
+# a function definition's name: at the start of a line, "type name(" or "name("
+FUNC_RE = re.compile(r'^[A-Za-z_][^;\n=]*?\b([A-Za-z_]\w*)\s*\(', re.M)
 
 
-def mutants_of(path):
-    text = open(os.path.join(ROOT, path)).read()
+def mutants_of(path, text=None):
+    if text is None:
+        text = open(os.path.join(ROOT, path)).read()
     code = blank_comments_strings(text)
     muts = []
 
@@ -103,11 +115,13 @@ def mutants_of(path):
         ls = text.rfind('\n', 0, start) + 1
         le = text.find('\n', end)
         le = len(text) if le < 0 else le
+        fn = FUNC_RE.findall(code, 0, start)
         muts.append({
             'file': path, 'line': line, 'kind': kind,
+            'func': fn[-1] if fn else '',
             'start': start, 'end': end, 'new': new,
-            'before': text[ls:le].strip(),
-            'after': (text[ls:start] + new + text[end:le]).strip(),
+            'before': ' '.join(text[ls:le].split()),
+            'after': ' '.join((text[ls:start] + new + text[end:le]).split()),
         })
 
     for m in REL_RE.finditer(code):
@@ -148,16 +162,24 @@ def run(cmd, log, timeout=None):
             return 124
 
 
-def prepare(log):
-    """copy the tracked files (as they are in the work tree) to TREE, set up
-    its build directory"""
-    files = subprocess.run(['git', '-C', ROOT, 'ls-files', '-z'], check=True,
-                           stdout=subprocess.PIPE).stdout.split(b'\0')
+def prepare(log, rev=None):
+    """copy the tracked files (as they are in the work tree, or at commit
+    REV) to TREE, set up its build directory"""
+    src_root = ROOT.encode()
+    if rev:
+        src_root = os.path.join(WORK, 'rev').encode()
+        shutil.rmtree(src_root, ignore_errors=True)
+        os.makedirs(src_root)
+        subprocess.run('git -C "%s" archive "%s" | tar -x -C "%s"' % (ROOT, rev, src_root.decode()),
+                       shell=True, check=True)
+    files = subprocess.run(['git', '-C', ROOT, 'ls-files', '-z'] if not rev else
+                           ['git', '-C', ROOT, 'ls-tree', '-r', '-z', '--name-only', rev],
+                           check=True, stdout=subprocess.PIPE).stdout.split(b'\0')
     os.makedirs(TREE, exist_ok=True)
     for f in files:
         if not f:
             continue
-        src = os.path.join(ROOT.encode(), f)
+        src = os.path.join(src_root, f)
         dst = os.path.join(TREE.encode(), f)
         if not os.path.isfile(src):
             continue
@@ -185,7 +207,9 @@ def suite(log):
 
 
 def load_equivalent():
-    """mutant keys "FILE:LINE: MUTATED LINE" that cannot change behaviour"""
+    """keys "FILE FUNCTION: LINE -> MUTATED LINE" (whitespace runs as one
+    space) of the mutants no fast test can kill, each line "KEY<TAB># reason";
+    no line numbers, so that edits elsewhere keep the list valid"""
     eq = set()
     p = os.path.join(ROOT, 'scripts', 'mutate-equivalent.txt')
     if os.path.exists(p):
@@ -197,7 +221,7 @@ def load_equivalent():
 
 
 def key(mu):
-    return '%s: %s' % (mu['file'], mu['after'])
+    return '%s %s: %s -> %s' % (mu['file'], mu['func'], mu['before'], mu['after'])
 
 
 def main():
@@ -205,19 +229,30 @@ def main():
     ap.add_argument('--list', action='store_true')
     ap.add_argument('--file', action='append')
     ap.add_argument('--only', action='append')
+    ap.add_argument('--workdir')
+    ap.add_argument('--rev')
+    ap.add_argument('--all', action='store_true')
     a = ap.parse_args()
+    if a.workdir:
+        set_workdir(a.workdir)
 
     files = a.file or TARGETS
     all_muts = []
     originals = {}
     for f in files:
-        originals[f], ms = mutants_of(f)
+        if a.rev:
+            text = subprocess.run(['git', '-C', ROOT, 'show', '%s:%s' % (a.rev, f)], check=True,
+                                  stdout=subprocess.PIPE, universal_newlines=True).stdout
+            originals[f], ms = mutants_of(f, text)
+        else:
+            originals[f], ms = mutants_of(f)
         all_muts += ms
     if a.only:
         all_muts = [m for m in all_muts if m['id'] in a.only]
     if a.list:
         for m in all_muts:
-            print('%-28s %s\n%28s -> %s' % (m['id'], m['before'], '', m['after']))
+            print('%-28s %s\n%28s -> %s\n%28s key: %s' % (m['id'], m['before'], '', m['after'],
+                                                         '', key(m)))
         print('%d mutants' % len(all_muts))
         return 0
 
@@ -225,15 +260,20 @@ def main():
     log = os.path.join(WORK, 'mutate.log')
     open(log, 'w').close()
     t0 = time.time()
-    if not prepare(log) or not build(log):
+    if not prepare(log, a.rev) or not build(log):
         print('mutate: the unmutated tree does not build (log %s)' % log)
         return 2
     if suite(log):
         print('mutate: the fast suite fails without a mutant (log %s)' % log)
         return 2
-    print('mutate: baseline passes (%d s); %d mutants' % (time.time() - t0, len(all_muts)),
-          flush=True)
     equivalent = load_equivalent()
+    listed = [m for m in all_muts if key(m) in equivalent]
+    if not a.all:
+        all_muts = [m for m in all_muts if key(m) not in equivalent]
+    print('mutate: baseline passes (%d s); %d mutants to run%s' %
+          (time.time() - t0, len(all_muts),
+           '' if a.all else ', %d listed as equivalent not run (--all runs them)' % len(listed)),
+          flush=True)
     survived, killed, broken, eq_survived = [], 0, 0, []
     try:
         for n, mu in enumerate(all_muts, 1):
@@ -263,9 +303,10 @@ def main():
             with open(os.path.join(TREE, f), 'w') as fh:
                 fh.write(src)
     total = len(all_muts)
-    print('\nmutate: %d mutants, %d killed, %d survived, %d equivalent (listed), '
-          '%d not compiling; %d s' % (total, killed, len(survived), len(eq_survived),
-                                      broken, time.time() - t0))
+    print('\nmutate: %d mutants run, %d killed, %d survived, %d survived listed as equivalent, '
+          '%d not compiling; %d listed as equivalent%s; %d s' %
+          (total, killed, len(survived), len(eq_survived), broken, len(listed),
+           '' if a.all else ' not run', time.time() - t0))
     for mu in survived:
         print('survivor %s:%d (%s): %s\n    was: %s' % (mu['file'], mu['line'], mu['kind'],
                                                     mu['after'], mu['before']))
