@@ -8,7 +8,7 @@
 # ZNP_LAYERS_DIR and ZNP_TEST_LOGS replace tests/layers.d and
 # build/test-logs (tests/unit/run-layers.sh runs the script on fake layers).
 set -uo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/.." || exit 1
 layers=${ZNP_LAYERS_DIR:-tests/layers.d}
 logdir=${ZNP_TEST_LOGS:-build/test-logs}
 mkdir -p "$logdir"

@@ -48,6 +48,9 @@ run "a failed layer fails the run, ZNP_ALLOW_SKIP or not" 1 ZNP_ALLOW_SKIP=1
 has "failure reported with its status" '^=== layer 40-d: FAIL rc=3 '
 has "failure listed" '^failed layers: 40-d '
 has "counts" '^layers: 2 passed, 1 failed, 1 skipped$'
-[ -s "$tmp/logs/40-d.log" ] && grep -q '^layer 40-d$' "$tmp/logs/40-d.log" &&
-	tap_ok "each layer's output in its log" || tap_not_ok "no log of layer 40-d"
+if grep -q '^layer 40-d$' "$tmp/logs/40-d.log" 2>/dev/null; then
+	tap_ok "each layer's output in its log"
+else
+	tap_not_ok "no log of layer 40-d"
+fi
 tap_done run-layers
