@@ -73,20 +73,28 @@ static void notify_ready(struct umap *m)
 	close(fd);
 }
 
-static void on_ready(void *arg, int dev_id)
+/* The record of this server and its device. Return: 0 or -errno (logged). */
+static int record(struct serve *s, int dev_id)
 {
-	struct serve *s = arg;
-	struct umap *m = s->m;
 	int ret;
 
-	s->live = true;
 	s->rec.dev_id = dev_id;
 	s->rec.pid = getpid();
 	s->rec.started = (uint64_t)time(NULL);
 	ret = znp_ublk_rec_put(s->dirfd, &s->rec);
 	if (ret)
-		umap_say(m, LOG_ERR, "cannot write the record in %s: %s (status and unmap will not "
-			 "find /dev/ublkb%d)", znp_cli_run_dir(), znp_strerror(ret), dev_id);
+		umap_say(s->m, LOG_ERR, "cannot write the record in %s: %s (status and unmap will "
+			 "not find /dev/ublkb%d)", znp_cli_run_dir(), znp_strerror(ret), dev_id);
+	return ret;
+}
+
+static void on_ready(void *arg, int dev_id)
+{
+	struct serve *s = arg;
+	struct umap *m = s->m;
+
+	s->live = true;
+	record(s, dev_id);
 	umap_say(m, LOG_NOTICE, "%s /dev/ublkb%d, server pid %ld", s->v.recovered ? "took back" :
 		 "serving", dev_id, (long)getpid());
 	s->v.dev_id = dev_id;
@@ -132,20 +140,36 @@ static int serve(struct serve *s, int recover_id)
 {
 	struct umap *m = s->m;
 	struct znp_ublk_opts uo = {
+		.journal_fd = znp_ublk_journal_open(s->dirfd, s->rec.ident),
 		.dev_id = znp_opt_given(m->o, ZNP_O_UBLK_ID) ? (int)m->o->ublk_id : -1,
 		.nr_queues = m->o->queues, .queue_depth = m->o->queue_depth,
 		.log = server_log, .log_arg = m,
 	};
 	struct znp_ublk_server *srv = NULL;
 	struct sigaction sa = { .sa_handler = on_stop_signal };
+	bool parked;
 	int ret, dev_id;
 
+	if (uo.journal_fd < 0)
+		return umap_refuse(m, ZNP_EXIT_FAILED, "cannot open the append journal in %s: %s",
+				   znp_cli_run_dir(), znp_strerror(uo.journal_fd));
 	ret = recover_id >= 0 ? znp_ublk_server_recover(s->dev, recover_id, &uo, &srv)
 			      : znp_ublk_server_create(s->dev, &uo, &srv);
 	if (ret)
 		return umap_refuse(m, znp_exit_from_ret(ret), "cannot %s the ublk device: %s",
 				   recover_id >= 0 ? "take back" : "create", znp_strerror(ret));
 	dev_id = znp_ublk_server_dev_id(srv);
+	/*
+	 * Recorded before START_DEV: a server killed while starting leaves a
+	 * record, so the next one deletes the half-made device instead of
+	 * leaving it behind (a crash loop would pile them up).
+	 */
+	if (recover_id < 0 && record(s, dev_id)) {
+		znp_ublk_server_free(srv);
+		close(uo.journal_fd);
+		return umap_refuse(m, ZNP_EXIT_FAILED, "cannot record /dev/ublkb%d in %s", dev_id,
+				   znp_cli_run_dir());
+	}
 	the_server = srv;
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGTERM, &sa, NULL);
@@ -154,11 +178,21 @@ static int serve(struct serve *s, int recover_id)
 	signal(SIGPIPE, SIG_IGN);
 	ret = znp_ublk_server_run(srv, on_ready, s);
 	the_server = NULL;
+	parked = znp_ublk_server_parked(srv);
 	znp_ublk_server_free(srv);
+	close(uo.journal_fd);
 	if (!s->live) {
 		/* never started: create() deleted it; a recovered one stays quiesced */
+		if (recover_id < 0)
+			znp_ublk_rec_drop(s->dirfd, s->rec.ident);
 		return umap_refuse(m, znp_exit_from_ret(ret ? ret : -EIO), "cannot start "
 				   "/dev/ublkb%d: %s", dev_id, znp_strerror(ret ? ret : -EIO));
+	}
+	if (!ret && parked) {
+		/* in use: kept with its record, the next `map --ublk` takes it back */
+		umap_say(m, LOG_NOTICE, "server of /dev/ublkb%d stopped; the device is in use and "
+			 "stays, quiesced, for the next server", dev_id);
+		return ZNP_EXIT_OK;
 	}
 	if (ret) {
 		/* the device stays (quiesced): a new `map --ublk` takes it back */
@@ -268,6 +302,21 @@ static int pick_recovery(struct serve *s, int *lockfd, int *recover_id)
 		return 0;
 	}
 	ret = znp_ublk_dev_info(old.dev_id, &info);
+	if (!ret && info.state != ZNP_UBLK_S_DEAD && info.srv_pid > 0 && info.srv_pid != old.pid) {
+		znp_ns_unlock(*lockfd);
+		return umap_refuse(m, ZNP_EXIT_REFUSED, "the record of this namespace names server "
+				   "pid %ld, but /dev/ublkb%d was served by pid %ld: stale record, "
+				   "not trusted", (long)old.pid, old.dev_id, (long)info.srv_pid);
+	}
+	if (!ret && info.state == ZNP_UBLK_S_LIVE && info.srv_pid > 0 &&
+	    kill(info.srv_pid, 0) && errno == ESRCH) {
+		/* its server just left (parked or died): the driver is quiescing it */
+		*recover_id = old.dev_id;
+		s->v.recovered = true;
+		umap_say(m, LOG_NOTICE, "/dev/ublkb%d: server pid %ld is gone: taking the device "
+			 "back", old.dev_id, (long)old.pid);
+		return 0;
+	}
 	if (!ret && info.state == ZNP_UBLK_S_QUIESCED) {
 		*recover_id = old.dev_id;
 		s->v.recovered = true;
@@ -286,13 +335,8 @@ static int pick_recovery(struct serve *s, int *lockfd, int *recover_id)
 			 info.state);
 		znp_ublk_dev_del(old.dev_id);
 	}
+	/* the record goes; the lock file stays, and we hold it */
 	znp_ublk_rec_drop(s->dirfd, s->rec.ident);
-	/* the lock file went with it; ours stays valid, take a fresh one */
-	znp_ns_unlock(*lockfd);
-	ret = znp_ns_lock(s->dirfd, s->rec.ident, lockfd);
-	if (ret)
-		return umap_refuse(m, ret == -EBUSY ? ZNP_EXIT_REFUSED : ZNP_EXIT_FAILED,
-				   "cannot lock the namespace: %s", znp_strerror(ret));
 	return 0;
 }
 

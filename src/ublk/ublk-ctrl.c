@@ -24,7 +24,7 @@
 
 void znp_ublk_log(struct znp_ublk_server *s, int prio, const char *fmt, ...)
 {
-	char line[512];
+	char line[ZNP_UBLK_LOG_LINE];
 	va_list ap;
 
 	if (!s->o.log)
@@ -33,8 +33,56 @@ void znp_ublk_log(struct znp_ublk_server *s, int prio, const char *fmt, ...)
 	vsnprintf(line, sizeof(line), fmt, ap);
 	va_end(ap);
 	pthread_mutex_lock(&s->log_lock);
+	if (s->log_async && !pthread_equal(pthread_self(), s->main_thread)) {
+		/*
+		 * A queue thread never waits for the log (a stalled journal
+		 * under memory pressure would stall the device): the line goes
+		 * to a ring that the main thread writes out.
+		 */
+		if (s->log_n < ZNP_UBLK_LOG_RING) {
+			unsigned int i = (s->log_head + s->log_n) % ZNP_UBLK_LOG_RING;
+
+			s->log_ring[i].prio = prio;
+			memcpy(s->log_ring[i].line, line, sizeof(line));
+			s->log_n++;
+		} else {
+			s->log_lost++;
+		}
+		pthread_mutex_unlock(&s->log_lock);
+		znp_ublk_log_wake(s);
+		return;
+	}
 	s->o.log(s->o.log_arg, prio, "%s", line);
 	pthread_mutex_unlock(&s->log_lock);
+}
+
+void znp_ublk_log_drain(struct znp_ublk_server *s)
+{
+	struct znp_ublk_logline l;
+	unsigned long lost;
+
+	for (;;) {
+		pthread_mutex_lock(&s->log_lock);
+		if (!s->log_n && !s->log_lost) {
+			pthread_mutex_unlock(&s->log_lock);
+			return;
+		}
+		lost = 0;
+		if (s->log_n) {
+			l = s->log_ring[s->log_head];
+			s->log_head = (s->log_head + 1) % ZNP_UBLK_LOG_RING;
+			s->log_n--;
+		} else {
+			lost = s->log_lost;
+			s->log_lost = 0;
+		}
+		pthread_mutex_unlock(&s->log_lock);
+		if (lost)
+			s->o.log(s->o.log_arg, LOG_WARNING, "ublk%d: %lu log lines dropped (the log "
+				 "could not keep up)", s->dev_id, lost);
+		else
+			s->o.log(s->o.log_arg, l.prio, "%s", l.line);
+	}
 }
 
 /* Open the control node and a small SQE128 ring on it. */
@@ -165,24 +213,30 @@ static int server_alloc(struct znp_dev *ns, const struct znp_ublk_opts *o,
 		return -ENOMEM;
 	s->ns = ns;
 	s->o = *o;
-	s->ctrl_fd = s->cdev_fd = s->efd = s->qefd = -1;
+	s->ctrl_fd = s->cdev_fd = s->efd = s->qefd = s->pefd = -1;
 	s->dev_id = o->dev_id;
-	pthread_mutex_init(&s->log_lock, NULL);
 	s->efd = eventfd(0, EFD_CLOEXEC);
 	s->qefd = eventfd(0, EFD_CLOEXEC);
-	if (s->efd < 0 || s->qefd < 0) {
+	s->pefd = eventfd(0, EFD_CLOEXEC);
+	if (s->efd < 0 || s->qefd < 0 || s->pefd < 0) {
 		ret = -errno;
 		if (s->efd >= 0)
 			close(s->efd);
+		if (s->qefd >= 0)
+			close(s->qefd);
+		if (s->pefd >= 0)
+			close(s->pefd);
 		free(s);
 		return ret;
 	}
+	pthread_mutex_init(&s->log_lock, NULL);
 	*out = s;
 	ret = znp_ublk_geom_from_dev(ns, &s->g, &why);
 	if (ret) {
 		znp_ublk_log(s, LOG_ERR, "%s: refused: %s", ns->path, why);
 		return ret;
 	}
+	s->fingerprint = znp_ublk_fingerprint(&ns->ns, &s->g.ns);
 	ret = ctrl_open(&s->ctrl_fd, &s->ctrl);
 	if (ret) {
 		znp_ublk_log(s, LOG_ERR, "%s: %s", CTRL_PATH, strerror(-ret));
@@ -233,8 +287,11 @@ int znp_ublk_server_create(struct znp_dev *ns, const struct znp_ublk_opts *o,
 	info->max_io_buf_bytes = s->g.max_sectors * 512u;
 	info->dev_id = o->dev_id < 0 ? UINT32_MAX : (uint32_t)o->dev_id;
 	info->ublksrv_pid = getpid();
+	/* reissue: no request fails across a restart; see README.md for why none doubles */
 	info->flags = UBLK_F_ZONED | UBLK_F_USER_COPY | UBLK_F_USER_RECOVERY |
-		      UBLK_F_CMD_IOCTL_ENCODE;
+		      UBLK_F_USER_RECOVERY_REISSUE | UBLK_F_CMD_IOCTL_ENCODE;
+	/* kept by the driver for the server: what a recovery must find again */
+	info->ublksrv_flags = s->fingerprint;
 	s->dev_id = (int)info->dev_id;
 	ret = znp_ublk_ctrl(s, UBLK_U_CMD_ADD_DEV, 0, info, sizeof(*info));
 	if (ret) {
@@ -259,6 +316,12 @@ int znp_ublk_server_create(struct znp_dev *ns, const struct znp_ublk_opts *o,
 	ret = znp_ublk_ctrl(s, UBLK_U_CMD_SET_PARAMS, 0, &p, sizeof(p));
 	if (ret) {
 		znp_ublk_log(s, LOG_ERR, "ublk%d: SET_PARAMS failed: %s", s->dev_id, strerror(-ret));
+		znp_ublk_server_free(s);
+		return ret;
+	}
+	ret = znp_ublk_zones_init(s, false);
+	if (ret) {
+		znp_ublk_log(s, LOG_ERR, "ublk%d: append journal: %s", s->dev_id, strerror(-ret));
 		znp_ublk_server_free(s);
 		return ret;
 	}
@@ -302,10 +365,21 @@ static int recover_quiesced(struct znp_ublk_server *s, int *waited)
 		znp_ublk_log(s, LOG_ERR, "ublk%d: GET_DEV_INFO failed: %s", dev_id, strerror(-ret));
 		return ret;
 	}
-	if ((s->info.flags & ZNP_UBLK_F_NEEDED) != ZNP_UBLK_F_NEEDED ||
-	    (s->info.flags & UBLK_F_USER_RECOVERY_REISSUE)) {
+	if ((s->info.flags & ZNP_UBLK_F_NEEDED) != ZNP_UBLK_F_NEEDED) {
 		znp_ublk_log(s, LOG_ERR, "ublk%d: refused: not a device of this server "
 			     "(flags 0x%llx)", dev_id, (unsigned long long)s->info.flags);
+		return -EINVAL;
+	}
+	/*
+	 * The driver keeps what the creating server stored: the namespace's
+	 * identity and geometry. Another namespace (a reused id, a stale
+	 * record) is never attached under this device's users.
+	 */
+	if (s->info.ublksrv_flags != s->fingerprint) {
+		znp_ublk_log(s, LOG_ERR, "ublk%d: refused: the device serves another namespace "
+			     "or geometry than %s (fingerprint %016llx, this namespace %016llx)",
+			     dev_id, s->ns->path, (unsigned long long)s->info.ublksrv_flags,
+			     (unsigned long long)s->fingerprint);
 		return -EINVAL;
 	}
 	/*
@@ -364,6 +438,8 @@ int znp_ublk_server_recover(struct znp_dev *ns, int dev_id, const struct znp_ubl
 		znp_ublk_server_free(s);
 		return ret ? ret : -EINVAL;
 	}
+	/* a device made with larger requests (an older default): serve them whole */
+	s->g.max_sectors = p.basic.max_sectors;
 	s->nr_queues = s->info.nr_hw_queues;
 	s->depth = s->info.queue_depth;
 	if (!s->nr_queues || s->nr_queues > ZNP_UBLK_MAX_QUEUES || !s->depth ||
@@ -387,11 +463,22 @@ int znp_ublk_server_recover(struct znp_dev *ns, int dev_id, const struct znp_ubl
 		znp_ublk_server_free(s);
 		return ret;
 	}
+	ret = znp_ublk_zones_init(s, true);
+	if (ret) {
+		znp_ublk_log(s, LOG_ERR, "ublk%d: append journal: %s", dev_id, strerror(-ret));
+		znp_ublk_server_free(s);
+		return ret;
+	}
 	s->recovering = true;
 	s->added = true;	/* ours now: a stop through this server deletes it */
 	znp_ublk_log(s, LOG_NOTICE, "ublk%d: recovering for %s", dev_id, ns->path);
 	*out = s;
 	return 0;
+}
+
+bool znp_ublk_server_parked(const struct znp_ublk_server *s)
+{
+	return s->parked;
 }
 
 int znp_ublk_server_dev_id(const struct znp_ublk_server *s)
@@ -417,6 +504,7 @@ void znp_ublk_server_free(struct znp_ublk_server *s)
 	}
 	if (s->cdev_fd >= 0)
 		close(s->cdev_fd);
+	znp_ublk_zones_free(s);
 	if (s->ctrl_ok) {
 		if (s->added && s->del_on_free) {
 			int ret = znp_ublk_ctrl(s, UBLK_U_CMD_DEL_DEV, 0, NULL, 0);
@@ -433,6 +521,8 @@ void znp_ublk_server_free(struct znp_ublk_server *s)
 		close(s->efd);
 	if (s->qefd >= 0)
 		close(s->qefd);
+	if (s->pefd >= 0)
+		close(s->pefd);
 	pthread_mutex_destroy(&s->log_lock);
 	free(s);
 }

@@ -241,6 +241,52 @@ int znp_ublk_zone_to_blk(const struct znp_ublk_geom *g, uint64_t idx,
 	return 0;
 }
 
+enum znp_ublk_verdict znp_ublk_status_verdict(int status, bool write)
+{
+	if (status == -ENODEV || status == -ENXIO)
+		return ZNP_UBLK_GONE;
+	if (status == -EINTR || status == -EAGAIN || status == -ETIMEDOUT)
+		return ZNP_UBLK_RETRY;	/* cancelled by a controller reset, or no tag */
+	if (status <= 0)
+		return ZNP_UBLK_FAIL;
+	switch (status & 0x7ff) {
+	case 0x1b8:		/* Zone Boundary Error */
+	case 0x1b9:		/* Zone Is Full */
+	case 0x1bc:		/* Zone Invalid Write */
+		/* an earlier attempt (a dead server's, or one that timed out) may have landed */
+		return write ? ZNP_UBLK_CHECK_WP : ZNP_UBLK_FAIL;
+	case 0x370:		/* Host Pathing Error */
+	case 0x371:		/* Command Aborted By Host (controller reset) */
+		return ZNP_UBLK_RETRY;
+	default:
+		break;
+	}
+	/* Do Not Retry clear: the controller says a retry may succeed */
+	return (status & 0x4000) ? ZNP_UBLK_FAIL : ZNP_UBLK_RETRY;
+}
+
+static uint64_t fnv(uint64_t h, const void *p, size_t n)
+{
+	const unsigned char *c = p;
+
+	while (n--)
+		h = (h ^ *c++) * 0x100000001b3ULL;
+	return h;
+}
+
+uint64_t znp_ublk_fingerprint(const struct znp_ns_info *id, const struct znp_geom *g)
+{
+	uint64_t h = 0xcbf29ce484222325ULL, v[4] = { g->lba_size, g->nlbas, g->zone_size,
+						       g->zone_cap };
+
+	h = fnv(h, id->nguid, sizeof(id->nguid));
+	h = fnv(h, id->eui64, sizeof(id->eui64));
+	h = fnv(h, id->serial, strnlen(id->serial, sizeof(id->serial)));
+	h = fnv(h, &id->nsid, sizeof(id->nsid));
+	h = fnv(h, v, sizeof(v));
+	return h ? h : 1;
+}
+
 int znp_ublk_status_errno(int status)
 {
 	if (status <= 0)

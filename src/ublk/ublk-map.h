@@ -92,4 +92,20 @@ int znp_ublk_zone_to_blk(const struct znp_ublk_geom *g, uint64_t idx,
  */
 int znp_ublk_status_errno(int status);
 
+/* What to do with a failed NVMe command (status > 0, or an errno < 0). */
+enum znp_ublk_verdict {
+	ZNP_UBLK_FAIL,		/* fail the request with znp_ublk_status_errno() */
+	ZNP_UBLK_RETRY,		/* transient (DNR clear, path error, cancelled): retry */
+	ZNP_UBLK_CHECK_WP,	/* a write met the write pointer elsewhere: look at the zone */
+	ZNP_UBLK_GONE,		/* the namespace is gone: leave the request to the next server */
+};
+enum znp_ublk_verdict znp_ublk_status_verdict(int status, bool write);
+
+/*
+ * A fingerprint of what a device serves (namespace identity and geometry),
+ * kept by the driver in the device's info (ublksrv_flags) so that a
+ * recovery can prove the quiesced device belongs to this namespace. Never 0.
+ */
+uint64_t znp_ublk_fingerprint(const struct znp_ns_info *id, const struct znp_geom *g);
+
 #endif

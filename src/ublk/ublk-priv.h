@@ -32,11 +32,45 @@ _Static_assert(UBLK_S_DEV_QUIESCED == ZNP_UBLK_S_QUIESCED, "ublk states differ")
 
 struct znp_ublk_queue;
 
+#define ZNP_UBLK_LOG_LINE	512
+#define ZNP_UBLK_LOG_RING	64
+
+/* Where a tag's request is (ublk-io.c). */
+enum znp_ublk_stage {
+	ZNP_ST_IO,		/* its own NVMe commands */
+	ZNP_ST_WP,		/* Zone Management Receive of its zone (write pointer) */
+	ZNP_ST_VERIFY,		/* reading back what an earlier attempt may have written */
+};
+
+/* The append journal (ublk-zone.c): per zone, inherited records and this server's. */
+#define ZNP_UBLK_JSLOTS		4
+#define ZNP_UBLK_J_INFLIGHT	1
+struct znp_ublk_jent {
+	uint32_t state;
+	uint32_t nlb;
+	uint64_t lba;			/* relative to the zone start */
+};
+
+struct znp_ublk_zstate {
+	uint64_t wp;			/* write pointer, LBAs from the zone start */
+	bool wp_known;
+	bool busy;			/* an append owns the zone */
+	uint8_t ninh;			/* records inherited from a dead server */
+	struct {
+		uint64_t lba;
+		uint32_t nlb;
+		uint32_t misses;	/* reissued appends whose data did not match */
+	} inh[ZNP_UBLK_JSLOTS - 1];
+	struct znp_ublk_tag *wait_head, *wait_tail;
+};
+
 /* One ublk tag: the request being served and its progress. */
 struct znp_ublk_tag {
 	struct znp_ublk_queue *q;
 	uint16_t tag;
 	bool busy;			/* a request is being served */
+	bool parked;			/* taken while parking: never started, left to
+					 * the driver (requeued for the next server) */
 	uint8_t op;
 	uint32_t flags;			/* UBLK_IO_F_* */
 	uint64_t sector;
@@ -46,6 +80,28 @@ struct znp_ublk_tag {
 	uint32_t inflight;		/* NVMe commands in flight */
 	int err;			/* first error of the pieces */
 	uint64_t append_sector;
+	/* reconciliation and retries (ublk-io.c) */
+	enum znp_ublk_stage stage;
+	uint32_t piece_lba;		/* first LBA of the write piece in flight (rel. ext.lba) */
+	uint32_t retries;
+	uint32_t vfrom, vend;		/* LBAs (rel. ext.lba) being verified */
+	void *vbuf;			/* read-back buffer, max_sectors * 512 bytes */
+	uint8_t *zbuf;			/* one-zone report */
+	/* zone appends (ublk-zone.c) */
+	struct znp_ublk_tag *wait_next;
+	bool owns_zone;
+	bool restart;			/* a read piece failed transiently: read again */
+	bool gone;			/* a piece met a namespace that is gone */
+	bool commit_deferred;		/* its commit found no SQE free: sent next turn */
+	int commit_res;
+	uint64_t commit_addr;
+	bool recon;			/* ZNP_ST_WP after a failed write piece */
+	bool retry_same;		/* ... that may be sent again as it is */
+	int inh;			/* inherited record being verified, -1 none */
+	uint64_t tried[ZNP_UBLK_JSLOTS];	/* records already compared (their LBAs) */
+	unsigned int ntried;
+	uint64_t app_lba;		/* where the append goes, rel. zone start */
+	uint64_t last_wp;		/* the drive's write pointer, last report, rel. zone start */
 	/* REPORT_ZONES */
 	uint64_t rep_idx0;		/* first zone */
 	uint32_t rep_nr, rep_done;
@@ -67,6 +123,13 @@ struct znp_ublk_queue {
 	unsigned int cmds;		/* ublk commands owned by the kernel */
 	unsigned int nvme;		/* NVMe commands in flight */
 	bool abandon;			/* start failed: drain NVMe commands, commit nothing */
+	bool parking;			/* stop without STOP_DEV: finish what was started,
+					 * start nothing new, then leave */
+	unsigned int busy;		/* tags serving a request (started, not committed) */
+	unsigned int deferred;		/* commits waiting for an SQE */
+	bool gone;			/* the namespace went away: leave, for a restart */
+	int ifd;			/* appends handed over by other queues (eventfd) */
+	struct znp_ublk_tag *inbox, *inbox_tail;	/* under s->zlock */
 	pthread_t thread;
 	bool thread_ok;
 	atomic_int ready;		/* 1 every tag fetched, -errno failed */
@@ -89,14 +152,35 @@ struct znp_ublk_server {
 	int cdev_fd;
 	int efd;			/* to run(): stop request, a queue ended */
 	int qefd;			/* to the queues: abandon (start failed) */
+	int pefd;			/* to the queues: park (leave the device quiesced) */
+	bool parked;			/* run() left the device quiesced for the next server */
+	uint64_t fingerprint;		/* znp_ublk_fingerprint() of the namespace */
+	struct znp_ublk_zstate *zs;	/* per zone, under zlock */
+	pthread_mutex_t zlock;
+	bool zlock_ok;
+	void *journal;			/* mmap of o.journal_fd, or NULL */
+	size_t journal_len;
 	atomic_int stop;
 	unsigned int nr_queues, depth;
 	struct znp_ublk_queue *queues;
 	pthread_mutex_t log_lock;
+	/* lines logged by queue threads, written out by the main thread (under log_lock) */
+	bool log_async;
+	pthread_t main_thread;
+	struct znp_ublk_logline {
+		int prio;
+		char line[ZNP_UBLK_LOG_LINE];
+	} log_ring[ZNP_UBLK_LOG_RING];
+	unsigned int log_head, log_n;
+	unsigned long log_lost;
 };
 
 void znp_ublk_log(struct znp_ublk_server *s, int prio, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
+/* Write out what queue threads logged (main thread). */
+void znp_ublk_log_drain(struct znp_ublk_server *s);
+/* Wake the main thread to drain the log (ublk-run.c). */
+void znp_ublk_log_wake(struct znp_ublk_server *s);
 
 /* ublk-ctrl.c */
 int znp_ublk_ctrl(struct znp_ublk_server *s, uint32_t op, uint64_t data0, void *buf, uint32_t len);
@@ -113,7 +197,21 @@ int znp_ublk_ucopy(struct znp_ublk_queue *q, struct znp_ublk_tag *t, bool to_ker
 /* Commit @res and fetch the next request for this tag. */
 void znp_ublk_complete(struct znp_ublk_queue *q, struct znp_ublk_tag *t, int res, uint64_t addr);
 
+/* ublk-zone.c */
+int znp_ublk_zones_init(struct znp_ublk_server *s, bool recovered);
+void znp_ublk_zones_free(struct znp_ublk_server *s);
+void znp_ublk_journal_set(struct znp_ublk_server *s, uint64_t z, uint64_t lba, uint32_t nlb);
+void znp_ublk_journal_clear(struct znp_ublk_server *s, uint64_t z);
+void znp_ublk_inh_drop(struct znp_ublk_server *s, uint64_t z, unsigned int i);
+void znp_ublk_zone_set_wp(struct znp_ublk_server *s, uint64_t z, uint64_t wp);
+void znp_ublk_zone_wrote(struct znp_ublk_server *s, uint64_t z, uint64_t end);
+bool znp_ublk_zone_take(struct znp_ublk_server *s, uint64_t z, struct znp_ublk_tag *t);
+struct znp_ublk_tag *znp_ublk_zone_release(struct znp_ublk_queue *q, uint64_t z);
+struct znp_ublk_tag *znp_ublk_inbox_take(struct znp_ublk_queue *q);
+
 /* ublk-io.c */
+/* An append that waited for its zone now owns it. */
+void znp_ublk_append_go(struct znp_ublk_queue *q, struct znp_ublk_tag *t);
 /* A new request on tag @t: its NVMe commands, or its completion. */
 void znp_ublk_io_start(struct znp_ublk_queue *q, struct znp_ublk_tag *t);
 /* An NVMe command of tag @t completed. */

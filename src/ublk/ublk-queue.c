@@ -12,12 +12,18 @@
 #include <poll.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/eventfd.h>
+#include <sys/prctl.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
 #include "ublk-priv.h"
 
-enum { UD_UBLK = 1, UD_NVME = 2, UD_ABANDON = 3 };
+#ifndef PR_SET_IO_FLUSHER
+#define PR_SET_IO_FLUSHER	57
+#endif
+
+enum { UD_UBLK = 1, UD_NVME = 2, UD_ABANDON = 3, UD_PARK = 4, UD_INBOX = 5 };
 
 static inline uint64_t ud(unsigned int kind, unsigned int tag)
 {
@@ -106,15 +112,36 @@ int znp_ublk_ucopy(struct znp_ublk_queue *q, struct znp_ublk_tag *t, bool to_ker
 
 void znp_ublk_complete(struct znp_ublk_queue *q, struct znp_ublk_tag *t, int res, uint64_t addr)
 {
+	if (t->busy)
+		q->busy--;
 	t->busy = false;
 	free(t->rep_buf);
 	t->rep_buf = NULL;
 	if (q->abandon)
 		return;
 	if (ublk_cmd(q, t, UBLK_U_IO_COMMIT_AND_FETCH_REQ, res, addr)) {
-		znp_ublk_log(q->s, LOG_ERR, "ublk%d: queue %u tag %u: no submission slot: "
-			     "request lost", q->s->dev_id, q->qid, t->tag);
-		q->err = -EBUSY;
+		/* no SQE now: sent by the loop once the ring has room, never dropped */
+		t->commit_res = res;
+		t->commit_addr = addr;
+		t->commit_deferred = true;
+		q->deferred++;
+	}
+}
+
+/* Commits that found no SQE free. */
+static void flush_deferred(struct znp_ublk_queue *q)
+{
+	unsigned int i;
+
+	for (i = 0; i < q->s->depth && q->deferred; i++) {
+		struct znp_ublk_tag *t = &q->tags[i];
+
+		if (!t->commit_deferred)
+			continue;
+		if (ublk_cmd(q, t, UBLK_U_IO_COMMIT_AND_FETCH_REQ, t->commit_res, t->commit_addr))
+			return;
+		t->commit_deferred = false;
+		q->deferred--;
 	}
 }
 
@@ -122,6 +149,16 @@ static void ublk_done(struct znp_ublk_queue *q, struct znp_ublk_tag *t, int res)
 {
 	q->cmds--;
 	if (res == UBLK_IO_RES_OK) {
+		if (q->parking) {
+			/*
+			 * Never started, so safe to serve again: the driver
+			 * requeues it for the next server when this one leaves
+			 * (UBLK_F_USER_RECOVERY_REISSUE).
+			 */
+			t->parked = true;
+			return;
+		}
+		q->busy++;
 		znp_ublk_io_start(q, t);
 		return;
 	}
@@ -134,6 +171,34 @@ static void ublk_done(struct znp_ublk_queue *q, struct znp_ublk_tag *t, int res)
 	}
 }
 
+static int arm_inbox(struct znp_ublk_queue *q)
+{
+	struct io_uring_sqe *sqe = get_sqe(q);
+
+	if (!sqe)
+		return -EBUSY;
+	io_uring_prep_poll_add(sqe, q->ifd, POLLIN);
+	sqe->user_data = ud(UD_INBOX, 0);
+	return 0;
+}
+
+/* Appends whose zone another queue handed to this one. */
+static void inbox(struct znp_ublk_queue *q)
+{
+	struct znp_ublk_tag *t, *next;
+	uint64_t v;
+	ssize_t r;
+
+	r = read(q->ifd, &v, sizeof(v));
+	(void)r;
+	if (arm_inbox(q))
+		q->err = -EBUSY;
+	for (t = znp_ublk_inbox_take(q); t; t = next) {
+		next = t->wait_next;
+		znp_ublk_append_go(q, t);
+	}
+}
+
 static void handle(struct znp_ublk_queue *q, const struct io_uring_cqe *cqe)
 {
 	unsigned int kind = (unsigned int)(cqe->user_data & 0xff);
@@ -141,6 +206,14 @@ static void handle(struct znp_ublk_queue *q, const struct io_uring_cqe *cqe)
 
 	if (kind == UD_ABANDON) {
 		q->abandon = true;
+		return;
+	}
+	if (kind == UD_PARK) {
+		q->parking = true;
+		return;
+	}
+	if (kind == UD_INBOX) {
+		inbox(q);
 		return;
 	}
 	if (tag >= q->s->depth)
@@ -163,6 +236,9 @@ int znp_ublk_queue_init(struct znp_ublk_server *s, struct znp_ublk_queue *q, uns
 
 	q->s = s;
 	q->qid = qid;
+	q->ifd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	if (q->ifd < 0)
+		return -errno;
 	q->iods_len = ((size_t)s->depth * sizeof(struct ublksrv_io_desc) + (size_t)page - 1) &
 		      ~((size_t)page - 1);
 	p = mmap(NULL, q->iods_len, PROT_READ, MAP_SHARED | MAP_POPULATE, s->cdev_fd,
@@ -181,8 +257,12 @@ int znp_ublk_queue_init(struct znp_ublk_server *s, struct znp_ublk_queue *q, uns
 		if (posix_memalign(&q->tags[i].buf, (size_t)page, (size_t)g->max_sectors * 512))
 			return -ENOMEM;
 	}
-	/* a READ may have max_sectors / max_cmd_sectors pieces in flight */
-	entries = s->depth * 2 + 8;
+	/*
+	 * Per tag: its ublk command and up to max_sectors / max_cmd_sectors
+	 * NVMe commands (3 with the defaults); plus the polls. A commit that
+	 * still finds no SQE waits for the next turn of the loop.
+	 */
+	entries = s->depth * 4 + 8;
 	if (entries > 4096)
 		entries = 4096;
 	ret = io_uring_queue_init(entries, &q->ring, IORING_SETUP_SQE128 | IORING_SETUP_CQE32);
@@ -201,6 +281,10 @@ void *znp_ublk_queue_thread(void *arg)
 	unsigned int i, head, n;
 	int ret;
 
+	/* reclaim in this thread must not wait on writeback to the device it serves */
+	if (prctl(PR_SET_IO_FLUSHER, 1, 0, 0, 0))
+		znp_ublk_log(s, LOG_WARNING, "ublk%d: queue %u: PR_SET_IO_FLUSHER: %s", s->dev_id,
+			     q->qid, strerror(errno));
 	/* this thread fetches every tag, so it owns the queue */
 	for (i = 0; i < s->depth; i++)
 		if (ublk_cmd(q, &q->tags[i], UBLK_U_IO_FETCH_REQ, -1, 0))
@@ -209,6 +293,13 @@ void *znp_ublk_queue_thread(void *arg)
 	if (sqe) {
 		io_uring_prep_poll_add(sqe, s->qefd, POLLIN);
 		sqe->user_data = ud(UD_ABANDON, 0);
+		sqe = get_sqe(q);
+	}
+	if (sqe) {
+		io_uring_prep_poll_add(sqe, s->pefd, POLLIN);
+		sqe->user_data = ud(UD_PARK, 0);
+		if (arm_inbox(q))
+			sqe = NULL;
 	}
 	ret = io_uring_submit(&q->ring);
 	if (i < s->depth || !sqe || ret < 0) {
@@ -234,9 +325,18 @@ void *znp_ublk_queue_thread(void *arg)
 	}
 	atomic_store(&q->ready, 1);
 
-	while (q->cmds || q->nvme) {
+	while (q->cmds || q->nvme || q->deferred) {
+		if (q->deferred)
+			flush_deferred(q);
 		if (q->abandon && !q->nvme)
 			break;
+		if (q->gone && !q->nvme)
+			break;	/* the namespace went away: leave, for a restart */
+		if (q->parking && !q->nvme && !q->busy && !q->deferred) {
+			/* every commit goes in before the ring closes */
+			io_uring_submit(&q->ring);
+			break;
+		}
 		ret = io_uring_submit_and_wait(&q->ring, 1);
 		if (ret < 0 && ret != -EINTR && ret != -EAGAIN && ret != -EBUSY) {
 			znp_ublk_log(s, LOG_ERR, "ublk%d: queue %u: io_uring: %s", s->dev_id,
@@ -274,10 +374,14 @@ void znp_ublk_queue_free(struct znp_ublk_queue *q)
 		for (i = 0; i < q->s->depth; i++) {
 			free(q->tags[i].buf);
 			free(q->tags[i].rep_buf);
+			free(q->tags[i].vbuf);
+			free(q->tags[i].zbuf);
 		}
 		free(q->tags);
 	}
 	free(q->scratch);
+	if (q->ifd > 0)
+		close(q->ifd);
 	if (q->iods)
 		munmap((void *)q->iods, q->iods_len);
 }

@@ -4,16 +4,22 @@
  * device is started (or its recovery ended), then run() waits for a stop
  * request or for a queue to end, and stops the device.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "ublk-priv.h"
+
+/* How long a parking server waits for the namespace to finish what it started. */
+#define PARK_WAIT_MS	30000
 
 static void wake(struct znp_ublk_server *s)
 {
@@ -32,6 +38,11 @@ static void abandon(struct znp_ublk_server *s)
 	atomic_store(&s->stop, 1);
 	r = write(s->qefd, &one, sizeof(one));
 	(void)r;
+}
+
+void znp_ublk_log_wake(struct znp_ublk_server *s)
+{
+	wake(s);
 }
 
 void znp_ublk_server_stop(struct znp_ublk_server *s)
@@ -141,6 +152,7 @@ static void wait_end(struct znp_ublk_server *s)
 
 		if (r < 0 && errno != EINTR)
 			break;
+		znp_ublk_log_drain(s);
 		if (atomic_load(&s->stop))
 			break;
 		/* a queue thread ended: stopped or deleted from outside, or failed */
@@ -152,24 +164,120 @@ static void wait_end(struct znp_ublk_server *s)
 	}
 }
 
-/* On a stop request: write back, STOP_DEV. Return: 0 or -errno (logged). */
-static int stop_dev(struct znp_ublk_server *s)
+/* Does a process other than this one have @rdev open? (a /proc/PID/fd walk) */
+static bool opened_by_other(dev_t rdev, pid_t *who)
+{
+	char path[600];
+	struct dirent *p, *f;
+	struct stat st;
+	DIR *proc, *fds;
+	bool found = false;
+
+	proc = opendir("/proc");
+	if (!proc)
+		return true;	/* cannot tell: assume held */
+	while (!found && (p = readdir(proc))) {
+		if (p->d_name[0] < '1' || p->d_name[0] > '9' || atoi(p->d_name) == getpid())
+			continue;
+		snprintf(path, sizeof(path), "/proc/%s/fd", p->d_name);
+		fds = opendir(path);
+		if (!fds)
+			continue;
+		while ((f = readdir(fds))) {
+			snprintf(path, sizeof(path), "/proc/%s/fd/%s", p->d_name, f->d_name);
+			if (f->d_name[0] != '.' && !stat(path, &st) && S_ISBLK(st.st_mode) &&
+			    st.st_rdev == rdev) {
+				*who = (pid_t)atoi(p->d_name);
+				found = true;
+				break;
+			}
+		}
+		closedir(fds);
+	}
+	closedir(proc);
+	return found;
+}
+
+/*
+ * Is /dev/ublkb<id> held: mounted, open exclusively (O_EXCL fails), or
+ * open by another process? When it is not, *@exfd holds it O_EXCL so that
+ * no mount slips in before STOP_DEV. @why: for the log.
+ */
+static bool dev_is_held(struct znp_ublk_server *s, int *exfd, char *why, size_t size)
 {
 	char path[64];
-	int ret, bfd;
+	struct stat st;
+	pid_t who = 0;
+
+	*exfd = -1;
+	snprintf(path, sizeof(path), "/dev/ublkb%d", s->dev_id);
+	*exfd = open(path, O_RDONLY | O_EXCL | O_CLOEXEC | O_NONBLOCK);
+	if (*exfd < 0) {
+		if (errno == ENOENT || errno == ENXIO)
+			return false;	/* no block device left to protect */
+		snprintf(why, size, "%s", errno == EBUSY ? "mounted or open exclusively" :
+			 strerror(errno));
+		return true;
+	}
+	if (!fstat(*exfd, &st) && opened_by_other(st.st_rdev, &who)) {
+		snprintf(why, size, "open by pid %ld", (long)who);
+		close(*exfd);
+		*exfd = -1;
+		return true;
+	}
+	return false;
+}
+
+/*
+ * Leave the device quiesced for the next server: the queues finish the
+ * requests they started (NVMe commands and commits), start no new one and
+ * end; closing their rings then makes the driver quiesce the device, and
+ * the requests taken but never started are requeued for the next server
+ * (UBLK_F_USER_RECOVERY_REISSUE). Nothing the file system above sent fails.
+ */
+static void park(struct znp_ublk_server *s, const char *why)
+{
+	struct timespec ts = { 0, 10 * 1000 * 1000 };
+	uint64_t one = 1;
+	unsigned int i, waited = 0;
+	ssize_t r;
+
+	znp_ublk_log(s, LOG_NOTICE, "ublk%d: /dev/ublkb%d is in use (%s): leaving it quiesced "
+		     "for the next server instead of removing it", s->dev_id, s->dev_id, why);
+	r = write(s->pefd, &one, sizeof(one));
+	(void)r;
+	for (i = 0; i < s->nr_queues; i++) {
+		while (atomic_load(&s->queues[i].ready) == 1 && waited < PARK_WAIT_MS) {
+			nanosleep(&ts, NULL);
+			waited += 10;
+		}
+	}
+	if (waited >= PARK_WAIT_MS) {
+		znp_ublk_log(s, LOG_WARNING, "ublk%d: requests still on the namespace after %u ms: "
+			     "leaving anyway (the next server reconciles them)", s->dev_id,
+			     waited);
+		abandon(s);
+	}
+	s->parked = true;
+	s->del_on_free = false;
+}
+
+/* On a stop request: write back, STOP_DEV. Return: 0 or -errno (logged). */
+static int stop_dev(struct znp_ublk_server *s, int exfd)
+{
+	int ret;
 
 	/*
 	 * Write back the block device's cache while the queues still
-	 * serve: with user recovery, STOP_DEV fails later I/O.
+	 * serve: with user recovery, STOP_DEV fails later I/O. @exfd (held
+	 * O_EXCL) keeps mounts out until the device is gone.
 	 */
-	snprintf(path, sizeof(path), "/dev/ublkb%d", s->dev_id);
-	bfd = open(path, O_RDONLY | O_CLOEXEC);
-	if (bfd >= 0) {
-		fsync(bfd);
-		close(bfd);
-	}
+	if (exfd >= 0)
+		fsync(exfd);
 	/* STOP_DEV waits for in-flight I/O */
 	ret = znp_ublk_ctrl(s, UBLK_U_CMD_STOP_DEV, 0, NULL, 0);
+	if (exfd >= 0)
+		close(exfd);
 	if (ret && ret != -ENODEV)
 		znp_ublk_log(s, LOG_ERR, "ublk%d: STOP_DEV failed: %s", s->dev_id,
 			     strerror(-ret));
@@ -196,6 +304,16 @@ int znp_ublk_server_run(struct znp_ublk_server *s, void (*ready)(void *arg, int 
 	s->queues = calloc(s->nr_queues, sizeof(*s->queues));
 	if (!s->queues)
 		return -ENOMEM;
+	/*
+	 * Memory pressure must not make the server wait on writeback to its
+	 * own device: its memory stays resident (the queue threads are also
+	 * I/O flushers, ublk-queue.c).
+	 */
+	if (mlockall(MCL_CURRENT | MCL_FUTURE))
+		znp_ublk_log(s, LOG_WARNING, "ublk%d: cannot lock the server's memory: %s",
+			     s->dev_id, strerror(errno));
+	s->main_thread = pthread_self();
+	s->log_async = true;
 	ret = start_queues(s);
 	if (!ret)
 		ret = start_dev(s);
@@ -215,12 +333,20 @@ int znp_ublk_server_run(struct znp_ublk_server *s, void (*ready)(void *arg, int 
 		 */
 		abandon(s);
 	} else {
-		ret = stop_dev(s);
+		char why[128];
+		int exfd;
+
+		if (dev_is_held(s, &exfd, why, sizeof(why)))
+			park(s, why);
+		else
+			ret = stop_dev(s, exfd);
 	}
 	stop_queues(s);
 	for (i = 0; i < s->nr_queues; i++)
 		if (s->queues[i].err && !ret)
 			ret = s->queues[i].err;
+	s->log_async = false;
+	znp_ublk_log_drain(s);
 	znp_ublk_log(s, LOG_NOTICE, "ublk%d: stopped", s->dev_id);
 	return ret;
 
@@ -228,5 +354,7 @@ fail:
 	/* abandon: the queue threads exit, closing their rings cancels the commands */
 	abandon(s);
 	stop_queues(s);
+	s->log_async = false;
+	znp_ublk_log_drain(s);
 	return ret;
 }

@@ -95,6 +95,8 @@ struct znp_ublk_opts {
 	int dev_id;			/* -1: the kernel picks */
 	unsigned int nr_queues;		/* 0: ZNP_UBLK_DEF_QUEUES */
 	unsigned int queue_depth;	/* 0: ZNP_UBLK_DEF_DEPTH */
+	int journal_fd;			/* append journal (a 0600 file under the run-time
+					 * state directory), -1 none: see src/ublk/README.md */
 	znp_ublk_log_fn *log;		/* NULL: silent */
 	void *log_arg;
 };
@@ -138,8 +140,12 @@ const struct znp_ublk_geom *znp_ublk_server_geom(const struct znp_ublk_server *s
  *
  * Starts one thread and one io_uring per queue, then START_DEV (new
  * device) or END_USER_RECOVERY (recovered device). Returns after
- * znp_ublk_server_stop() (which then sends STOP_DEV) or after STOP_DEV /
- * DEL_DEV from outside, with every queue thread joined.
+ * znp_ublk_server_stop() or after STOP_DEV / DEL_DEV from outside, with
+ * every queue thread joined. On znp_ublk_server_stop() a device nobody
+ * holds is written back and stopped (STOP_DEV); a device that is mounted or
+ * open is never removed: the server finishes the requests it started and
+ * leaves it quiesced for the next server (znp_ublk_server_parked() is then
+ * true), so a restart is invisible to its users.
  * Return: 0 on a clean stop, -errno on failure.
  */
 int znp_ublk_server_run(struct znp_ublk_server *s, void (*ready)(void *arg, int dev_id),
@@ -147,6 +153,9 @@ int znp_ublk_server_run(struct znp_ublk_server *s, void (*ready)(void *arg, int 
 
 /* Ask run() to stop the device and return; async-signal-safe (an eventfd write). */
 void znp_ublk_server_stop(struct znp_ublk_server *s);
+
+/* After run(): the device was in use and is left quiesced for the next server. */
+bool znp_ublk_server_parked(const struct znp_ublk_server *s);
 
 /*
  * Frees the server. The device is deleted (DEL_DEV) when run() stopped it

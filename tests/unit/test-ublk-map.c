@@ -398,6 +398,52 @@ static void test_status(void)
 	CHECK_INT(znp_ublk_status_errno(0x001), -EOPNOTSUPP);	/* the smallest status */
 }
 
+/* What the server does with each failure: fail, retry, look at the write pointer, leave. */
+static void test_verdict(void)
+{
+	CHECK_INT(znp_ublk_status_verdict(-ENODEV, true), ZNP_UBLK_GONE);
+	CHECK_INT(znp_ublk_status_verdict(-ENXIO, false), ZNP_UBLK_GONE);
+	CHECK_INT(znp_ublk_status_verdict(-EINTR, false), ZNP_UBLK_RETRY);	/* cancelled */
+	CHECK_INT(znp_ublk_status_verdict(-ENOMEM, true), ZNP_UBLK_FAIL);
+	CHECK_INT(znp_ublk_status_verdict(0x370, true), ZNP_UBLK_RETRY);	/* path error */
+	CHECK_INT(znp_ublk_status_verdict(0x371, false), ZNP_UBLK_RETRY);	/* host abort */
+	CHECK_INT(znp_ublk_status_verdict(0x4371, false), ZNP_UBLK_RETRY);
+	CHECK_INT(znp_ublk_status_verdict(0x0082, false), ZNP_UBLK_RETRY);	/* not ready */
+	CHECK_INT(znp_ublk_status_verdict(0x4082, false), ZNP_UBLK_FAIL);	/* ... DNR */
+	CHECK_INT(znp_ublk_status_verdict(0x41bc, true), ZNP_UBLK_CHECK_WP);	/* invalid write */
+	CHECK_INT(znp_ublk_status_verdict(0x41b9, true), ZNP_UBLK_CHECK_WP);	/* zone full */
+	CHECK_INT(znp_ublk_status_verdict(0x41b8, true), ZNP_UBLK_CHECK_WP);	/* boundary */
+	CHECK_INT(znp_ublk_status_verdict(0x41bc, false), ZNP_UBLK_FAIL);
+	CHECK_INT(znp_ublk_status_verdict(0x41bd, true), ZNP_UBLK_FAIL);	/* too many active */
+	CHECK_INT(znp_ublk_status_verdict(0x4002, true), ZNP_UBLK_FAIL);
+}
+
+/* Two namespaces, or one namespace in two shapes, never share a fingerprint. */
+static void test_fingerprint(void)
+{
+	struct znp_ns_info a, b;
+	struct znp_geom g96 = ns(4096, 24576, 8, 0), g100 = ns(4096, 25600, 8, 0);
+	uint64_t fa;
+
+	memset(&a, 0, sizeof(a));
+	memcpy(a.serial, "npo2zns0001", 11);
+	a.nsid = 1;
+	b = a;
+	b.nsid = 2;
+	g96.zone_cap = 24576;
+	g100.zone_cap = 24576;		/* same capacity, another zone size */
+	fa = znp_ublk_fingerprint(&a, &g96);
+	CHECK(fa != 0);
+	CHECK_U64(znp_ublk_fingerprint(&a, &g96), fa);
+	CHECK(znp_ublk_fingerprint(&b, &g96) != fa);
+	CHECK(znp_ublk_fingerprint(&a, &g100) != fa);
+	g96.zone_cap = 23552;		/* 96 MiB zones with 92 MiB capacity */
+	CHECK(znp_ublk_fingerprint(&a, &g96) != fa);
+	g96.zone_cap = 24576;
+	a.nguid[15] = 1;
+	CHECK(znp_ublk_fingerprint(&a, &g96) != fa);
+}
+
 /* The geometry helpers the server uses, on the po2 space of a 96 MiB-zone namespace. */
 static void test_po2_helpers(void)
 {
@@ -422,6 +468,8 @@ int main(void)
 	test_zone_and_alba();
 	test_zone_to_blk();
 	test_status();
+	test_verdict();
+	test_fingerprint();
 	test_po2_helpers();
 	return t_done("ublk-map");
 }

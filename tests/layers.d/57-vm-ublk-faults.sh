@@ -1,0 +1,41 @@
+#!/bin/bash
+# Layer 57: the ublk server against device faults and memory pressure on
+# Debian's stock 6.12 kernel (tests/vm/ublk-faults/guest.sh, two boots):
+# - faults: two `nvme reset`s of the controller during a fio zbd write +
+#   verify (retried commands, writes reconciled with the write pointer: fio
+#   passes, no I/O error); the whole controller removed under the server
+#   (PCI remove: the server exits with a failure, the device stays
+#   quiesced, fio waits), brought back by a PCI rescan, and taken back by a
+#   new server: fio's verify passes;
+# - memory pressure: a 512 MiB guest writes twice its memory through
+#   btrfs on the ublk device with the hung-task detector at 20 s: no hang,
+#   no I/O error, data verifies after a remount.
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+. tests/vm/layer.sh
+[ -x build/nvme-zns-npo2 ] || { echo "57-vm-ublk-faults: nvme-zns-npo2 not built: run make" >&2; exit 1; }
+adds=()
+for t in mkfs.btrfs btrfs; do
+	p=$(PATH=/usr/sbin:/usr/bin:/sbin:/bin command -v $t) ||
+		{ echo "57-vm-ublk-faults: $t not installed (make deps: btrfs-progs)" >&2; exit 1; }
+	adds+=(--add "$p:/usr/bin/$t")
+done
+start=$SECONDS
+rc=0
+log1=build/vm-logs/ublk-faults-$(date +%Y%m%d-%H%M%S).log
+bash tests/vm/vm-run.sh --kernel stock --guest tests/vm/ublk-faults/guest.sh \
+	--ns ctrl=0,nsid=1,size=768M,lbas=4096,zoned=1,zsze=48M,zcap=48M \
+	--modules "ublk_drv" --append "no_timer_check FAULTS=1" \
+	--timeout 300 --log "$log1" --quiet
+vm=$?
+layer_report 57-vm-ublk-faults "$log1" $vm $start || rc=1
+log2=build/vm-logs/ublk-mempress-$(date +%Y%m%d-%H%M%S).log
+bash tests/vm/vm-run.sh --kernel stock --guest tests/vm/ublk-faults/guest.sh \
+	--ns ctrl=0,nsid=1,size=2304M,lbas=4096,zoned=1,zsze=48M,zcap=48M \
+	--modules "ublk_drv crc32c_generic crc32_generic btrfs" "${adds[@]}" \
+	--mem 512M --append "no_timer_check MEMPRESS=1" \
+	--timeout 330 --log "$log2" --quiet
+vm=$?
+layer_report 57-vm-ublk-faults "$log2" $vm $start || rc=1
+echo "57-vm-ublk-faults: $(layer_totals "$log1" "$log2"), $((SECONDS - start)) s"
+exit $rc

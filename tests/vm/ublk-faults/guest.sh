@@ -1,0 +1,138 @@
+# ublk server against device faults and memory pressure on Debian's stock
+# kernel (busybox ash; sourced by /init after lib.sh). Two boots of
+# tests/layers.d/57-vm-ublk-faults.sh run this script: FAULTS=1 (a
+# controller reset under fio verify, then the whole controller removed
+# under the server and brought back) and MEMPRESS=1 (a small guest, btrfs on
+# the ublk device, writers far beyond its memory).
+#
+# Judged on what the guest's kernel says (dmesg: I/O errors, hung tasks),
+# on fio's own verify and on data compared with its source, never on the
+# tool's own earlier output.
+
+Z=nvme-zns-npo2
+A=$(vm_ng 0 1)
+UA=/dev/ublkb0
+vm_summary
+
+# start_srv NG: `map --ublk --foreground` as systemd runs it (pid in $SRV)
+N=0
+start_srv() {
+	local i=0
+	N=$((N + 1))
+	$Z map --ublk --foreground "$1" >/tmp/srv.$N.out 2>/tmp/srv.$N.err &
+	SRV=$!
+	while [ $i -lt 300 ]; do
+		grep -q '^/dev/ublkb' /tmp/srv.$N.out 2>/dev/null && return 0
+		kill -0 $SRV 2>/dev/null || return 1
+		sleep 0.1
+		i=$((i + 1))
+	done
+	return 1
+}
+# ioerrs: I/O error lines of the ublk device in the kernel log so far
+ioerrs() { dmesg | grep -c 'I/O error, dev ublkb'; }
+srv_logs() { for f in /tmp/srv.*.err; do sed "s|^|#   ${f#/tmp/}: |" "$f"; done; }
+
+if [ -n "${FAULTS:-}" ]; then
+	C=$(vm_ctrl 0)
+	expect_ok "faults: server started on $A" start_srv "$A"
+	# ---- controller reset during fio zbd write + verify ---------------------
+	fio --name=reset --filename=$UA --direct=1 --ioengine=io_uring --iodepth=16 \
+		--zonemode=zbd --rw=write --bs=64k --size=$((4 * $(ns_conf 0 1 zsze))) \
+		--max_open_zones=4 --verify=crc32c --verify_fatal=1 --do_verify=1 \
+		--output=/tmp/fio-reset.out >/dev/null 2>&1 &
+	FIO=$!
+	busy_reset() {
+		local i=0 infl
+		while [ $i -lt 200 ]; do
+			infl=$(awk '{ print $1 + $2 }' /sys/block/ublkb0/inflight)
+			[ "$infl" -gt 0 ] && break
+			sleep 0.05
+			i=$((i + 1))
+		done
+		vm_log "requests in flight at the reset: $infl"
+		[ "$infl" -gt 0 ] && nvme reset /dev/$C
+	}
+	expect_ok "faults: nvme reset of $C with fio's writes in flight" busy_reset
+	sleep 1
+	expect_ok "faults: a second nvme reset of $C with writes in flight" busy_reset
+	wait $FIO
+	expect_eq "faults: fio write + verify across two controller resets passes" $? 0
+	grep -E 'err=|verify' /tmp/fio-reset.out | head -3 | sed 's/^/#   fio: /'
+	expect_eq "faults: no I/O error reached the ublk device's users" "$(ioerrs)" 0
+	expect_eq "faults: the server lived through the resets" "$(kill -0 $SRV 2>/dev/null && echo alive)" alive
+	vm_log "server: $(grep -c 'NVMe status\|checking the zone' /tmp/srv.$N.err) retried command(s) logged"
+
+	# ---- the namespace goes away under the server ---------------------------
+	expect_ok "faults: zones reset" blkzone reset $UA
+	fio --name=gone --filename=$UA --direct=1 --ioengine=io_uring --iodepth=16 \
+		--zonemode=zbd --rw=write --bs=64k --size=$((3 * $(ns_conf 0 1 zsze))) \
+		--max_open_zones=4 --verify=crc32c --verify_fatal=1 --do_verify=1 \
+		--output=/tmp/fio-gone.out >/dev/null 2>&1 &
+	FIO=$!
+	i=0
+	while [ "$(awk '{ print $1 + $2 }' /sys/block/ublkb0/inflight)" = 0 ] && [ $i -lt 200 ]; do
+		sleep 0.05
+		i=$((i + 1))
+	done
+	vm_log "requests in flight when the controller goes: $(awk '{ print $1 + $2 }' /sys/block/ublkb0/inflight)"
+	pci=$(readlink -f /sys/class/nvme/$C/device)
+	vm_log "removing the controller $C ($pci) under the server"
+	echo 1 >"$pci/remove"
+	i=0
+	while kill -0 $SRV 2>/dev/null && [ $i -lt 300 ]; do sleep 0.1; i=$((i + 1)); done
+	wait $SRV
+	rc=$?
+	expect_eq "faults: the server exits with a failure when its namespace is gone" \
+		"$([ $rc -ne 0 ] && [ $rc -lt 128 ] && echo failed)" failed
+	expect_eq "faults: /dev/ublkb0 stays (quiesced, its users wait)" "$([ -b $UA ] && echo yes)" yes
+	expect_eq "faults: fio is still running, waiting" "$(kill -0 $FIO 2>/dev/null && echo running)" running
+	echo 1 >/sys/bus/pci/rescan
+	i=0
+	A2=
+	while [ -z "$A2" ] && [ $i -lt 100 ]; do
+		A2=$(vm_ng 0 1 2>/dev/null)
+		[ -c "$A2" ] || A2=
+		sleep 0.2
+		i=$((i + 1))
+	done
+	expect_eq "faults: the namespace is back after a PCI rescan" "$([ -n "$A2" ] && echo yes)" yes
+	expect_ok "faults: a new server (as systemd restarts it) takes the device back" start_srv "$A2"
+	wait $FIO
+	expect_eq "faults: fio write + verify across the namespace's absence passes" $? 0
+	expect_eq "faults: still no I/O error for the ublk device" "$(ioerrs)" 0
+	kill -TERM $SRV
+	wait $SRV
+	expect_eq "faults: the server stops cleanly (device not held: removed)" "$?" 0
+	expect_eq "faults: /dev/ublkb0 is gone after the stop" "$([ -e $UA ] && echo present)" ""
+	srv_logs
+fi
+
+if [ -n "${MEMPRESS:-}" ]; then
+	echo 20 >/proc/sys/kernel/hung_task_timeout_secs
+	mem=$(awk '/MemTotal/ { print int($2 / 1024) }' /proc/meminfo)
+	expect_ok "mem: server started on $A" start_srv "$A"
+	expect_ok "mem: mkfs.btrfs on the ublk device" mkfs.btrfs -q -f $UA
+	mkdir -p /mnt/m
+	expect_ok "mem: mounted" mount -t btrfs $UA /mnt/m
+	head -c $((4 * 1048576)) /dev/urandom >/tmp/seed
+	n=$((mem / 2))	# files of 4 MiB: twice the guest's memory in all
+	vm_log "guest memory ${mem} MiB: writing $((n * 4)) MiB through btrfs"
+	t0=$(cut -d. -f1 /proc/uptime)
+	run_to 240 sh -c "i=0; while [ \$i -lt $n ]; do cat /tmp/seed >/mnt/m/f\$i || exit 1; i=\$((i + 1)); done; sync"
+	rc=$?
+	t1=$(cut -d. -f1 /proc/uptime)
+	expect_eq "mem: $((n * 4)) MiB written and synced within the limit (no hang)" "$rc" 0
+	vm_log "mem: $((t1 - t0)) s for $((n * 4)) MiB"
+	expect_eq "mem: the hung-task detector stayed silent" "$(dmesg | grep -c 'blocked for more than')" 0
+	expect_eq "mem: no I/O error" "$(ioerrs)" 0
+	umount /mnt/m && mount -t btrfs $UA /mnt/m
+	bad=0
+	for i in 0 $((n / 2)) $((n - 1)); do cmp -s /tmp/seed /mnt/m/f$i || bad=$((bad + 1)); done
+	expect_eq "mem: files verify after a remount" $bad 0
+	umount /mnt/m
+	kill -TERM $SRV
+	wait $SRV
+	expect_eq "mem: the server stops cleanly" "$?" 0
+	srv_logs
+fi
