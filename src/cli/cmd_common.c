@@ -57,7 +57,7 @@ int znp_cli_check_qd(const struct znp_cli *cli, const struct znp_opts *o)
 int znp_cli_fail(const struct znp_cli *cli, const char *subject,
 		 const char *what, int ret)
 {
-	znp_cli_err(cli, subject, "%s: %s", what, znp_strerror(ret));
+	znp_cli_err_ret(cli, ret, subject, "%s: %s", what, znp_strerror(ret));
 	return znp_exit_from_ret(ret);
 }
 
@@ -99,7 +99,7 @@ int znp_cli_open_dev(const struct znp_cli *cli, const struct znp_opts *o,
 	ret = znp_dev_open(&cli->env, path, flags & ~(ZNP_CLI_DEFER_CAP | ZNP_CLI_FULL_CAP),
 			   &dev, &why);
 	if (ret) {
-		znp_cli_err(cli, path, "%s", why ? why : znp_strerror(ret));
+		znp_cli_err_ret(cli, ret, path, "%s", why ? why : znp_strerror(ret));
 		return znp_exit_from_ret(ret);
 	}
 	if (znp_opt_given(o, ZNP_O_NSID)) {
