@@ -188,7 +188,7 @@ def prepare(log, rev=None):
                 if a.read() == b.read():
                     continue
         os.makedirs(os.path.dirname(dst), exist_ok=True)
-        shutil.copy2(src, dst)
+        shutil.copy(src, dst)   # a new mtime: ninja rebuilds what the copy changed
     if not os.path.exists(os.path.join(BUILD, 'build.ninja')):
         if run(['meson', 'setup', BUILD, TREE, '--buildtype=debugoptimized'], log):
             return False
