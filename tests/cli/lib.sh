@@ -1,16 +1,17 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # Helpers for CLI tests: run the binary, check exit code, stdout, stderr.
-# Sourced; $BIN is the binary under test.
+# Sourced; $BIN is the binary under test. Results print through
+# tests/lib/tap.sh ("ok N - ...", "not ok N - ...", a closing count).
 
-PASS=0
-FAIL=0
+# shellcheck source=../lib/tap.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../lib/tap.sh"
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
 OUT=$TMP/stdout
 ERR=$TMP/stderr
 
-ok() { PASS=$((PASS + 1)); echo "ok - $*"; }
-not_ok() { FAIL=$((FAIL + 1)); echo "not ok - $*"; }
+ok() { tap_ok "$*"; }
+not_ok() { tap_not_ok "$*"; }
 
 # run ARGS...: run the binary, set $RC, capture stdout/stderr
 run() {
@@ -73,7 +74,7 @@ expect_err() {
 	fi
 }
 
-# expect_ok CODE ARGS...: exit code CODE and nothing on stderr
+# expect_rc CODE ARGS...: exit code CODE and nothing on stderr
 expect_rc() {
 	local code=$1
 	shift
@@ -90,7 +91,8 @@ json_ok() {
 	python3 -c 'import json,sys; json.load(open(sys.argv[1]))' "$1" 2>"$TMP/jerr"
 }
 
+# finish: the plan and the closing count; Return: 0 when something passed
+# and nothing failed
 finish() {
-	echo "# $PASS passed, $FAIL failed"
-	[ "$FAIL" -eq 0 ] && [ "$PASS" -gt 0 ]
+	tap_done
 }

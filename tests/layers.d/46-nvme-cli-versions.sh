@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-or-later
-# Layer 4c: the same plugin source grafted into the newer nvme-cli people run,
+# Layer 46: the same plugin source grafted into the newer nvme-cli people run,
 # built offline from the vendor tarballs (scripts/vendor.sh): 2.13 (Debian 13,
 # libnvme 1.13 as subproject), 2.16 (last 2.x, libnvme 1.16.2), 3.0-rc1
 # (libnvme 3 in its tree), master (plain-C command registration, libnvme in
