@@ -407,9 +407,13 @@ static void test_verdict(void)
 	CHECK_INT(znp_ublk_status_verdict(-ENOMEM, true), ZNP_UBLK_FAIL);
 	/* no status at all is no reason to retry */
 	CHECK_INT(znp_ublk_status_verdict(0, true), ZNP_UBLK_FAIL);
-	/* the smallest NVMe status: DNR decides, as for any other */
-	CHECK_INT(znp_ublk_status_verdict(0x001, false), ZNP_UBLK_RETRY);
+	/* Invalid Opcode / Invalid Field: never better on a retry, DNR or not */
+	CHECK_INT(znp_ublk_status_verdict(0x001, false), ZNP_UBLK_FAIL);
+	CHECK_INT(znp_ublk_status_verdict(0x002, true), ZNP_UBLK_FAIL);
 	CHECK_INT(znp_ublk_status_verdict(0x4001, false), ZNP_UBLK_FAIL);
+	/* any other status: DNR decides (Command ID Conflict) */
+	CHECK_INT(znp_ublk_status_verdict(0x003, false), ZNP_UBLK_RETRY);
+	CHECK_INT(znp_ublk_status_verdict(0x4003, false), ZNP_UBLK_FAIL);
 	CHECK_INT(znp_ublk_status_verdict(0x370, true), ZNP_UBLK_RETRY);	/* path error */
 	CHECK_INT(znp_ublk_status_verdict(0x371, false), ZNP_UBLK_RETRY);	/* host abort */
 	CHECK_INT(znp_ublk_status_verdict(0x4371, false), ZNP_UBLK_RETRY);
