@@ -3,7 +3,7 @@ BUILD   ?= build
 MESON   ?= meson
 SHELL   := /bin/bash
 
-.PHONY: all deps check hooks test demo bench kernel nvme-cli fuzz install clean
+.PHONY: all deps check hooks test demo bench kernel nvme-cli fuzz mutate install clean
 
 all: $(BUILD)/build.ninja
 	ninja -C $(BUILD)
@@ -17,8 +17,10 @@ deps:
 # The two commands of a first run, `make demo` and `make test`, install what
 # is missing first (the deps step: idempotent, fast when nothing is).
 
+# a skipped test fails too: tests/lib/meson-skips.py lists it
 check: all
 	$(MESON) test -C $(BUILD) --suite fast --print-errorlogs
+	python3 tests/lib/meson-skips.py $(BUILD) >&2
 
 # The test hooks (ZNP_TEST_MAP_KILL_AT, ZNP_FORCE_SYNC) are built in only here.
 hooks: $(BUILD)/build.ninja
@@ -48,6 +50,11 @@ nvme-cli: all
 
 fuzz:
 	bash tests/fuzz/run.sh
+
+# One-line mutants of the boundary code against the fast suite, in
+# build-mutate/ (tests/README.md); not part of `make test`.
+mutate:
+	python3 scripts/mutate.py
 
 install: all
 	$(MESON) install -C $(BUILD)

@@ -18,7 +18,7 @@ PKGS=(
 	librsvg2-bin libxml2-utils
 	libfuzzer-14-dev libclang-rt-14-dev
 	# devices and reference tools
-	nvme-cli util-linux fio f2fs-tools dmsetup btrfs-progs
+	nvme-cli util-linux fio f2fs-tools dmsetup btrfs-progs strace
 	# VM harness
 	qemu-system-x86 busybox-static cpio xz-utils zstd kmod
 	"linux-image-${KVER}+deb12-amd64-unsigned"

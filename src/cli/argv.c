@@ -97,13 +97,8 @@ int znp_cli_parse_argv(const struct znp_cli *cli, const struct znp_cmd_desc *c,
 			e.why = why;
 		}
 	}
-	for (int i = optind; i < argc; i++) {
-		if (o->nargs < ZNP_MAX_ARGS)
-			o->args[o->nargs] = argv[i];
-		o->nargs++;
-	}
-	if (o->nargs > ZNP_MAX_ARGS)
-		o->nargs = ZNP_MAX_ARGS;
+	for (int i = optind; i < argc; i++)
+		znp_cli_add_arg(o, argv[i]);
 	if (!e.what)
 		return 0;
 	return znp_cli_opt_error(cli, c, o, e.what, e.arg, e.why);

@@ -50,17 +50,6 @@ static int confirm(const struct znp_discard_view *v, bool stdin_is_data)
 			       v->ranges, v->ranges == 1 ? "" : "s", v->device);
 }
 
-static int check_opts(const struct znp_cli *cli, const struct znp_opts *o)
-{
-	const char *path = o->args[0];
-
-	if (o->ranges && (znp_opt_given(o, ZNP_O_OFFSET) || znp_opt_given(o, ZNP_O_LENGTH))) {
-		znp_cli_err(cli, path, "--ranges cannot be combined with --offset or --length");
-		return ZNP_EXIT_USAGE;
-	}
-	return znp_cli_check_qd(cli, o);
-}
-
 /* fopen(@path, "re"), but a directory (which Linux opens) fails with EISDIR. */
 static FILE *open_list(const char *path)
 {
@@ -85,12 +74,10 @@ static int read_ranges(const struct znp_cli *cli, const struct znp_opts *o,
 	int ret;
 
 	if (!f) {
-		/* a wrong path is a bad argument; EACCES, EIO, ... are failures */
 		int err = errno;
 
 		znp_cli_err(cli, o->ranges, "cannot open the range list: %s", strerror(err));
-		return err == ENOENT || err == ENOTDIR || err == EISDIR ? ZNP_EXIT_USAGE :
-									  ZNP_EXIT_FAILED;
+		return znp_exit_from_arg_ret(-err);
 	}
 	ret = znp_range_list_read(f, znp_parse_u64, l, &line, &why);
 	if (!is_stdin)
@@ -152,7 +139,7 @@ static int open_target(const struct znp_cli *cli, const struct znp_opts *o,
 	if (!ret)
 		return 0;
 	znp_cli_err(cli, o->args[0], "%s", why && *why ? why : znp_strerror(ret));
-	return znp_exit_from_ret(ret);
+	return znp_cli_exit(cli, ret);
 }
 
 /* @sync: ZNP_FORCE_SYNC, or queue depth 1 on a zoned target (the zone engine's sync case). */
@@ -281,13 +268,6 @@ static bool force_sync(void)
 #endif
 }
 
-static int exit_code(int ret)
-{
-	if (ret > 0)
-		return ZNP_EXIT_FAILED;		/* NVMe status */
-	return znp_exit_from_ret(ret);
-}
-
 /* What one discard works on, from the options to the plan. */
 struct discard {
 	struct znp_range_list l;
@@ -305,7 +285,7 @@ static int prepare(const struct znp_cli *cli, const struct znp_opts *o, bool syn
 	size_t bad = 0, i;
 	int ret;
 
-	ret = check_opts(cli, o);
+	ret = znp_cli_check_qd(cli, o);	/* --ranges vs --offset: the table */
 	if (!ret && o->ranges)
 		ret = read_ranges(cli, o, &d->l);
 	if (!ret)
@@ -369,7 +349,7 @@ static int execute(const struct znp_cli *cli, const struct znp_opts *o,
 		return 0;
 	report_failure(cli, o->args[0], &d->job, &res, ret, d->v.commands,
 		       d->t->type == ZNP_DT_ZONED);
-	return exit_code(ret);
+	return znp_cli_exit(cli, ret);
 }
 
 int znp_cmd_discard(const struct znp_cli *cli, const struct znp_opts *o,

@@ -152,7 +152,11 @@ static int check_holders(struct map_ctx *m, const char *kname, const char *uuid)
 
 /*
  * The UUID in device-mapper (a mapping of ours, or the leftover of an
- * interrupted map, removed here), then exclusive use of the block device.
+ * interrupted map, removed here), then whether the block device is free.
+ * The O_EXCL open is a probe for the error message, closed at once: it
+ * cannot be held, since the table load claims the device exclusively
+ * itself. A mount that slips in between makes that load fail with EBUSY,
+ * which map_apply() refuses the same way (exit 4).
  */
 static int check_unused(struct map_ctx *m, const char *uuid, const char *backing,
 			bool dm_usable, char *leftover, size_t lsize)
@@ -191,6 +195,7 @@ static int check_unused(struct map_ctx *m, const char *uuid, const char *backing
 static int create(struct map_ctx *m, struct znp_dm_create_req *req,
 		  const struct znp_dmconf_entry *e, struct znp_dm_info *info)
 {
+	char lockwhy[PATH_MAX + 96];
 	sigset_t block, old;
 	int at = kill_at(), ret, rm;
 
@@ -213,11 +218,13 @@ static int create(struct map_ctx *m, struct znp_dm_create_req *req,
 		if (ret && rm < 0)
 			snprintf(m->err, sizeof(m->err), "cannot record it in %s: %s; and cannot "
 				 "remove it again (%s): still mapped as %s",
-				 znp_map_config(m->o), znp_strerror(ret), znp_strerror(rm),
+				 znp_map_config(m->o), znp_cli_conf_strerror(znp_map_config(m->o), ret,
+				 lockwhy, sizeof(lockwhy)), znp_strerror(rm),
 				 req->name);
 		else if (ret)
 			snprintf(m->err, sizeof(m->err), "cannot record it in %s: %s; not mapped",
-				 znp_map_config(m->o), znp_strerror(ret));
+				 znp_map_config(m->o), znp_cli_conf_strerror(znp_map_config(m->o),
+				 ret, lockwhy, sizeof(lockwhy)));
 	}
 	sigprocmask(SIG_SETMASK, &old, NULL);
 	return ret;
@@ -346,7 +353,7 @@ static int map_apply(struct map_ctx *m, const struct znp_dev *dev, struct map_pl
 		return znp_map_fail(m, ZNP_EXIT_REFUSED, "cannot create %s: name or identity in "
 				    "use (%s)", pl->name, znp_dm_last_error());
 	if (ret)
-		return znp_map_fail(m, ret == -EBUSY ? ZNP_EXIT_REFUSED : ZNP_EXIT_FAILED,
+		return znp_map_fail(m, znp_cli_exit(m->cli, ret),
 				    "cannot create %s: %s%s%s", pl->name, znp_strerror(ret),
 				    *znp_dm_last_error() ? ": " : "", znp_dm_last_error());
 	snprintf(dmk, dsize, "dm-%" PRIu32, info.minor);
@@ -437,17 +444,7 @@ int znp_cmd_map(const struct znp_cli *cli, const struct znp_opts *o, struct znp_
 {
 	const char *why;
 
-	if (!o->ublk && (o->foreground || o->recover || o->force_ublk || znp_opt_given(o, ZNP_O_QUEUES) ||
-	    znp_opt_given(o, ZNP_O_UBLK_ID) || znp_opt_given(o, ZNP_O_QUEUE_DEPTH))) {
-		znp_cli_err(cli, o->nargs ? o->args[0] : "map", "--foreground, --queues, "
-			    "--queue-depth, --ublk-id, --recover and --force-ublk need --ublk");
-		return ZNP_EXIT_USAGE;
-	}
-	if (o->restore && (o->nargs || o->name || o->persist || o->ublk)) {
-		znp_cli_err(cli, "map", "--restore takes no device, --name, --persist or --ublk "
-			    "(it restores recorded ublk mappings by itself)");
-		return ZNP_EXIT_USAGE;
-	}
+	/* which options need --ublk, and what --restore excludes: map_rules (cmdtab.c) */
 	if (o->restore)
 		return znp_map_restore(cli, o, p);
 	if (o->ublk)

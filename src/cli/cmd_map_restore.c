@@ -127,7 +127,7 @@ static int restore_entry(unsigned int lineno, const struct znp_dmconf_entry *e,
 	if (ret) {
 		snprintf(msg, sizeof(msg), "%s", dwhy ? dwhy : znp_strerror(ret));
 		re.error = msg;
-		restore_result(r, &re, znp_exit_from_ret(ret));
+		restore_result(r, &re, znp_cli_exit(r->cli, ret));
 		return 0;
 	}
 	if (e->ublk) {
@@ -215,4 +215,3 @@ int znp_map_restore(const struct znp_cli *cli, const struct znp_opts *o,
 		return znp_cli_fail(cli, conf, "cannot go through the mapping file", ret);
 	return r.first_fail;
 }
-

@@ -93,18 +93,12 @@ static void join(char *buf, size_t size, const char *first, size_t stride, unsig
 		len += snprintf(buf + len, size - len, "%s%s", i ? " " : "", first + i * stride);
 }
 
-/* --persist and --name rules of a concatenation, and its UUID; 0 or an exit code. */
+/*
+ * The UUID of a concatenation; 0 or an exit code. (No --persist, no --ublk,
+ * a --name: the command table's rules for several devices.)
+ */
 static int cat_args(const struct znp_cli *cli, const struct znp_opts *o, char *uuid, size_t size)
 {
-	if (o->persist) {
-		znp_cli_err(cli, "map", "--persist records one device per mapping: map several "
-			    "devices without it");
-		return ZNP_EXIT_USAGE;
-	}
-	if (!o->name) {
-		znp_cli_err(cli, "map", "mapping several devices needs --name");
-		return ZNP_EXIT_USAGE;
-	}
 	if (snprintf(uuid, size, ZNP_DM_UUID_PREFIX "cat:%s", o->name) >= (int)size) {
 		znp_cli_err(cli, "map", "--name '%s' is too long", o->name);
 		return ZNP_EXIT_USAGE;
@@ -149,7 +143,12 @@ static int cat_plan(struct map_ctx *m, struct cat *c, const char *uuid, const ch
 				    c->backing[i]);
 			return ZNP_EXIT_UNSUITABLE;
 		}
-		znp_dm_table_format(line, sizeof(line), &c->t[i]);
+		/* as the single-device map: a path the table cannot carry (a space) */
+		ret = znp_dm_table_format(line, sizeof(line), &c->t[i]);
+		if (ret) {
+			znp_cli_err(m->cli, arg, "cannot build the table: %s", znp_strerror(ret));
+			return ZNP_EXIT_UNSUITABLE;
+		}
 		tl += snprintf(table + tl, size - tl, "%s%s", i ? "\n" : "", line);
 	}
 	*end = start;
@@ -183,7 +182,7 @@ static int cat_create(const struct map_ctx *m, const struct cat *c, const char *
 	znp_cli_err(m->cli, "map", "cannot create %s: %s%s%s", m->o->name,
 		    ret == -EEXIST ? "name or UUID in use" : znp_strerror(ret),
 		    *znp_dm_last_error() ? ": " : "", znp_dm_last_error());
-	return ret == -EEXIST || ret == -EBUSY ? ZNP_EXIT_REFUSED : ZNP_EXIT_FAILED;
+	return znp_cli_exit(m->cli, ret);
 }
 
 int znp_map_concat(const struct znp_cli *cli, const struct znp_opts *o, struct znp_print *p)

@@ -155,25 +155,45 @@ static int find_cb(const struct znp_ublk_rec *r, const char *file, const char *w
 	return 1;
 }
 
-static bool find_rec(const struct znp_cli *cli, int dirfd, const char *arg, struct ublk_match *m)
+/* The records cannot be listed (ENOMEM, EACCES): said once, here. */
+static int records_error(const struct znp_cli *cli, const char *subject, int ret)
 {
-	*m = (struct ublk_match){ .cli = cli, .arg = arg };
-	match_prepare(m);
-	znp_ublk_rec_each(dirfd, find_cb, m);
-	return m->found;
+	znp_cli_err(cli, subject, "cannot read the ublk mapping records in %s: %s",
+		    znp_cli_run_dir(), znp_strerror(ret));
+	return ret;
 }
 
-bool znp_cli_ublk_names(const struct znp_cli *cli, const char *arg)
+/*
+ * The state directory for reading. None, or one that is not ours alone
+ * (znp_run_dir_open() refuses it: others could plant records), holds no
+ * records: a negative return means "none", not a failure.
+ */
+static int open_records(void)
+{
+	return znp_run_dir_open(znp_cli_run_dir(), false);
+}
+
+/* Return: 1 found (@m->rec), 0 not, or -errno (not reported): not "not found". */
+static int find_rec(const struct znp_cli *cli, int dirfd, const char *arg, struct ublk_match *m)
+{
+	int ret;
+
+	*m = (struct ublk_match){ .cli = cli, .arg = arg };
+	match_prepare(m);
+	ret = znp_ublk_rec_each(dirfd, find_cb, m);
+	return ret < 0 ? ret : m->found;
+}
+
+int znp_cli_ublk_names(const struct znp_cli *cli, const char *arg)
 {
 	struct ublk_match m;
-	int dirfd = znp_run_dir_open(znp_cli_run_dir(), false);
-	bool ret;
+	int dirfd = open_records(), ret;
 
 	if (dirfd < 0)
-		return false;
+		return 0;
 	ret = find_rec(cli, dirfd, arg, &m);
 	close(dirfd);
-	return ret;
+	return ret < 0 ? records_error(cli, arg, ret) : ret;
 }
 
 /* ---- status --------------------------------------------------------------- */
@@ -251,19 +271,20 @@ int znp_cli_ublk_status(const struct znp_cli *cli, struct znp_print *p, const ch
 {
 	struct status_each s = { .cli = cli, .p = p };
 	struct ublk_match m;
+	int ret;
 
-	s.dirfd = znp_run_dir_open(znp_cli_run_dir(), false);
+	s.dirfd = open_records();
 	if (s.dirfd < 0)
-		return arg ? -1 : 0;
+		return arg ? -ENOENT : 0;
 	if (arg && p) {
-		if (find_rec(cli, s.dirfd, arg, &m)) {
+		ret = find_rec(cli, s.dirfd, arg, &m);
+		if (ret > 0)
 			status_row(cli, p, s.dirfd, &m.rec);
-			s.rows = 1;
-		} else {
-			s.rows = -1;
-		}
+		s.rows = ret > 0 ? 1 : ret < 0 ? records_error(cli, arg, ret) : -ENOENT;
 	} else {
-		znp_ublk_rec_each(s.dirfd, status_cb, &s);
+		ret = znp_ublk_rec_each(s.dirfd, status_cb, &s);
+		if (ret < 0)
+			s.rows = p ? records_error(cli, "status", ret) : ret;
 	}
 	close(s.dirfd);
 	return s.rows;
@@ -283,12 +304,19 @@ static void ublk_mounted_on(const struct znp_cli *cli, const char *dev, char *bu
 		znp_blk_mount_point(major(st.st_rdev), minor(st.st_rdev), buf, size);
 }
 
-/* Is the block device held (mounted, opened exclusively, a holder on top)? */
-static bool ublk_busy(const struct znp_cli *cli, const char *dev, char *why, size_t size)
+/*
+ * Is the block device held (mounted, opened exclusively, a holder on top)?
+ * When it is free, *@excl is it opened O_EXCL: kept open until STOP_DEV, so
+ * that nothing mounts or claims it between this check and the stop;
+ * otherwise -1.
+ */
+static bool ublk_busy(const struct znp_cli *cli, const char *dev, char *why, size_t size,
+		      int *excl)
 {
 	char path[PATH_MAX], mnt[512];
 	int fd;
 
+	*excl = -1;
 	ublk_mounted_on(cli, dev, mnt, sizeof(mnt));
 	if (mnt[0]) {
 		snprintf(why, size, "mounted on %s", mnt);
@@ -301,17 +329,19 @@ static bool ublk_busy(const struct znp_cli *cli, const char *dev, char *why, siz
 		snprintf(why, size, "held by another user (open exclusively)");
 		return true;
 	}
-	if (fd >= 0)
-		close(fd);
+	*excl = fd;
 	return false;
 }
 
-/* Write back what the page cache holds for the device before it goes. */
-static void ublk_sync(const struct znp_cli *cli, const char *dev)
+/* Write back what the page cache holds for the device before it goes (through @fd if >= 0). */
+static void ublk_sync(const struct znp_cli *cli, const char *dev, int fd)
 {
 	char path[PATH_MAX];
-	int fd;
 
+	if (fd >= 0) {
+		fsync(fd);
+		return;
+	}
 	if (znp_dev_path(&cli->env, path, sizeof(path), dev))
 		return;
 	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
@@ -333,20 +363,43 @@ static bool wait_unlocked(int dirfd, const char *ident, int ms)
 	return znp_ns_lock_held(dirfd, ident) <= 0;
 }
 
+/*
+ * SIGTERM to the record's server, only when its pid still is that server
+ * (pidfd + start time): a stale pid may be anyone's process now.
+ */
+static void stop_server(const struct znp_cli *cli, const char *name, const struct znp_ublk_rec *r)
+{
+	int pidfd, ret = znp_ublk_server_pidfd("/proc", r, &pidfd);
+
+	if (!ret) {
+		ret = znp_pidfd_signal(pidfd, SIGTERM);
+		close(pidfd);
+	}
+	if (ret && ret != -ESRCH)
+		znp_cli_err(cli, name, "not signalling recorded server pid %ld: %s", (long)r->pid,
+			    ret == -ESTALE ? "that pid is another process now (stale record)" :
+			    ret == -ENODATA ? "the record has no start time to check it by" :
+			    znp_strerror(ret));
+}
+
 int znp_cli_ublk_unmap(const struct znp_cli *cli, const struct znp_opts *o, struct znp_print *p)
 {
 	struct znp_unmap_view v = { .dry_run = o->dry_run, .config = znp_map_config(o) };
-	char dev[32], why[600], name[ZNP_DM_NAME_MAX];
+	char dev[32], why[600], name[ZNP_DM_NAME_MAX], lockwhy[PATH_MAX + 96];
 	struct ublk_match m;
-	int dirfd, ret, state;
+	int dirfd, ret, state, excl = -1;
 	enum znp_ublk_health h;
 
-	dirfd = znp_run_dir_open(znp_cli_run_dir(), false);
-	if (dirfd < 0 || !find_rec(cli, dirfd, o->args[0], &m)) {
-		znp_cli_err(cli, o->args[0], "is not a ublk mapping of this tool");
+	dirfd = open_records();
+	ret = dirfd < 0 ? 0 : find_rec(cli, dirfd, o->args[0], &m);
+	if (ret <= 0) {
+		if (!ret)
+			znp_cli_err(cli, o->args[0], "is not a ublk mapping of this tool");
+		else
+			records_error(cli, o->args[0], ret);
 		if (dirfd >= 0)
 			close(dirfd);
-		return ZNP_EXIT_UNSUITABLE;
+		return ret ? ZNP_EXIT_FAILED : ZNP_EXIT_UNSUITABLE;
 	}
 	snprintf(dev, sizeof(dev), "ublkb%d", m.rec.dev_id);
 	snprintf(name, sizeof(name), "%s", m.rec.name[0] ? m.rec.name : dev);
@@ -354,30 +407,42 @@ int znp_cli_ublk_unmap(const struct znp_cli *cli, const struct znp_opts *o, stru
 	v.backing = m.rec.ng[0] ? m.rec.ng : NULL;
 	v.ublk = true;
 	h = rec_health(cli, dirfd, &m.rec, &state);
-	if (h != ZNP_UBLK_MISSING && ublk_busy(cli, dev, why, sizeof(why)) && !o->force) {
+	if (h != ZNP_UBLK_MISSING && ublk_busy(cli, dev, why, sizeof(why), &excl) && !o->force) {
 		znp_cli_err(cli, name, "/dev/%s is in use (%s): not unmapped; unmount or close it, "
 			    "or use --force (its users then get I/O errors)", dev, why);
 		close(dirfd);
 		return ZNP_EXIT_REFUSED;
 	}
 	if (o->dry_run) {
+		if (excl >= 0)
+			close(excl);
 		p->ops->unmap(p, &v);
 		close(dirfd);
 		return ZNP_EXIT_OK;
 	}
 	ret = 0;
 	if (h != ZNP_UBLK_MISSING) {
-		ublk_sync(cli, dev);
+		ublk_sync(cli, dev, excl);
 		/* STOP_DEV: the server's run loop ends, it deletes the device and its record */
 		ret = znp_ublk_dev_stop(m.rec.dev_id);
+		/* free now: the server's DEL_DEV waits for the device's last opener */
+		if (excl >= 0)
+			close(excl);
 		if (ret && ret != -ENODEV) {
 			znp_cli_err(cli, name, "cannot stop /dev/%s: %s", dev, znp_strerror(ret));
 			close(dirfd);
-			return znp_exit_from_ret(ret);
+			return znp_cli_exit(cli, ret);
 		}
 		if (h == ZNP_UBLK_ALIVE && !wait_unlocked(dirfd, m.rec.ident, UNMAP_WAIT_MS))
-			kill(m.rec.pid, SIGTERM);
-		wait_unlocked(dirfd, m.rec.ident, UNMAP_WAIT_MS);
+			stop_server(cli, name, &m.rec);
+		if (!wait_unlocked(dirfd, m.rec.ident, UNMAP_WAIT_MS)) {
+			/* DEL_DEV would wait for the hung server; its record and lock stay */
+			znp_cli_err(cli, name, "the server of /dev/%s (pid %ld in its record) still "
+				    "holds the namespace's lock in %s: stopped, not removed", dev,
+				    (long)m.rec.pid, znp_cli_run_dir());
+			close(dirfd);
+			return ZNP_EXIT_FAILED;
+		}
 		ret = znp_ublk_dev_del(m.rec.dev_id);
 		if (ret == -ENODEV)
 			ret = 0;
@@ -385,20 +450,21 @@ int znp_cli_ublk_unmap(const struct znp_cli *cli, const struct znp_opts *o, stru
 	if (ret) {
 		znp_cli_err(cli, name, "cannot remove /dev/%s: %s", dev, znp_strerror(ret));
 		close(dirfd);
-		return znp_exit_from_ret(ret);
+		return znp_cli_exit(cli, ret);
 	}
-	ret = znp_ublk_rec_drop(dirfd, m.rec.ident);
+	ret = znp_ublk_forget(dirfd, m.rec.ident);
 	close(dirfd);
 	if (ret && ret != -ENOENT) {
 		znp_cli_err(cli, name, "removed, but cannot remove its record in %s: %s",
-			    znp_cli_run_dir(), znp_strerror(ret));
+			    znp_cli_run_dir(), ret == -EBUSY ? "a server holds the namespace's "
+			    "lock again" : znp_strerror(ret));
 		return ZNP_EXIT_FAILED;
 	}
 	ret = znp_dmconf_drop(znp_map_config(o), m.rec.ident, NULL);
 	if (ret < 0) {
 		p->ops->unmap(p, &v);
 		znp_cli_err(cli, name, "removed, but cannot update %s: %s", znp_map_config(o),
-			    znp_strerror(ret));
+			    znp_cli_conf_strerror(znp_map_config(o), ret, lockwhy, sizeof(lockwhy)));
 		return ZNP_EXIT_FAILED;
 	}
 	v.forgotten = ret == 1;
@@ -428,19 +494,25 @@ static int run_wait(char *const argv[])
 int znp_cli_ublk_restore(const struct znp_cli *cli, const struct znp_opts *o, const char *name,
 			 const char *ng, const char **result, char *err, size_t size)
 {
-	char unit[ZNP_DM_NAME_MAX + 32], self[PATH_MAX];
+	char unit[4 * ZNP_DM_NAME_MAX + 32], inst[4 * ZNP_DM_NAME_MAX], self[PATH_MAX];
 	struct ublk_match m;
 	struct stat st;
 	int dirfd, ret, state;
 	ssize_t n;
 
 	*result = "failed";
-	dirfd = znp_run_dir_open(znp_cli_run_dir(), false);
+	dirfd = open_records();
 	if (dirfd >= 0) {
-		bool served = find_rec(cli, dirfd, ng, &m) &&
-			      rec_health(cli, dirfd, &m.rec, &state) == ZNP_UBLK_ALIVE;
+		bool served;
 
+		ret = find_rec(cli, dirfd, ng, &m);
+		served = ret > 0 && rec_health(cli, dirfd, &m.rec, &state) == ZNP_UBLK_ALIVE;
 		close(dirfd);
+		if (ret < 0) {
+			snprintf(err, size, "cannot read the ublk mapping records in %s: %s",
+				 znp_cli_run_dir(), znp_strerror(ret));
+			return ZNP_EXIT_FAILED;
+		}
 		if (served) {
 			*result = "already-mapped";
 			return ZNP_EXIT_OK;
@@ -454,7 +526,12 @@ int znp_cli_ublk_restore(const struct znp_cli *cli, const struct znp_opts *o, co
 	if (!getenv("ZNP_RUN_DIR") && !stat("/run/systemd/system", &st) && S_ISDIR(st.st_mode)) {
 		char *argv[] = { "systemctl", "start", "--no-block", unit, NULL };
 
-		snprintf(unit, sizeof(unit), "zns-npo2-ublk@%s.service", name);
+		/* "po2-a" is zns-npo2-ublk@po2\x2da.service: the unit's %I gives it back */
+		if (znp_unit_escape(name, inst, sizeof(inst))) {
+			snprintf(err, size, "cannot make a unit name of mapping name %s", name);
+			return ZNP_EXIT_FAILED;
+		}
+		snprintf(unit, sizeof(unit), "zns-npo2-ublk@%s.service", inst);
 		ret = run_wait(argv);
 		if (!ret) {
 			*result = "started";

@@ -29,13 +29,19 @@ const char *znp_cli_ublk_mapped_as(const struct znp_cli *cli, const struct znp_n
 /*
  * Print a status row for every ublk mapping, or only the one @arg names
  * (ublkbN, /dev/ublkbN, its name, its namespace's ng or block node).
- * With @p NULL, count the records instead.
- * Return: rows printed, or -1 when @arg names no ublk mapping.
+ * With @p NULL, count the records instead (quietly).
+ * Return: rows printed, -ENOENT when @arg names no ublk mapping, or another
+ * -errno when the records cannot be read (reported in one line).
  */
 int znp_cli_ublk_status(const struct znp_cli *cli, struct znp_print *p, const char *arg);
 
-/* Does @arg name a ublk mapping (as above)? */
-bool znp_cli_ublk_names(const struct znp_cli *cli, const char *arg);
+/*
+ * Does @arg name a ublk mapping (as above)? Return: 1 yes, 0 no (no such
+ * record; no state directory, or one others can write to), or -errno when
+ * the records cannot be listed (ENOMEM, EACCES; reported in one line): a
+ * failure, not "no such mapping".
+ */
+int znp_cli_ublk_names(const struct znp_cli *cli, const char *arg);
 
 /* map --ublk (cmd_ublkmap.c). Return: exit code (in the daemon: when it stops). */
 int znp_cmd_map_ublk(const struct znp_cli *cli, const struct znp_opts *o, struct znp_print *p);

@@ -5,19 +5,22 @@
  *
  * 1. Refuse what cannot be served (check verdicts, geometry), before
  *    anything changes (cmd_ublkmap_refuse.c).
- * 2. The ublk driver: probe it, `modprobe ublk_drv` when it is not loaded
+ * 2. Take the namespace's lock in /run/zns-npo2 (svc.h): a second server on
+ *    the same namespace is refused with the first one's PID and device,
+ *    before anything is recorded.
+ * 3. The ublk driver: probe it, `modprobe ublk_drv` when it is not loaded
  *    (cmd_ublkmap_refuse.c).
- * 3. Take the namespace's lock in /run/zns-npo2 (svc.h): a second server on
- *    the same namespace is refused with the first one's PID and device.
  * 4. A record of a device that is still there and QUIESCED (its server was
  *    killed): take it back with user recovery; a stale record is dropped.
  * 5. Unless --foreground, fork: the child serves as a daemon (new session,
  *    stdio on /dev/null, logging to syslog), the parent waits on a pipe
  *    until the device is live (or the child failed) and prints the result.
- * 6. Once live: write the record (PID, ublk device id, namespace identity
- *    and geometry). SIGTERM/SIGINT stop the device; after a clean stop (also
- *    STOP_DEV from `unmap`) the device is deleted and the record removed.
- *    (3 to 6: cmd_ublkmap_serve.c)
+ * 6. Once live: with --persist, the entry in the mapping file (if that
+ *    fails, the device is stopped and deleted: not mapped); then the record
+ *    (PID, ublk device id, namespace identity and geometry). SIGTERM/SIGINT
+ *    stop the device; after a clean stop (also STOP_DEV from `unmap`) the
+ *    device is deleted and the record removed.
+ *    (2 to 6: cmd_ublkmap_serve.c)
  *
  * Every refusal is logged (stderr and syslog) with its reason.
  */
@@ -123,10 +126,17 @@ static int recorded_ng(const struct znp_cli *cli, const struct znp_opts *o, stru
 		znp_cli_err(cli, o->name, "cannot read %s: %s", znp_map_config(o), znp_strerror(ret));
 		syslog(LOG_ERR, "%s: cannot read %s: %s", o->name, znp_map_config(o),
 		       znp_strerror(ret));
-		return ret == -ENOENT ? ZNP_EXIT_UNSUITABLE : ZNP_EXIT_FAILED;
+		return znp_cli_exit(cli, ret);
 	}
-	znp_dmconf_parse(buf, len, by_name_cb, b);
+	ret = znp_dmconf_parse(buf, len, by_name_cb, b);
 	free(buf);
+	if (ret < 0) {		/* -ENOMEM: a failure, not "no such mapping" */
+		znp_cli_err(cli, o->name, "cannot parse %s: %s", znp_map_config(o),
+			    znp_strerror(ret));
+		syslog(LOG_ERR, "%s: cannot parse %s: %s", o->name, znp_map_config(o),
+		       znp_strerror(ret));
+		return ZNP_EXIT_FAILED;
+	}
 	if (!b->found || !b->e.ublk) {
 		znp_cli_err(cli, o->name, "no ublk mapping of this name in %s", znp_map_config(o));
 		syslog(LOG_ERR, "%s: no ublk mapping of this name in %s", o->name,
@@ -134,7 +144,13 @@ static int recorded_ng(const struct znp_cli *cli, const struct znp_opts *o, stru
 		return ZNP_EXIT_UNSUITABLE;
 	}
 	b->ng[0] = '\0';
-	znp_scan(&cli->env, by_ident_cb, b);
+	ret = znp_scan(&cli->env, by_ident_cb, b);
+	if (ret < 0) {		/* sysfs unreadable, ENOMEM: not "not present" */
+		znp_cli_err(cli, o->name, "cannot list the NVMe namespaces: %s", znp_strerror(ret));
+		syslog(LOG_ERR, "%s: cannot list the NVMe namespaces: %s", o->name,
+		       znp_strerror(ret));
+		return ZNP_EXIT_FAILED;
+	}
 	if (!b->ng[0]) {
 		znp_cli_err(cli, o->name, "namespace %s is not present", b->e.ident);
 		syslog(LOG_ERR, "%s: namespace %s is not present", o->name, b->e.ident);
@@ -170,13 +186,9 @@ static int use_recorded(const struct znp_cli *cli, const struct znp_opts **o)
 
 /* ---- the command ----------------------------------------------------------- */
 
-/* --recover, --ublk-id, --queues, --queue-depth. Return: 0 or exit 2. */
+/* The ranges of --ublk-id, --queues, --queue-depth. Return: 0 or exit 2. */
 static int check_args(const struct znp_cli *cli, const struct znp_opts *o)
 {
-	if (o->recover && !znp_opt_given(o, ZNP_O_UBLK_ID)) {
-		znp_cli_err(cli, o->args[0], "--recover needs --ublk-id (the device to take back)");
-		return ZNP_EXIT_USAGE;
-	}
 	if (znp_opt_given(o, ZNP_O_UBLK_ID) && o->ublk_id > INT32_MAX - 1) {
 		znp_cli_err(cli, o->args[0], "--ublk-id too large");
 		return ZNP_EXIT_USAGE;
@@ -222,14 +234,14 @@ static void serve_init(struct serve *s, struct znp_dev *dev, const struct znp_ub
 		znp_strlcpy(s->rec.name, o->name, sizeof(s->rec.name));
 }
 
-/* --persist: the entry in the mapping file. Return: 0 or the exit code (refused). */
-static int persist(struct serve *s)
+int umap_persist(struct serve *s)
 {
 	const struct znp_opts *o = s->m->o;
 	const struct znp_dev *dev = s->dev;
 	struct znp_dmconf_entry e = { .lba_size = dev->geom.lba_size,
 		.zone_size = dev->geom.zone_size, .nr_zones = dev->geom.nr_zones,
 		.ublk = true };
+	char lockwhy[PATH_MAX + 96];
 	int ret;
 
 	snprintf(e.name, sizeof(e.name), "%s", o->name ? o->name : "");
@@ -237,10 +249,26 @@ static int persist(struct serve *s)
 		znp_dm_default_name(&dev->ns, dev->name, e.name, sizeof(e.name));
 	znp_strlcpy(s->rec.name, e.name, sizeof(s->rec.name));
 	znp_strlcpy(e.ident, s->v.ident, sizeof(e.ident));
-	ret = znp_dmconf_put(znp_map_config(o), &e);
+	ret = znp_dmconf_put(s->config, &e);
 	if (ret)
 		return umap_refuse(s->m, ZNP_EXIT_FAILED, "cannot record it in %s: %s; not mapped",
-				   znp_map_config(o), znp_strerror(ret));
+				   s->config, znp_cli_conf_strerror(s->config, ret, lockwhy,
+				   sizeof(lockwhy)));
+	return 0;
+}
+
+/* s->config: the mapping file as an absolute path. Return: 0 or the exit code. */
+static int config_path(struct serve *s)
+{
+	const char *c = znp_map_config(s->m->o);
+	char cwd[PATH_MAX];
+
+	if (c[0] == '/' ? znp_strlcpy(s->config, c, sizeof(s->config)) :
+	    !getcwd(cwd, sizeof(cwd)) ||
+	    snprintf(s->config, sizeof(s->config), "%s/%s", cwd, c) >= (int)sizeof(s->config)) {
+		znp_cli_err(s->m->cli, s->m->o->args[0], "--config '%s': path too long", c);
+		return ZNP_EXIT_USAGE;
+	}
 	return 0;
 }
 
@@ -275,9 +303,8 @@ int znp_cmd_map_ublk(const struct znp_cli *cli, const struct znp_opts *o, struct
 		ret = ZNP_EXIT_OK;
 		goto out;
 	}
-	ret = umap_need_driver(&m);
-	if (!ret && o->persist)
-		ret = persist(&s);
+	/* lock, driver, create, then record (--persist): cmd_ublkmap_serve.c */
+	ret = o->persist ? config_path(&s) : 0;
 	if (!ret)
 		ret = umap_start(&s);
 out:

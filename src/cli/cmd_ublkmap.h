@@ -7,6 +7,7 @@
 #ifndef ZNP_CLI_CMD_UBLKMAP_H
 #define ZNP_CLI_CMD_UBLKMAP_H
 
+#include <limits.h>
 #include <stdbool.h>
 #include <stddef.h>
 
@@ -31,6 +32,9 @@ struct serve {
 	struct znp_ublk_rec rec;
 	int dirfd;
 	bool live;
+	int undo;			/* --persist failed once live: the exit code */
+	char config[PATH_MAX];		/* --persist: the mapping file, absolute (the
+					 * daemon records it after chdir("/")) */
 };
 
 /* One line to syslog, and to stderr unless we are the daemon. */
@@ -56,8 +60,17 @@ int umap_check_dev(struct umap *m, struct znp_dev *dev, struct znp_ublk_geom *g,
 int umap_need_driver(struct umap *m);
 
 /*
- * umap_start() - lock the namespace, decide on recovery, then serve in the
- * foreground or fork the daemon and wait until its device is live.
+ * umap_persist() - --persist: record the mapping in s->config, called by the
+ * serving process once the device is live (lock, create, record; the
+ * caller undoes the device when this fails).
+ * Return: 0 or the exit code (refused through umap_refuse()).
+ */
+int umap_persist(struct serve *s);
+
+/*
+ * umap_start() - lock the namespace, check the driver, decide on recovery,
+ * then serve in the foreground or fork the daemon and wait until its
+ * device is live (and, with --persist, recorded).
  * Return: exit code (in the daemon it does not return).
  */
 int umap_start(struct serve *s);

@@ -87,8 +87,7 @@ int umap_check_dev(struct umap *m, struct znp_dev *dev, struct znp_ublk_geom *g,
 		return ret;
 	ret = znp_ublk_geom_from_dev(dev, g, &why);
 	if (ret)
-		return umap_refuse(m, ret == -E2BIG || ret == -EINVAL ? ZNP_EXIT_UNSUITABLE :
-				   znp_exit_from_ret(ret), "cannot be served through ublk: %s",
+		return umap_refuse(m, znp_cli_exit(m->cli, ret), "cannot be served through ublk: %s",
 				   why ? why : znp_strerror(ret));
 	if (znp_ident_from_ns(&dev->ns, ident, size))
 		return umap_refuse(m, ZNP_EXIT_UNSUITABLE, "no stable identity (NGUID, EUI-64 or "

@@ -5,8 +5,9 @@
  * quiesced device (its server was killed) is taken back with user
  * recovery, a stale one dropped. Unless --foreground, a daemon child
  * serves and the parent waits on a pipe until the device is live. Once
- * live, the record is written; after a clean stop the device is deleted
- * and the record removed.
+ * live, the --persist entry and then the record are written (an entry that
+ * cannot be written stops and deletes the device); after a clean stop the
+ * device is deleted and the record removed.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -92,7 +93,17 @@ static void on_ready(void *arg, int dev_id)
 {
 	struct serve *s = arg;
 	struct umap *m = s->m;
+	int ret;
 
+	/* lock, create, record: a mapping that cannot be recorded is undone */
+	if (m->o->persist) {
+		ret = umap_persist(s);
+		if (ret) {
+			s->undo = ret;
+			znp_ublk_server_stop(the_server);
+			return;
+		}
+	}
 	s->live = true;
 	record(s, dev_id);
 	umap_say(m, LOG_NOTICE, "%s /dev/ublkb%d, server pid %ld", s->v.recovered ? "took back" :
@@ -156,7 +167,7 @@ static int serve(struct serve *s, int recover_id)
 	ret = recover_id >= 0 ? znp_ublk_server_recover(s->dev, recover_id, &uo, &srv)
 			      : znp_ublk_server_create(s->dev, &uo, &srv);
 	if (ret)
-		return umap_refuse(m, znp_exit_from_ret(ret), "cannot %s the ublk device: %s",
+		return umap_refuse(m, znp_cli_exit(m->cli, ret), "cannot %s the ublk device: %s",
 				   recover_id >= 0 ? "take back" : "create", znp_strerror(ret));
 	dev_id = znp_ublk_server_dev_id(srv);
 	/*
@@ -181,11 +192,25 @@ static int serve(struct serve *s, int recover_id)
 	parked = znp_ublk_server_parked(srv);
 	znp_ublk_server_free(srv);
 	close(uo.journal_fd);
+	if (s->undo) {
+		/* stopped by on_ready(): not recorded in the mapping file, so not mapped */
+		if (parked) {
+			umap_say(m, LOG_NOTICE, "/dev/ublkb%d is in use: it stays, quiesced, for "
+				 "the next server", dev_id);
+			return s->undo;
+		}
+		ret = znp_ublk_dev_del(dev_id);
+		if (ret && ret != -ENODEV)
+			umap_say(m, LOG_ERR, "cannot delete /dev/ublkb%d: %s", dev_id,
+				 znp_strerror(ret));
+		znp_ublk_rec_drop(s->dirfd, s->rec.ident);
+		return s->undo;
+	}
 	if (!s->live) {
 		/* never started: create() deleted it; a recovered one stays quiesced */
 		if (recover_id < 0)
 			znp_ublk_rec_drop(s->dirfd, s->rec.ident);
-		return umap_refuse(m, znp_exit_from_ret(ret ? ret : -EIO), "cannot start "
+		return umap_refuse(m, znp_cli_exit(m->cli, ret ? ret : -EIO), "cannot start "
 				   "/dev/ublkb%d: %s", dev_id, znp_strerror(ret ? ret : -EIO));
 	}
 	if (!ret && parked) {
@@ -335,13 +360,8 @@ static int pick_recovery(struct serve *s, int *lockfd, int *recover_id)
 			 info.state);
 		znp_ublk_dev_del(old.dev_id);
 	}
+	/* the record goes; the lock file stays, and we hold it */
 	znp_ublk_rec_drop(s->dirfd, s->rec.ident);
-	/* the lock file went with it; ours stays valid, take a fresh one */
-	znp_ns_unlock(*lockfd);
-	ret = znp_ns_lock(s->dirfd, s->rec.ident, lockfd);
-	if (ret)
-		return umap_refuse(m, ret == -EBUSY ? ZNP_EXIT_REFUSED : ZNP_EXIT_FAILED,
-				   "cannot lock the namespace: %s", znp_strerror(ret));
 	return 0;
 }
 
@@ -356,8 +376,12 @@ static int daemonize(struct serve *s, int lockfd, int recover_id)
 		return umap_refuse(m, ZNP_EXIT_FAILED, "pipe: %s", znp_strerror(-errno));
 	fflush(NULL);
 	pid = fork();
-	if (pid < 0)
-		return umap_refuse(m, ZNP_EXIT_FAILED, "fork: %s", znp_strerror(-errno));
+	if (pid < 0) {
+		ret = -errno;
+		close(pfd[0]);
+		close(pfd[1]);
+		return umap_refuse(m, ZNP_EXIT_FAILED, "fork: %s", znp_strerror(ret));
+	}
 	if (pid) {
 		close(pfd[1]);
 		znp_ns_unlock(lockfd);	/* the child holds the lock now */
@@ -378,7 +402,10 @@ int umap_start(struct serve *s)
 {
 	int lockfd = -1, recover_id = -1, ret;
 
+	/* the lock first: a namespace served already is refused before anything changes */
 	ret = lock_ns(s, &lockfd);
+	if (!ret)
+		ret = umap_need_driver(s->m);
 	if (!ret)
 		ret = pick_recovery(s, &lockfd, &recover_id);
 	if (ret)

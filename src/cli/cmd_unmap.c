@@ -81,7 +81,7 @@ static int resolve_mapping(const struct znp_cli *cli, const char *arg, char *nam
 	ret = znp_dev_open(&cli->env, arg, 0, &dev, &why);
 	if (ret) {
 		znp_cli_err(cli, arg, "%s", why ? why : znp_strerror(ret));
-		return znp_exit_from_ret(ret);
+		return znp_cli_exit(cli, ret);
 	}
 	kname = znp_dev_is_nvme(dev) ? dev->ns.blk_name : dev->name;
 	znp_blk_holders(&cli->env, kname, find_holder_cb, &fh);
@@ -98,13 +98,16 @@ static int resolve_mapping(const struct znp_cli *cli, const char *arg, char *nam
 
 int znp_cmd_unmap(const struct znp_cli *cli, const struct znp_opts *o, struct znp_print *p)
 {
-	char name[ZNP_DM_NAME_MAX], backing[ZNP_DM_DEV_MAX], mnt[512];
+	char name[ZNP_DM_NAME_MAX], backing[ZNP_DM_DEV_MAX], mnt[512], lockwhy[PATH_MAX + 96];
 	struct znp_unmap_view v = { .dry_run = o->dry_run, .config = znp_map_config(o) };
 	struct znp_dm_info info;
 	const char *ident;
 	int ret;
 
-	if (znp_cli_ublk_names(cli, o->args[0]))
+	ret = znp_cli_ublk_names(cli, o->args[0]);
+	if (ret < 0)
+		return ZNP_EXIT_FAILED;		/* the records cannot be read (said) */
+	if (ret)
 		return znp_cli_ublk_unmap(cli, o, p);
 	ret = resolve_mapping(cli, o->args[0], name, sizeof(name));
 	if (ret)
@@ -116,7 +119,7 @@ int znp_cmd_unmap(const struct znp_cli *cli, const struct znp_opts *o, struct zn
 			return ZNP_EXIT_UNSUPPORTED;
 		}
 		znp_cli_err(cli, name, "%s", ret == -ENXIO ? "no such mapping" : znp_strerror(ret));
-		return znp_exit_from_ret(ret);
+		return znp_cli_exit(cli, ret);
 	}
 	if (!znp_dm_uuid_is_ours(info.uuid)) {
 		znp_cli_err(cli, name, "not a mapping made by this tool (UUID '%s'): not removed",
@@ -138,7 +141,7 @@ int znp_cmd_unmap(const struct znp_cli *cli, const struct znp_opts *o, struct zn
 		if (ret < 0) {
 			znp_cli_err(cli, name, "cannot remove: %s%s%s", znp_strerror(ret),
 				    *znp_dm_last_error() ? ": " : "", znp_dm_last_error());
-			return ret == -EBUSY ? ZNP_EXIT_REFUSED : ZNP_EXIT_FAILED;
+			return znp_cli_exit(cli, ret);
 		}
 		v.deferred = ret == 1;
 		ident = znp_dm_uuid_ident(info.uuid);
@@ -147,7 +150,8 @@ int znp_cmd_unmap(const struct znp_cli *cli, const struct znp_opts *o, struct zn
 			if (ret < 0) {
 				p->ops->unmap(p, &v);
 				znp_cli_err(cli, name, "removed, but cannot update %s: %s",
-					    znp_map_config(o), znp_strerror(ret));
+					    znp_map_config(o), znp_cli_conf_strerror(znp_map_config(o),
+					    ret, lockwhy, sizeof(lockwhy)));
 				return ZNP_EXIT_FAILED;
 			}
 			v.forgotten = ret == 1;
@@ -208,14 +212,17 @@ int znp_cmd_status(const struct znp_cli *cli, const struct znp_opts *o, struct z
 	struct status_ctx s = { .cli = cli, .p = p };
 	char name[ZNP_DM_NAME_MAX];
 	struct znp_dm_info info;
-	bool dm_ok = true;
+	bool dm_ok = true, ublk_failed = false;
 	int ret;
 
-	if (o->nargs && znp_cli_ublk_names(cli, o->args[0])) {
+	ret = o->nargs ? znp_cli_ublk_names(cli, o->args[0]) : 0;
+	if (ret < 0)
+		return ZNP_EXIT_FAILED;		/* the records cannot be read (said) */
+	if (ret) {
 		p->ops->status_begin(p);
-		znp_cli_ublk_status(cli, p, o->args[0]);
+		ret = znp_cli_ublk_status(cli, p, o->args[0]);
 		p->ops->status_end(p);
-		return ZNP_EXIT_OK;
+		return ret < 0 ? ZNP_EXIT_FAILED : ZNP_EXIT_OK;
 	}
 	if (o->nargs) {
 		ret = resolve_mapping(cli, o->args[0], name, sizeof(name));
@@ -240,10 +247,13 @@ int znp_cmd_status(const struct znp_cli *cli, const struct znp_opts *o, struct z
 	ret = 0;
 	if (dm_ok)
 		ret = o->nargs ? status_one(&info, &s) : znp_dm_list(status_one, &s);
-	if (!o->nargs)
-		znp_cli_ublk_status(cli, p, NULL);	/* the ublk mappings after the dm ones */
+	/* the ublk mappings after the dm ones */
+	if (!o->nargs && znp_cli_ublk_status(cli, p, NULL) < 0)
+		ublk_failed = true;
 	p->ops->status_end(p);
 	free(s.conf);
+	if (ublk_failed)
+		return ZNP_EXIT_FAILED;	/* the records cannot be read (said) */
 	if (ret)
 		return znp_cli_fail(cli, "status", "cannot list device-mapper devices", ret);
 	return ZNP_EXIT_OK;

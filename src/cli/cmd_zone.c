@@ -29,14 +29,7 @@ static int check_opts(const struct znp_cli *cli, const struct znp_opts *o)
 {
 	const char *path = o->args[0];
 
-	if (o->all && (znp_opt_given(o, ZNP_O_START_LBA) || znp_opt_given(o, ZNP_O_COUNT))) {
-		znp_cli_err(cli, path, "--all cannot be combined with --start-lba or --count");
-		return ZNP_EXIT_USAGE;
-	}
-	if (!o->all && !znp_opt_given(o, ZNP_O_START_LBA)) {
-		znp_cli_err(cli, path, "missing --start-lba or --all");
-		return ZNP_EXIT_USAGE;
-	}
+	/* --all against --start-lba/--count: the command table (zone_rules) */
 	if (znp_opt_given(o, ZNP_O_COUNT) && !o->count) {
 		znp_cli_err(cli, path, "--count must be at least 1");
 		return ZNP_EXIT_USAGE;
@@ -151,8 +144,9 @@ static int zone_op(const struct znp_cli *cli, const struct znp_opts *o,
 	};
 	ret = znp_zone_mgmt_validate(dev, &req, &why);
 	if (ret) {
+		/* -EINVAL: the range does not fit the zones, a bad argument */
 		explain_invalid(cli, dev, &req, why ? why : znp_strerror(ret));
-		ret = ret == -EINVAL ? ZNP_EXIT_USAGE : znp_exit_from_ret(ret);
+		ret = ret == -EINVAL ? ZNP_EXIT_USAGE : znp_cli_exit(cli, ret);
 		goto out_close;
 	}
 	v = (struct znp_zone_op_view){
@@ -197,7 +191,7 @@ static int zone_op(const struct znp_cli *cli, const struct znp_opts *o,
 			    znp_zone_action_name(action), done, req.nr_zones, znp_strerror(ret));
 	}
 	if (ret)
-		ret = znp_exit_from_ret(ret);
+		ret = znp_cli_exit(cli, ret);
 out_close:
 	znp_dev_close(dev);
 	return ret;

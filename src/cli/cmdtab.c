@@ -127,38 +127,92 @@ static const enum znp_opt_id unmap_opts[] = {
 };
 static const enum znp_opt_id status_opts[] = { COMMON, ZNP_O_CONFIG, ZNP_O_NR };
 
+#define BIT(id) ZNP_OPT_BIT(ZNP_O_##id)
+
+/* open close finish reset offline: a zone range, or all zones */
+static const struct znp_opt_rule zone_rules[] = {
+	{ .when = BIT(ALL), .excludes = BIT(START_LBA) | BIT(COUNT) },
+	{ .needs_one = BIT(START_LBA) | BIT(ALL) },
+	{ 0 }
+};
+static const struct znp_opt_rule discard_rules[] = {
+	{ .when = BIT(RANGES), .excludes = BIT(OFFSET) | BIT(LENGTH) },
+	{ 0 }
+};
+static const struct znp_opt_rule map_rules[] = {
+	{ .when = BIT(FOREGROUND) | BIT(QUEUES) | BIT(QUEUE_DEPTH) | BIT(UBLK_ID) |
+		  BIT(RECOVER) | BIT(FORCE_UBLK), .needs = BIT(UBLK) },
+	{ .when = BIT(RESTORE), .excludes = BIT(NAME) | BIT(PERSIST) | BIT(UBLK),
+	  .no_args = true, .hint = "it restores every recorded mapping, ublk ones too" },
+	{ .when = BIT(RECOVER), .needs = BIT(UBLK_ID), .hint = "the device to take back" },
+	/* several devices: one concatenated dm mapping (cmd_mapcat.c) */
+	{ .min_nargs = 2, .excludes = BIT(UBLK),
+	  .why = "--ublk serves one namespace: map several devices without it" },
+	{ .min_nargs = 2, .excludes = BIT(PERSIST),
+	  .why = "--persist records one device per mapping: map several devices without it" },
+	{ .min_nargs = 2, .needs = BIT(NAME), .why = "mapping several devices needs --name" },
+	{ 0 }
+};
+
+/*
+ * What a library error means in one command, where it differs from
+ * znp_exit_from_ret(). The man pages' EXIT STATUS sections say the same.
+ */
+static const struct znp_exit_override map_exits[] = {
+	/* a geometry the mapping cannot carry (ublk limits), or that the
+	 * kernel refused for it (a dm table, ublk parameters, a recovery of
+	 * a device of another shape) */
+	{ -E2BIG, ZNP_EXIT_UNSUITABLE },
+	{ -EINVAL, ZNP_EXIT_UNSUITABLE },
+	{ 0, 0 }
+};
+
+#define ZONE_CMD(n, h) { .name = #n, .help = h, .args = "<device>", .min_args = 1, \
+	.max_args = 1, .fn = znp_cmd_##n, .opts = zone_opts, .rules = zone_rules }
+
 const struct znp_cmd_desc znp_cmds[] = {
-	{ "list", "list NVMe ZNS namespaces, including those whose block device is hidden",
-	  "", 0, 0, znp_cmd_list, list_opts, false },
-	{ "report", "report zones: start, capacity, write pointer, state, type, attributes",
-	  "<device>", 1, 1, znp_cmd_report, report_opts, false },
-	{ "zonemap", "draw the zones: state and fill of each zone, as text or SVG",
-	  "<device>", 1, 1, znp_cmd_zonemap, zonemap_opts, false },
-	{ "check", "tell whether a namespace can be mapped to power-of-2 zones",
-	  "<device>", 1, 1, znp_cmd_check, check_opts, false },
-	{ "open", "explicitly open zones",
-	  "<device>", 1, 1, znp_cmd_open, zone_opts, false },
-	{ "close", "close zones",
-	  "<device>", 1, 1, znp_cmd_close, zone_opts, false },
-	{ "finish", "finish zones (move the write pointer to the end; destructive)",
-	  "<device>", 1, 1, znp_cmd_finish, zone_opts, false },
-	{ "reset", "reset zones (discard their data; destructive)",
-	  "<device>", 1, 1, znp_cmd_reset, zone_opts, false },
-	{ "offline", "take zones offline (permanently; destructive)",
-	  "<device>", 1, 1, znp_cmd_offline, zone_opts, false },
-	{ "discard", "discard byte or LBA ranges, many commands in flight; whole zones of zoned devices are reset (destructive)",
-	  "<device>", 1, 1, znp_cmd_discard, discard_opts, false },
-	{ "map", "map a npo2 zoned namespace to power-of-2 zones (dm-po2zone, or ublk with --ublk)",
-	  "[<device>...]", 0, ZNP_MAX_ARGS, znp_cmd_map, map_opts, false },
-	{ "unmap", "remove a power-of-2 mapping",
-	  "<mapping|device>", 1, 1, znp_cmd_unmap, unmap_opts, false },
-	{ "status", "show the power-of-2 mappings made by this tool",
-	  "[<mapping|device>]", 0, 1, znp_cmd_status, status_opts, false },
-	{ "help", "show help for a command", "[<command>]", 0, 1, znp_cmd_help,
-	  help_opts, false },
-	{ "version", "show the version", "", 0, 0, znp_cmd_version, version_opts, false },
-	{ "__table", "dump the command table as JSON", "", 0, 0, znp_cmd_table,
-	  help_opts, true },
+	{ .name = "list",
+	  .help = "list NVMe ZNS namespaces, including those whose block device is hidden",
+	  .args = "", .fn = znp_cmd_list, .opts = list_opts },
+	{ .name = "report",
+	  .help = "report zones: start, capacity, write pointer, state, type, attributes",
+	  .args = "<device>", .min_args = 1, .max_args = 1, .fn = znp_cmd_report,
+	  .opts = report_opts },
+	{ .name = "zonemap",
+	  .help = "draw the zones: state and fill of each zone, as text or SVG",
+	  .args = "<device>", .min_args = 1, .max_args = 1, .fn = znp_cmd_zonemap,
+	  .opts = zonemap_opts },
+	{ .name = "check",
+	  .help = "tell whether a namespace can be mapped to power-of-2 zones",
+	  .args = "<device>", .min_args = 1, .max_args = 1, .fn = znp_cmd_check,
+	  .opts = check_opts },
+	ZONE_CMD(open, "explicitly open zones"),
+	ZONE_CMD(close, "close zones"),
+	ZONE_CMD(finish, "finish zones (move the write pointer to the end; destructive)"),
+	ZONE_CMD(reset, "reset zones (discard their data; destructive)"),
+	ZONE_CMD(offline, "take zones offline (permanently; destructive)"),
+	{ .name = "discard",
+	  .help = "discard byte or LBA ranges, many commands in flight; whole zones of zoned "
+		  "devices are reset (destructive)",
+	  .args = "<device>", .min_args = 1, .max_args = 1, .fn = znp_cmd_discard,
+	  .opts = discard_opts, .rules = discard_rules },
+	{ .name = "map",
+	  .help = "map a npo2 zoned namespace to power-of-2 zones (dm-po2zone, or ublk with "
+		  "--ublk)",
+	  .args = "[<device>...]", .max_args = ZNP_MAX_ARGS, .fn = znp_cmd_map,
+	  .opts = map_opts, .rules = map_rules, .exits = map_exits },
+	{ .name = "unmap", .help = "remove a power-of-2 mapping",
+	  .args = "<mapping|device>", .min_args = 1, .max_args = 1, .fn = znp_cmd_unmap,
+	  .opts = unmap_opts },
+	{ .name = "status", .help = "show the power-of-2 mappings made by this tool",
+	  .args = "[<mapping|device>]", .max_args = 1, .fn = znp_cmd_status,
+	  .opts = status_opts },
+	{ .name = "help", .help = "show help for a command", .args = "[<command>]",
+	  .max_args = 1, .fn = znp_cmd_help, .opts = help_opts },
+	{ .name = "version", .help = "show the version", .args = "", .fn = znp_cmd_version,
+	  .opts = version_opts },
+	{ .name = "__table", .help = "dump the command table as JSON", .args = "",
+	  .fn = znp_cmd_table, .opts = help_opts, .hidden = true },
 };
 
 const size_t znp_nr_cmds = sizeof(znp_cmds) / sizeof(znp_cmds[0]);
@@ -253,32 +307,56 @@ static void put_sanitized(FILE *f, const char *s)
 		fputc((unsigned char)*s < 0x20 || *s == 0x7f ? '?' : *s, f);
 }
 
-void znp_cli_err(const struct znp_cli *cli, const char *subject, const char *fmt, ...)
+static void cli_verr(const struct znp_cli *cli, int ret, const char *subject,
+		     const char *fmt, va_list ap)
 {
 	char buf[1024], *msg = buf;
-	va_list ap;
+	struct znp_cli_error *e = cli->last;
+	va_list aq;
 	int n;
 
-	va_start(ap, fmt);
+	va_copy(aq, ap);
 	n = vsnprintf(buf, sizeof(buf), fmt, ap);
-	va_end(ap);
 	if (n >= (int)sizeof(buf)) {
 		msg = malloc((size_t)n + 1);
-		if (msg) {
-			va_start(ap, fmt);
-			vsnprintf(msg, (size_t)n + 1, fmt, ap);
-			va_end(ap);
-		} else {
+		if (msg)
+			vsnprintf(msg, (size_t)n + 1, fmt, aq);
+		else
 			msg = buf;	/* truncated, still one line */
-		}
 	}
+	va_end(aq);
 	fprintf(cli->err, "%s: ", cli->prog);
 	put_sanitized(cli->err, subject);
 	fputs(": ", cli->err);
 	put_sanitized(cli->err, n < 0 ? fmt : msg);
 	fputc('\n', cli->err);
+	if (e && !e->set) {
+		e->set = true;
+		e->ret = ret;
+		znp_strlcpy(e->subject, subject, sizeof(e->subject));
+		znp_strlcpy(e->message, n < 0 ? fmt : msg, sizeof(e->message));
+	}
 	if (msg != buf)
 		free(msg);
+}
+
+void znp_cli_err(const struct znp_cli *cli, const char *subject, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	cli_verr(cli, 0, subject, fmt, ap);
+	va_end(ap);
+}
+
+void znp_cli_err_ret(const struct znp_cli *cli, int ret, const char *subject,
+		     const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	cli_verr(cli, ret, subject, fmt, ap);
+	va_end(ap);
 }
 
 static const char *env_path(const char *name)
@@ -290,6 +368,9 @@ static const char *env_path(const char *name)
 
 void znp_cli_init(struct znp_cli *cli, const char *prog)
 {
+	static struct znp_cli_error last;	/* one command per process */
+
+	last = (struct znp_cli_error){ .set = false };
 	*cli = (struct znp_cli){
 		.prog = prog,
 		.env = {
@@ -298,6 +379,7 @@ void znp_cli_init(struct znp_cli *cli, const char *prog)
 		},
 		.out = stdout,
 		.err = stderr,
+		.last = &last,
 	};
 }
 
@@ -315,24 +397,114 @@ int znp_cli_opt_error(const struct znp_cli *cli, const struct znp_cmd_desc *c,
 	return ZNP_EXIT_USAGE;
 }
 
-int znp_cli_run(const struct znp_cli *cli, const struct znp_cmd_desc *c,
-		struct znp_opts *o)
+/* A failed command that printed nothing on stdout: its error, for scripts. */
+static void print_error(const struct znp_cli *cli, const struct znp_cmd_desc *c,
+			struct znp_print *p, int exit_code)
 {
-	unsigned int flags = 0;
-	struct znp_print p;
-	int ret;
+	const struct znp_cli_error *e = cli->last;
+	struct znp_error_view v = { .exit_code = exit_code };
 
-	if (o->help) {
-		znp_cli_usage(cli, c, cli->out);
-		return ZNP_EXIT_OK;
+	if (e && e->set) {
+		v.ret = e->ret;
+		v.device = strcmp(e->subject, c->name) ? e->subject : NULL;
+		v.message = e->message;
 	}
+	if (!v.message)
+		v.message = "failed";
+	p->ops->error(p, &v);
+}
+
+void znp_cli_add_arg(struct znp_opts *o, const char *arg)
+{
+	if (o->nargs < ZNP_MAX_ARGS)
+		o->args[o->nargs++] = arg;
+	else if (!o->extra)
+		o->extra = arg;
+}
+
+/* The subject of a usage error: the device when there is one, else the command. */
+static const char *usage_subject(const struct znp_cmd_desc *c, const struct znp_opts *o)
+{
+	return o->nargs && c->max_args && *o->args[0] ? o->args[0] : c->name;
+}
+
+/* The options of @mask, "--a", "--a or --b", "--a, --b or --c", into @buf. */
+static const char *opt_list(char *buf, size_t size, uint64_t mask)
+{
+	int left = __builtin_popcountll(mask), n = 0;
+	size_t len = 0;
+
+	buf[0] = '\0';
+	for (int id = 0; id < ZNP_O_NR && len < size; id++) {
+		if (!(mask & ZNP_OPT_BIT(id)))
+			continue;
+		left--;
+		len += snprintf(buf + len, size - len, "%s--%s", !n ? "" : left ? ", " : " or ",
+				znp_opt_descs[id].long_name);
+		n++;
+	}
+	return buf;
+}
+
+static int rule_error(const struct znp_cli *cli, const struct znp_cmd_desc *c,
+		      const struct znp_opts *o, const struct znp_opt_rule *r,
+		      uint64_t given, const char *what, uint64_t others, const char *arg)
+{
+	char who[64], list[256], msg[512];
+
+	opt_list(who, sizeof(who), given & r->when & -(given & r->when));	/* the first */
+	opt_list(list, sizeof(list), others);
+	if (r->why)
+		snprintf(msg, sizeof(msg), "%s", r->why);
+	else if (!r->when)
+		snprintf(msg, sizeof(msg), "missing %s", list);
+	else if (arg)
+		snprintf(msg, sizeof(msg), "%s takes no positional argument ('%s' given)", who, arg);
+	else
+		snprintf(msg, sizeof(msg), "%s %s %s", who, what, list);
+	if (r->hint)
+		znp_cli_err(cli, usage_subject(c, o), "%s (%s)", msg, r->hint);
+	else
+		znp_cli_err(cli, usage_subject(c, o), "%s", msg);
+	return ZNP_EXIT_USAGE;
+}
+
+int znp_cli_check_rules(const struct znp_cli *cli, const struct znp_cmd_desc *c,
+			const struct znp_opts *o)
+{
+	uint64_t given = o->given;
+
+	for (const struct znp_opt_rule *r = c->rules; r && (r->when || r->needs || r->needs_one ||
+							   r->excludes || r->no_args); r++) {
+		uint64_t missing = r->needs & ~given, clash = r->excludes & given;
+
+		if ((r->when && !(r->when & given)) || o->nargs < r->min_nargs)
+			continue;
+		if (missing)
+			return rule_error(cli, c, o, r, given, "needs", missing & -missing, NULL);
+		if (r->needs_one && !(r->needs_one & given))
+			return rule_error(cli, c, o, r, given, "needs", r->needs_one, NULL);
+		if (clash)
+			return rule_error(cli, c, o, r, given, "cannot be combined with",
+					  clash & -clash, NULL);
+		if (r->no_args && o->nargs)
+			return rule_error(cli, c, o, r, given, NULL, 0, o->args[0]);
+	}
+	return 0;
+}
+
+/* Positional arguments and option rules against the table; Return: 0 or exit 2 after the line. */
+static int check_args(const struct znp_cli *cli, const struct znp_cmd_desc *c,
+		      const struct znp_opts *o)
+{
 	if (o->nargs < c->min_args) {
 		znp_cli_err(cli, c->name, "missing argument %s", c->args);
 		return ZNP_EXIT_USAGE;
 	}
-	if (o->nargs > c->max_args) {
+	if (o->nargs > c->max_args || o->extra) {
 		znp_cli_err(cli, o->nargs > 1 && *o->args[0] ? o->args[0] : c->name,
-			    "unexpected argument '%s'", o->args[c->max_args]);
+			    "unexpected argument '%s'",
+			    o->nargs > c->max_args ? o->args[c->max_args] : o->extra);
 		return ZNP_EXIT_USAGE;
 	}
 	/* "" would name nothing in the error lines: refuse it as usage */
@@ -340,14 +512,71 @@ int znp_cli_run(const struct znp_cli *cli, const struct znp_cmd_desc *c,
 		znp_cli_err(cli, c->name, "empty argument %s", c->args);
 		return ZNP_EXIT_USAGE;
 	}
+	return znp_cli_check_rules(cli, c, o);
+}
+
+int znp_cli_run(const struct znp_cli *cli, const struct znp_cmd_desc *c,
+		struct znp_opts *o)
+{
+	struct znp_cli run = *cli;
+	unsigned int flags = 0;
+	struct znp_print p;
+	int ret;
+
+	run.cmd = c;
+	if (o->help) {
+		znp_cli_usage(cli, c, cli->out);
+		return ZNP_EXIT_OK;
+	}
 	if (o->human)
 		flags |= ZNP_PF_HUMAN;
 	if (o->verbose)
 		flags |= ZNP_PF_VERBOSE;
 	znp_print_init(&p, o->fmt, cli->out, flags);
-	ret = c->fn(cli, o, &p);
-	fflush(cli->out);
+	ret = check_args(cli, c, o);
+	if (!ret)
+		ret = c->fn(&run, o, &p);
+	if (ret && !p.started)
+		print_error(cli, c, &p, ret);
+	/* the front-end flushes cli->out and checks it: znp_cli_close_out() */
 	return ret;
+}
+
+int znp_cli_exit(const struct znp_cli *cli, int ret)
+{
+	for (const struct znp_exit_override *x = cli->cmd ? cli->cmd->exits : NULL;
+	     x && x->ret; x++)
+		if (x->ret == ret)
+			return x->code;
+	return znp_exit_from_ret(ret);
+}
+
+int znp_exit_from_arg_ret(int ret)
+{
+	if (ret == -ENOENT || ret == -ENOTDIR || ret == -EISDIR)
+		return ZNP_EXIT_USAGE;
+	return ZNP_EXIT_FAILED;
+}
+
+int znp_cli_close_out(const struct znp_cli *cli, const char *subject, int code,
+		      bool do_close)
+{
+	bool failed = ferror(cli->out);
+	int err = 0;
+
+	if (fflush(cli->out))
+		err = errno;
+	if (do_close && fclose(cli->out) && !err)
+		err = errno;
+	if (!failed && !err)
+		return code;
+	if (err == EPIPE)
+		return code;	/* the reader left: not our failure (util-linux does the same) */
+	if (err)
+		znp_cli_err(cli, subject, "cannot write standard output: %s", strerror(err));
+	else
+		znp_cli_err(cli, subject, "cannot write standard output");
+	return code ? code : ZNP_EXIT_FAILED;
 }
 
 int znp_exit_from_ret(int ret)
@@ -370,6 +599,7 @@ int znp_exit_from_ret(int ret)
 	case -EROFS:		/* a read-only device cannot take the command */
 		return ZNP_EXIT_UNSUITABLE;
 	case -EBUSY:
+	case -EEXIST:		/* a name, UUID or device id in use */
 		return ZNP_EXIT_REFUSED;
 	case -EOPNOTSUPP:
 		return ZNP_EXIT_UNSUPPORTED;

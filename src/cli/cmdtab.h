@@ -15,6 +15,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #include "opts.h"
@@ -41,25 +42,70 @@ struct znp_opt_desc {
 	size_t offset;		/* field in struct znp_opts */
 };
 
+struct znp_cmd_desc;
+
 /* Front-end context: what differs between the standalone binary and nvme-cli. */
+/* The first error line of a command, for -o json (znp_cli_run()). */
+struct znp_cli_error {
+	bool set;
+	int ret;		/* the library return it reports; 0: not given */
+	char subject[256];	/* device, mapping or command the line names */
+	char message[768];
+};
+
 struct znp_cli {
 	const char *prog;	/* "nvme-zns-npo2" or "nvme zns-npo2", for messages */
 	struct znp_env env;	/* ZNP_SYSFS_ROOT / ZNP_DEV_ROOT, read by the front-end */
 	FILE *out;		/* results */
 	FILE *err;		/* one-line errors */
+	struct znp_cli_error *last;	/* NULL: not kept */
+	const struct znp_cmd_desc *cmd;	/* the running command (set by znp_cli_run()) */
 };
 
 typedef int znp_cmd_fn(const struct znp_cli *cli, const struct znp_opts *o,
 		       struct znp_print *p);
+
+/* A mask of options for struct znp_opt_rule: ZNP_OPT_BIT(ZNP_O_UBLK) | ... */
+#define ZNP_OPT_BIT(id)	(UINT64_C(1) << (id))
+
+/*
+ * An option dependency, checked by znp_cli_run() before the command runs
+ * (a violation is a usage error naming the options involved). When any
+ * option of @when is given (@when 0: always) and there are at least
+ * @min_nargs positional arguments, every option of @needs must be given
+ * too, at least one of @needs_one, none of @excludes, and, with @no_args,
+ * no positional argument. Tables end with an all-zero rule.
+ */
+struct znp_opt_rule {
+	uint64_t when;
+	int min_nargs;
+	uint64_t needs;
+	uint64_t needs_one;
+	uint64_t excludes;
+	bool no_args;
+	const char *hint;	/* appended in parentheses, or NULL */
+	const char *why;	/* the whole message instead of a generated one, or NULL */
+};
+
+/*
+ * A command's exception to znp_exit_from_ret(): the library's @ret means
+ * @code in this command. Tables end with { 0, 0 }.
+ */
+struct znp_exit_override {
+	int ret;		/* a negative errno */
+	int code;		/* enum znp_exit */
+};
 
 struct znp_cmd_desc {
 	const char *name;
 	const char *help;		/* one line */
 	const char *args;		/* positional synopsis: "<device>", "[<command>]", "" */
 	int min_args;
-	int max_args;
+	int max_args;			/* at most ZNP_MAX_ARGS; more is a usage error */
 	znp_cmd_fn *fn;
 	const enum znp_opt_id *opts;	/* terminated by ZNP_O_NR */
+	const struct znp_opt_rule *rules;	/* option dependencies, or NULL */
+	const struct znp_exit_override *exits;	/* or NULL: znp_exit_from_ret() as is */
 	bool hidden;			/* not in help or completions */
 };
 
@@ -109,13 +155,55 @@ int znp_cli_opt_error(const struct znp_cli *cli, const struct znp_cmd_desc *c,
 		      const char *why);
 
 /**
- * znp_cli_run() - validate positional arguments and run a command
+ * znp_cli_add_arg() - a positional argument, for both front-ends
+ *
+ * Arguments past ZNP_MAX_ARGS are not kept, but the first of them is
+ * (@o->extra), so that znp_cli_run() names it in the usage error.
+ */
+void znp_cli_add_arg(struct znp_opts *o, const char *arg);
+
+/**
+ * znp_cli_check_rules() - the option dependencies of @c->rules
+ * Return: 0, or ZNP_EXIT_USAGE after a one-line error naming the options.
+ */
+int znp_cli_check_rules(const struct znp_cli *cli, const struct znp_cmd_desc *c,
+			const struct znp_opts *o);
+
+/**
+ * znp_cli_run() - validate positional arguments and option dependencies,
+ * then run a command
  * @o: fully parsed options (args[] filled)
  *
- * Prints usage to cli->out for --help. Return: the exit code.
+ * Prints usage to cli->out for --help. With -o json, a command that fails
+ * before printing its document gets one: {"error": {...}} from the first
+ * error line (znp_print_ops.error). Return: the exit code.
  */
 int znp_cli_run(const struct znp_cli *cli, const struct znp_cmd_desc *c,
 		struct znp_opts *o);
+
+/**
+ * znp_cli_exit() - the exit code of the running command for a failed
+ * library call: its override (cli->cmd->exits) when it has one for @ret,
+ * else znp_exit_from_ret(). Every command maps library errors through it.
+ */
+int znp_cli_exit(const struct znp_cli *cli, int ret);
+
+/**
+ * znp_exit_from_arg_ret() - exit code for a file named on the command line
+ * (a range list) that cannot be opened: a wrong path (-ENOENT, -ENOTDIR,
+ * -EISDIR) is a bad argument (ZNP_EXIT_USAGE); anything else a failure.
+ */
+int znp_exit_from_arg_ret(int ret);
+
+/**
+ * znp_cli_close_out() - check the results stream at exit, as util-linux's
+ * close_stdout() does: flush it (and, with @do_close, close it). A write
+ * error (ENOSPC, EIO, ...; not EPIPE: the reader left) is reported in one
+ * line and turns exit code 0 into ZNP_EXIT_FAILED (another @code is kept).
+ * Return: the exit code.
+ */
+int znp_cli_close_out(const struct znp_cli *cli, const char *subject, int code,
+		      bool do_close);
 
 /**
  * znp_cli_parse_argv() - standalone parser: getopt_long built from the table
@@ -133,6 +221,9 @@ void znp_cli_help_all(const struct znp_cli *cli, FILE *f);
 /* "<prog>: <subject>: <message>\n" on cli->err. */
 void znp_cli_err(const struct znp_cli *cli, const char *subject,
 		 const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* znp_cli_err() of a failed library call: @ret (-errno, NVMe status) is kept for -o json. */
+void znp_cli_err_ret(const struct znp_cli *cli, int ret, const char *subject,
+		     const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 
 /* Commands. */
 znp_cmd_fn znp_cmd_list;

@@ -30,11 +30,13 @@ enum znp_exit {
  * @ret: a negative errno or a positive NVMe status
  *
  * Errors that describe the device rather than the operation (-ENOENT,
- * -ENOTBLK, -ENODEV, -EISDIR, -EMEDIUMTYPE, -EROFS) are "unsuitable"; -EBUSY is a
- * safety refusal; -EOPNOTSUPP and NVMe Invalid Command Opcode mean the
- * kernel or device lacks support; everything
+ * -ENOTBLK, -ENODEV, -EISDIR, -EMEDIUMTYPE, -EROFS) are "unsuitable"; -EBUSY
+ * and -EEXIST (a name or id in use) are safety refusals; -EOPNOTSUPP and NVMe
+ * Invalid Command Opcode mean the kernel or device lacks support; everything
  * else, NVMe statuses included, is a failure. Commands detect bad arguments
- * themselves (ZNP_EXIT_USAGE) before calling the library.
+ * themselves (ZNP_EXIT_USAGE) before calling the library, and map library
+ * errors through znp_cli_exit() (cmdtab.h), which applies the few
+ * exceptions a command declares in the command table before this map.
  */
 int znp_exit_from_ret(int ret);
 

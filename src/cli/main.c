@@ -27,7 +27,7 @@ int main(int argc, char **argv)
 	}
 	if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) {
 		znp_cli_help_all(&cli, stdout);
-		return ZNP_EXIT_OK;
+		return znp_cli_close_out(&cli, "help", ZNP_EXIT_OK, true);
 	}
 	if (!strcmp(argv[1], "-V") || !strcmp(argv[1], "--version"))
 		argv[1] = "version";
@@ -38,7 +38,8 @@ int main(int argc, char **argv)
 	}
 	znp_opts_init(&o);
 	ret = znp_cli_parse_argv(&cli, c, argc - 1, argv + 1, &o);
-	if (ret)
-		return ret;
-	return znp_cli_run(&cli, c, &o);
+	if (!ret)
+		ret = znp_cli_run(&cli, c, &o);
+	/* output cut short (a full disk, a closed terminal) must not exit 0 */
+	return znp_cli_close_out(&cli, c->name, ret, true);
 }

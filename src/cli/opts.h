@@ -93,6 +93,7 @@ struct znp_opts {
 	uint64_t given;			/* 1ull << enum znp_opt_id, set by znp_opt_set() */
 	const char *args[ZNP_MAX_ARGS];	/* positional arguments, args[0] = device */
 	int nargs;
+	const char *extra;		/* first argument past ZNP_MAX_ARGS, or NULL */
 };
 
 void znp_opts_init(struct znp_opts *o);

@@ -144,7 +144,9 @@ int znp_dev_probe_flags(struct znp_dev *dev, unsigned int flags);
  * znp_dev_is_nvme() - is @dev driven by NVMe passthrough?
  * @dev: device
  *
- * Return: true for ngXnY and nvmeXnY nodes.
+ * Return: true for ngXnY and nvmeXnY nodes (ZNP_DEV_NVME_CHAR/_BLOCK); false
+ * for other zoned block devices and for a block device opened with
+ * ZNP_OPEN_ANY_BLOCK that is not zoned (ZNP_DEV_BLOCK), an NVMe disk too.
  */
 bool znp_dev_is_nvme(const struct znp_dev *dev);
 

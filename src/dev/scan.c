@@ -186,7 +186,8 @@ int znp_scan(const struct znp_env *env,
 		goto out_free;
 	for (i = 0; i < l.n; i++)
 		probe_entry(env, &l.v[i]);
-	qsort(l.v, l.n, sizeof(*l.v), entry_cmp);
+	if (l.n)	/* no namespaces: l.v is NULL, which qsort() must not get */
+		qsort(l.v, l.n, sizeof(*l.v), entry_cmp);
 	for (i = 0; i < l.n && !ret; i++)
 		ret = cb(&l.v[i], arg);
 out_free:

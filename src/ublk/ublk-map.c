@@ -255,6 +255,9 @@ enum znp_ublk_verdict znp_ublk_status_verdict(int status, bool write)
 	case 0x1bc:		/* Zone Invalid Write */
 		/* an earlier attempt (a dead server's, or one that timed out) may have landed */
 		return write ? ZNP_UBLK_CHECK_WP : ZNP_UBLK_FAIL;
+	case 0x001:		/* Invalid Command Opcode: never better on a retry */
+	case 0x002:		/* Invalid Field in Command */
+		return ZNP_UBLK_FAIL;
 	case 0x370:		/* Host Pathing Error */
 	case 0x371:		/* Command Aborted By Host (controller reset) */
 		return ZNP_UBLK_RETRY;

@@ -132,7 +132,8 @@ struct znp_ublk_queue {
 	struct znp_ublk_tag *inbox, *inbox_tail;	/* under s->zlock */
 	pthread_t thread;
 	bool thread_ok;
-	atomic_int ready;		/* 1 every tag fetched, -errno failed */
+	atomic_int ready;		/* 0 starting, 1 every tag fetched, 2 ended after
+					 * that, -errno failed before it */
 	int err;
 };
 

@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # Bad input to the real binary: each gives one line on stderr naming the
 # device (or the command when there is none) and the problem, the
-# documented exit code, and nothing on stdout.
+# documented exit code, and nothing on stdout (with -o json: the same error
+# as one JSON document, checked by tests/cli/lib.sh's json_error_ok).
 #   bad-input.sh path/to/nvme-zns-npo2
 set -u
 BIN=$(realpath "$1")
@@ -28,6 +29,10 @@ for cmd in open close finish reset offline; do
 done
 expect_err 3 /dev/null 'not an NVMe' -- reset /dev/null -s 0 --dry-run
 expect_err 3 /dev/zero 'not an NVMe' -- report /dev/zero -o json
+expect_err 3 "$NOPE" 'no such device' -- check "$NOPE" -o json
+expect_err 3 /dev/null 'not an NVMe namespace' -- reset /dev/null --all -f -o json
+expect_err 2 report 'missing argument <device>' -- report -o json
+expect_err 2 "$NOPE" "unexpected argument 'x'" -- report -o json "$NOPE" x
 # the device must not have changed
 [ "$(cat "$REG")" = 'not a device' ] && ok "regular file untouched" || not_ok "regular file changed"
 
@@ -73,6 +78,38 @@ expect_err 2 /dev/null 'missing --start-lba or --all' -- open /dev/null
 expect_err 2 /dev/null 'cannot be combined' -- reset /dev/null -a -s 0 -f
 expect_err 2 /dev/null 'cannot be combined' -- close /dev/null --select-all -c 2
 expect_err 2 /dev/null 'count must be at least 1' -- open /dev/null -s 0 -c 0
+# more arguments than a command takes: the first extra one is named, nothing
+# is opened (map takes at most 4 devices: a fifth is not dropped silently)
+expect_err 2 "$NOPE" "^unexpected argument 'e'$" -- map "$NOPE" b c d e --name n
+expect_err 2 "$NOPE" "^unexpected argument 'f'$" -- map "$NOPE" b c d f g h --name n
+expect_err 2 "$NOPE" "^unexpected argument 'x'$" -- unmap "$NOPE" x
+expect_err 2 "$NOPE" "^unexpected argument 'x'$" -- status "$NOPE" x
+expect_err 2 report "^unexpected argument 'x'$" -- help report x
+expect_err 2 version "^unexpected argument 'x'$" -- version x
+# option dependencies from the command table: checked before the device
+expect_err 2 "$NOPE" '^--all cannot be combined with --start-lba$' -- reset "$NOPE" -a -s 0 -f
+expect_err 2 "$NOPE" '^--all cannot be combined with --count$' -- open "$NOPE" --all -c 2
+expect_err 2 "$NOPE" '^missing --start-lba or --all$' -- finish "$NOPE" -f
+expect_err 2 "$NOPE" '^--ranges cannot be combined with --length$' -- \
+	discard "$NOPE" -r - -l 4096 -f
+expect_err 2 "$NOPE" '^--ranges cannot be combined with --offset$' -- \
+	discard "$NOPE" --ranges=- --offset 0 --dry-run
+for opt in --foreground --recover --force-ublk "--queues 2" "--queue-depth 2" "--ublk-id 1"; do
+	# shellcheck disable=SC2086
+	expect_err 2 "$NOPE" "^${opt%% *} needs --ublk$" -- map "$NOPE" $opt
+done
+expect_err 2 "$NOPE" '^--recover needs --ublk-id \(the device to take back\)$' -- \
+	map --ublk "$NOPE" --recover
+expect_err 2 "$NOPE" "^--restore takes no positional argument \('$NOPE' given\)" -- \
+	map --restore "$NOPE"
+expect_err 2 "$NOPE" '^mapping several devices needs --name$' -- map "$NOPE" b
+expect_err 2 "$NOPE" '^--persist records one device per mapping' -- map "$NOPE" b --name n -p
+expect_err 2 "$NOPE" '^--ublk serves one namespace: map several devices without it$' -- \
+	map "$NOPE" b --ublk
+for opt in "--name n" --persist --ublk; do
+	# shellcheck disable=SC2086
+	expect_err 2 map "^--restore cannot be combined with ${opt%% *} " -- map --restore $opt
+done
 expect_err 2 /dev/null 'count must be at least 1' -- report /dev/null -c 0
 expect_err 2 frobnicate 'unknown command' -- frobnicate /dev/null
 expect_err 2 frobnicate 'unknown command' -- help frobnicate
@@ -103,6 +140,21 @@ fi
 expect_err 1 "$TMP/unreadable" 'cannot open the range list: Permission denied' -- \
 	discard /dev/null --ranges "$TMP/unreadable" -f
 BIN=$(realpath "$1")
+
+# Output that cannot be written (a full disk) fails with one line, as
+# util-linux's close_stdout: the command's own result does not hide it
+for args in "version" "version -o json" "__table" "help" "help report" "--help" "list -o json"; do
+	# shellcheck disable=SC2086
+	RC=0; "$BIN" $args >/dev/full 2>"$ERR" || RC=$?
+	line=$(cat "$ERR")
+	[ "$RC" -eq 1 ] && [ "$(wc -l <"$ERR")" -eq 1 ] &&
+		[[ "$line" =~ ^nvme-zns-npo2:\ [a-z_]+:\ cannot\ write\ standard\ output(:\ No\ space\ left\ on\ device)?$ ]] &&
+		ok "$args >/dev/full -> exit 1 ($line)" || not_ok "$args >/dev/full: exit $RC, stderr: $line"
+done
+# an error exit code stays what it was, with the write error added
+RC=0; "$BIN" report "$NOPE" -o json >/dev/full 2>"$ERR" || RC=$?
+[ "$RC" -eq 3 ] && ok "report of a missing device >/dev/full keeps exit 3" ||
+	not_ok "report missing >/dev/full: exit $RC, $(cat "$ERR")"
 
 # No arguments: usage on stderr, exit 2, nothing on stdout
 run

@@ -340,6 +340,43 @@ def test_bad(root):
     check(r.rc == 11, 'check -n matching the NSID is accepted')
 
 
+def json_error(r, args, rc, dev, nvme_status=None, errno=None):
+    """-o json failure: stdout one {"error": {...}} saying what stderr says."""
+    line = r.err.rstrip('\n')
+    j = r.json()
+    e = j.get('error') if isinstance(j, dict) and list(j) == ['error'] else None
+    check(r.rc == rc and e is not None and e['exit_code'] == rc and e['device'] == dev and
+          line == '%s: %s: %s' % (PROG, dev, e['message']) and
+          e['nvme_status'] == nvme_status and e['errno'] == errno and
+          (e['nvme_status_name'] is None) == (nvme_status is None) and
+          (e['errno_name'] is None) == (errno is None),
+          '%s -> exit %d, the error as JSON (status %r, errno %r): %r' %
+          (' '.join(args), rc, nvme_status, errno, r.out))
+    return e
+
+
+def test_json_errors(root):
+    """With -o json a failure is one JSON object on stdout; stderr and exit unchanged."""
+    args = ['offline', 'dev/ng0n1', '-s', '0', '-o', 'json']
+    r = Run(root, args)
+    e = json_error(r, args, 4, 'dev/ng0n1')
+    check(not r.sends() and e and 'add --force' in e['message'],
+          'refused offline -o json: nothing sent, the refusal named')
+    args = ['reset', 'dev/nvme4n1', '-s', '0', '-f', '-o', 'json']
+    json_error(Run(root, args), args, 4, 'dev/nvme4n1', errno=16)
+    args = ['report', 'dev/ng0n2', '-o', 'json']
+    json_error(Run(root, args), args, 3, 'dev/ng0n2')
+    # the configured fault: the 2nd Zone Management Send of ng5n1 fails with 0x4002
+    args = ['open', 'dev/ng5n1', '-s', '0', '-c', '3', '-o', 'json']
+    r = Run(root, args)
+    j = r.json() or {}
+    e = j.get('error') or {}
+    check(r.rc == 1 and j.get('result') == 'error' and j.get('zones_done') == 1 and
+          (e.get('nvme_status'), e.get('nvme_status_name'), e.get('errno'), e.get('device')) ==
+          (0x4002, 'Invalid Field in Command', None, 'dev/ng5n1') and len(r.sends()) == 2,
+          'open -o json failing at the 2nd zone: zones_done 1, error 0x4002 (%r)' % r.out)
+
+
 def report_maxrss(root, dev):
     """Peak RSS (KiB) of `report -o json` and the zones it printed."""
     # ASan's quarantine would hold every freed zone object: measure the tool
@@ -368,9 +405,11 @@ def test_streaming(root):
           'report -o json: peak RSS %d KiB for 2000 zones, %d KiB for 200000' % (rss1, rss2))
 
 
-# A report that fails in its second transfer (8 KiB MDTS: 127 descriptors each).
+# A report that fails in its second transfer (8 KiB MDTS: 127 descriptors each);
+# a namespace that answers Zone Management Send with Invalid Command Opcode.
 FAULT_CONFIG = """\
 path=dev/ng8n1 kind=ng ctrl=nvme8 nsid=1 lba=512 zsze=0x3000 zcap=0x3000 zones=200 disk=none mdts=8k fail_io=0x7a:2:0x4002
+path=dev/ng9n1 kind=ng ctrl=nvme9 nsid=1 lba=512 zsze=0x3000 zcap=0x3000 zones=4 disk=none fail_io=0x79:*:0x4001
 """
 
 
@@ -388,10 +427,49 @@ def test_report_fault(root):
               all(z['slba'] == i * 0x3000 for i, z in enumerate(zl)),
               'report failing mid-way: the JSON closes, nr_zones counts the %d zones printed'
               % len(zl))
+        e = j.get('error') or {}
+        check((e.get('nvme_status'), e.get('errno'), e.get('device')) ==
+              (0x4002, None, 'dev/ng8n1') and line.endswith(e.get('message', '?')),
+              'report failing mid-way: "error" is the configured status 0x4002 (%r)' % e)
     r = Run(root, ['report', 'dev/ng8n1'])
     rows = r.out.splitlines()[1:]
     check(r.rc == 1 and 0 < len(rows) < 200 and r.err.count('\n') == 1,
           'report text failing mid-way -> exit 1 after %d rows' % len(rows))
+
+
+def test_invalid_opcode(root):
+    """Invalid Command Opcode (SC 0x01, DNR) means "not supported": exit 5 from
+    every command that sends it, discard as well as the zone operations."""
+    zs = 0x3000
+    for args in (['reset', 'dev/ng9n1', '-s', '0', '-f'],
+                 ['finish', 'dev/ng9n1', '-a', '-f'],
+                 ['discard', 'dev/ng9n1', '--lba', '--length', hex(zs), '-f'],
+                 ['discard', 'dev/ng9n1', '--lba', '--length', hex(2 * zs), '-q', '1', '-f'],
+                 ['discard', 'dev/ng9n1', '-f', '-o', 'json']):
+        r = Run(root, args)
+        line = r.err.rstrip('\n').split('\n')[-1]
+        check(r.rc == 5 and line.startswith('%s: dev/ng9n1: ' % PROG) and '0x4001' in line and
+              len(r.sends()) >= 1,
+              '%s: Invalid Opcode -> exit 5 (got %d, %d sent, %r)' %
+              (' '.join(args), r.rc, len(r.sends()), r.err))
+
+
+def test_stdout_full(root):
+    """A result that cannot be written (stdout on /dev/full) exits 1 with one
+    line, although the device did what was asked (util-linux close_stdout)."""
+    env = znptest.emu_env(EMU, root)
+    for args in (['report', 'dev/ng9n1', '-o', 'json'], ['report', 'dev/ng9n1'],
+                 ['check', 'dev/ng9n1', '-o', 'json']):
+        with open('/dev/full', 'w') as full:
+            p = subprocess.run([BIN] + args, cwd=root, env=env, stdout=full,
+                               stderr=subprocess.PIPE, text=True, stdin=subprocess.DEVNULL)
+        # check keeps its verdict (11: npo2, no block device, needs kernel patches)
+        want = {'report': 1, 'check': 11}[args[0]]
+        lines = p.stderr.splitlines()
+        check(p.returncode == want and len(lines) == 1 and
+              lines[0].startswith('%s: %s: cannot write standard output' % (PROG, args[0])),
+              '%s >/dev/full -> exit %d, one line (got %d, %r)' %
+              (' '.join(args), want, p.returncode, p.stderr))
 
 
 def main():
@@ -402,10 +480,13 @@ def main():
         test_check(root)
         test_zone_ops(root)
         test_bad(root)
+        test_json_errors(root)
         test_streaming(root)
     with tempfile.TemporaryDirectory() as root:
         znptest.setup(root, MKFAKE, FAULT_CONFIG)
         test_report_fault(root)
+        test_invalid_opcode(root)
+        test_stdout_full(root)
     return znptest.summary()
 
 

@@ -203,6 +203,23 @@ static void test_table(void)
 				CHECK(!d->short_name || d->short_name != e->short_name);
 			}
 		}
+		/* a rule about an option the command does not take would never fire */
+		for (const struct znp_opt_rule *r = cmd->rules; r && (r->when || r->needs ||
+		     r->needs_one || r->excludes || r->no_args); r++) {
+			uint64_t all = r->when | r->needs | r->needs_one | r->excludes;
+
+			for (int id = 0; id < ZNP_O_NR; id++)
+				CHECK(!(all & ZNP_OPT_BIT(id)) || (seen & (1u << id)),
+				      "%s: a rule names --%s, not one of its options", cmd->name,
+				      znp_opt_descs[id].long_name);
+			CHECK(r->when || r->needs_one || r->min_nargs,
+			      "%s: an unconditional rule needs a list", cmd->name);
+			CHECK(r->min_nargs <= cmd->max_args, "%s: a rule for %d arguments",
+			      cmd->name, r->min_nargs);
+		}
+		for (const struct znp_exit_override *x = cmd->exits; x && x->ret; x++)
+			CHECK(x->ret < 0 && x->code > 0 && x->code < 10, "%s: override %d -> %d",
+			      cmd->name, x->ret, x->code);
 	}
 	CHECK(!znp_cmd_find("nonexistent"));
 }
@@ -300,6 +317,125 @@ static void test_exit_map(void)
 	CHECK(znp_exit_from_ret(-EINTR) == ZNP_EXIT_INTERRUPTED);
 	CHECK(znp_exit_from_ret(-EIO) == ZNP_EXIT_FAILED);
 	CHECK(znp_exit_from_ret(0x4002) == ZNP_EXIT_FAILED);
+	/* Invalid Command Opcode: with or without DNR and More, from any command */
+	CHECK(znp_exit_from_ret(0x0001) == ZNP_EXIT_UNSUPPORTED);
+	CHECK(znp_exit_from_ret(0x4001) == ZNP_EXIT_UNSUPPORTED);
+	CHECK(znp_exit_from_ret(0xc001) == ZNP_EXIT_UNSUPPORTED);
+	CHECK(znp_exit_from_ret(0x0101) == ZNP_EXIT_FAILED);	/* SCT 1, SC 1: not it */
+	CHECK(znp_exit_from_ret(-EEXIST) == ZNP_EXIT_REFUSED);
+	CHECK(znp_exit_from_ret(-EINVAL) == ZNP_EXIT_FAILED);
+	CHECK(znp_exit_from_ret(-E2BIG) == ZNP_EXIT_FAILED);
+
+	/* the per-command overrides: map's, and none elsewhere */
+	struct znp_cli cli = { .prog = "t" };
+
+	CHECK(znp_cli_exit(&cli, -EINVAL) == ZNP_EXIT_FAILED);	/* no command */
+	cli.cmd = znp_cmd_find("map");
+	CHECK(znp_cli_exit(&cli, -E2BIG) == ZNP_EXIT_UNSUITABLE);
+	CHECK(znp_cli_exit(&cli, -EINVAL) == ZNP_EXIT_UNSUITABLE);
+	CHECK(znp_cli_exit(&cli, -EBUSY) == ZNP_EXIT_REFUSED);
+	CHECK(znp_cli_exit(&cli, 0x4001) == ZNP_EXIT_UNSUPPORTED);
+	CHECK(znp_cli_exit(&cli, -EIO) == ZNP_EXIT_FAILED);
+	for (size_t c = 0; c < znp_nr_cmds; c++) {
+		cli.cmd = &znp_cmds[c];
+		CHECK(znp_cli_exit(&cli, 0x4001) == ZNP_EXIT_UNSUPPORTED, "%s", znp_cmds[c].name);
+		CHECK(znp_cli_exit(&cli, -ENOENT) == ZNP_EXIT_UNSUITABLE, "%s", znp_cmds[c].name);
+		if (strcmp(znp_cmds[c].name, "map"))
+			CHECK(znp_cli_exit(&cli, -EINVAL) == ZNP_EXIT_FAILED, "%s",
+			      znp_cmds[c].name);
+	}
+	/* a file named on the command line */
+	CHECK(znp_exit_from_arg_ret(-ENOENT) == ZNP_EXIT_USAGE);
+	CHECK(znp_exit_from_arg_ret(-ENOTDIR) == ZNP_EXIT_USAGE);
+	CHECK(znp_exit_from_arg_ret(-EISDIR) == ZNP_EXIT_USAGE);
+	CHECK(znp_exit_from_arg_ret(-EACCES) == ZNP_EXIT_FAILED);
+}
+
+/* znp_cli_check_rules() on @argv (argv[0] the command): its exit code, and the error line. */
+static int rules(const char *want_line, int argc, char **argv)
+{
+	const struct znp_cmd_desc *c = znp_cmd_find(argv[0]);
+	struct znp_cli cli = { .prog = "t" };
+	struct znp_opts o;
+	char *line = NULL;
+	size_t len = 0;
+	int ret;
+
+	cli.err = open_memstream(&line, &len);
+	cli.out = cli.err;
+	znp_opts_init(&o);
+	ret = znp_cli_parse_argv(&cli, c, argc, argv, &o);
+	CHECK(!ret, "%s: parse", argv[0]);
+	ret = znp_cli_check_rules(&cli, c, &o);
+	fclose(cli.err);
+	CHECK((want_line == NULL) == (len == 0) && (!want_line || !strcmp(line, want_line)),
+	      "%s: error %s, want %s", argv[0], line, want_line ? want_line : "none");
+	free(line);
+	return ret;
+}
+
+#define RULES(want, ...) rules(want, sizeof((char *[]){ __VA_ARGS__ }) / sizeof(char *), \
+			       (char *[]){ __VA_ARGS__, NULL })
+
+static void test_rules(void)
+{
+	CHECK(RULES(NULL, "reset", "d", "-s", "0") == 0);
+	CHECK(RULES(NULL, "reset", "d", "--all") == 0);
+	CHECK(RULES("t: d: missing --start-lba or --all\n", "reset", "d") == ZNP_EXIT_USAGE);
+	CHECK(RULES("t: d: --all cannot be combined with --start-lba\n", "open", "d", "-a",
+		    "-s", "0", "-c", "1") == ZNP_EXIT_USAGE);
+	CHECK(RULES("t: d: --all cannot be combined with --count\n", "close", "d",
+		    "--select-all", "-c", "1") == ZNP_EXIT_USAGE);
+	CHECK(RULES(NULL, "discard", "d", "-r", "f") == 0);
+	CHECK(RULES(NULL, "discard", "d", "--offset", "1", "-l", "2") == 0);
+	CHECK(RULES("t: d: --ranges cannot be combined with --offset\n", "discard", "d", "-r",
+		    "f", "--offset", "0") == ZNP_EXIT_USAGE);
+	CHECK(RULES(NULL, "map", "d", "--ublk", "--foreground", "--queues", "2") == 0);
+	CHECK(RULES(NULL, "map", "d", "--name", "n", "--persist") == 0);
+	CHECK(RULES(NULL, "map", "--restore") == 0);
+	CHECK(RULES("t: d: --queue-depth needs --ublk\n", "map", "d", "-q", "4") ==
+	      ZNP_EXIT_USAGE);
+	CHECK(RULES("t: d: --foreground needs --ublk\n", "map", "d", "--queues", "2",
+		    "--foreground") == ZNP_EXIT_USAGE);	/* the first in table order */
+	CHECK(RULES("t: d: --recover needs --ublk-id (the device to take back)\n", "map", "d",
+		    "--ublk", "--recover") == ZNP_EXIT_USAGE);
+	CHECK(RULES(NULL, "map", "d", "--ublk", "--recover", "--ublk-id", "3") == 0);
+	CHECK(RULES("t: map: --restore cannot be combined with --persist (it restores every "
+		    "recorded mapping, ublk ones too)\n", "map", "--restore", "-p") ==
+	      ZNP_EXIT_USAGE);
+	CHECK(RULES("t: d: --restore takes no positional argument ('d' given) (it restores "
+		    "every recorded mapping, ublk ones too)\n", "map", "--restore", "d") ==
+	      ZNP_EXIT_USAGE);
+	/* several devices: one concatenation, named, not recorded, not ublk */
+	CHECK(RULES(NULL, "map", "a", "b", "--name", "n") == 0);
+	CHECK(RULES(NULL, "map", "a", "--ublk", "--persist") == 0);
+	CHECK(RULES("t: a: mapping several devices needs --name\n", "map", "a", "b") ==
+	      ZNP_EXIT_USAGE);
+	CHECK(RULES("t: a: --persist records one device per mapping: map several devices "
+		    "without it\n", "map", "a", "b", "c", "--name", "n", "-p") == ZNP_EXIT_USAGE);
+	CHECK(RULES("t: a: --ublk serves one namespace: map several devices without it\n",
+		    "map", "a", "b", "--ublk", "--name", "n") == ZNP_EXIT_USAGE);
+}
+
+/* More positional arguments than ZNP_MAX_ARGS: the first extra one is kept and named. */
+static void test_extra_args(void)
+{
+	const struct znp_cmd_desc *c = znp_cmd_find("map");
+	char *argv[] = { "map", "a", "b", "c", "d", "e", "f", NULL };
+	struct znp_cli cli = { .prog = "t" };
+	struct znp_opts o;
+	char *line = NULL;
+	size_t len = 0;
+
+	cli.err = open_memstream(&line, &len);
+	cli.out = cli.err;
+	znp_opts_init(&o);
+	CHECK(!znp_cli_parse_argv(&cli, c, 7, argv, &o));
+	CHECK(o.nargs == ZNP_MAX_ARGS && o.extra && !strcmp(o.extra, "e"));
+	CHECK(znp_cli_run(&cli, c, &o) == ZNP_EXIT_USAGE);
+	fclose(cli.err);
+	CHECK(line && !strcmp(line, "t: a: unexpected argument 'e'\n"), "%s", line);
+	free(line);
 }
 
 int main(void)
@@ -313,5 +449,7 @@ int main(void)
 	test_argv();
 	test_argv_values();
 	test_exit_map();
+	test_rules();
+	test_extra_args();
 	return t_done("test-cli-opts");
 }

@@ -9,10 +9,12 @@
  * by emu-nvme.c / emu-blk.c. Everything else passes through to libc.
  *
  * Environment: ZNP_EMU_CONFIG (devices), ZNP_EMU_TRACE (append one line
- * per command); ZNP_EMU_STATS: see emu-record.c; ZNP_EMU_SIGACTION_ERRNO
- * (a process-wide fault: see sigaction() below).
+ * per command); ZNP_EMU_STATS: see emu-record.c; ZNP_EMU_SIGACTION_ERRNO,
+ * ZNP_EMU_FDOPENDIR_ERRNO (process-wide faults: see sigaction() and
+ * fdopendir() below).
  */
 #undef _FILE_OFFSET_BITS	/* define stat() and stat64() as distinct symbols */
+#include <dirent.h>
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -431,6 +433,26 @@ EXPORT int ioctl(int fd, unsigned long req, ...)
  * fails with errno ERRNO (the programs under test have no other way to
  * see sigaction() fail). Read on every call: it never needs init().
  */
+/*
+ * ZNP_EMU_FDOPENDIR_ERRNO=ERRNO: fdopendir() fails with errno ERRNO (the
+ * listing of a state directory that cannot be read: ENOMEM, EACCES as
+ * root). Read on every call, as above.
+ */
+EXPORT DIR *fdopendir(int fd)
+{
+	static DIR *(*real_fdopendir)(int);
+	const char *f = getenv("ZNP_EMU_FDOPENDIR_ERRNO");
+	int ferr;
+
+	if (f && sscanf(f, "%d", &ferr) == 1) {
+		errno = ferr;
+		return NULL;
+	}
+	if (!real_fdopendir)
+		real_fdopendir = (DIR *(*)(int))dlsym(RTLD_NEXT, "fdopendir");
+	return real_fdopendir(fd);
+}
+
 EXPORT int sigaction(int sig, const struct sigaction *act, struct sigaction *old)
 {
 	static int (*real_sigaction)(int, const struct sigaction *, struct sigaction *);

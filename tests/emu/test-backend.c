@@ -562,6 +562,46 @@ static void case_blk_mgmt(void)
 	znp_dev_close(dev);
 }
 
+/*
+ * znp_dev_is_nvme(): true for the NVMe nodes a backend drives, false for
+ * other zoned block devices and for a block device that is not zoned
+ * (ZNP_OPEN_ANY_BLOCK, as discard opens a conventional namespace's disk).
+ */
+static void case_is_nvme(void)
+{
+	static const struct {
+		const char *name;
+		unsigned int flags;
+		enum znp_dev_kind kind;
+		bool nvme;
+	} t[] = {
+		{ "ng0n1", 0, ZNP_DEV_NVME_CHAR, true },
+		{ "nvme0n1", 0, ZNP_DEV_NVME_BLOCK, true },
+		{ "nvme1n1", ZNP_OPEN_ANY_BLOCK, ZNP_DEV_BLOCK, false },
+		{ "dm-0", 0, ZNP_DEV_ZONED_BLOCK, false },
+	};
+
+	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		char path[PATH_MAX];
+		struct znp_dev *dev = NULL;
+		const char *why = NULL;
+		int ret;
+
+		if (snprintf(path, sizeof(path), "%s/dev/%s", root, t[i].name) >= (int)sizeof(path))
+			continue;
+		ret = znp_dev_open(&env, path, t[i].flags, &dev, &why);
+		CHECK(ret == 0, "open %s: %d %s", t[i].name, ret, why ? why : "");
+		if (ret)
+			continue;
+		CHECK(dev->kind == t[i].kind, "%s: kind %d, want %d", t[i].name, dev->kind,
+		      t[i].kind);
+		CHECK(znp_dev_is_nvme(dev) == t[i].nvme, "%s: is_nvme %d", t[i].name,
+		      znp_dev_is_nvme(dev));
+		znp_dev_close(dev);
+	}
+	CHECK(!znp_dev_is_nvme(NULL));
+}
+
 static const struct tcase {
 	const char *name;
 	void (*fn)(void);
@@ -606,6 +646,10 @@ static const struct tcase {
 	{ "twin-nodes", case_twin,
 	  "path=dev/ng0n1 zsze=32768 zones=16\npath=dev/nvme0n1 kind=nvme twin=ng0n1" },
 	{ "blk-mgmt", case_blk_mgmt, "path=dev/dm-0 kind=blk lba=512 zsze=196608 zones=3000" },
+	{ "is-nvme", case_is_nvme,
+	  "path=dev/ng0n1 zsze=24576 zones=16\npath=dev/nvme0n1 kind=nvme twin=ng0n1\n"
+	  "path=dev/ng1n1 csi=0 nlbas=100000\npath=dev/nvme1n1 kind=nvme twin=ng1n1\n"
+	  "path=dev/dm-0 kind=blk lba=512 zsze=196608 zones=30" },
 };
 
 static const struct tcase *find_case(const char *name)

@@ -18,5 +18,9 @@ export ASAN_OPTIONS=halt_on_error=1:abort_on_error=1:detect_leaks=1:verify_asan_
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 meson test -C $B --print-errorlogs --num-processes 2 --timeout-multiplier 4 \
 	--suite unit --suite emu --suite cli --suite fuzz --suite faults --suite adversarial
+skips=0
+python3 tests/lib/meson-skips.py $B || skips=$?
+[ $skips -eq 0 ] || [ $skips -eq 77 ] || exit 1
 
 bash tests/fuzz/valgrind.sh build
+[ $skips -eq 0 ] || exit 77

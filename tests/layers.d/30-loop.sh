@@ -1,5 +1,5 @@
 #!/bin/bash
-# Layer 4: loop-device tests as root (async discard through io_uring and the
+# Layer 30: loop-device tests as root (async discard through io_uring and the
 # BLKDISCARD fallback, safety refusals, error paths, Ctrl-C).
 set -euo pipefail
 cd "$(dirname "$0")/../.."

@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-or-later
-# Layer 4a: man pages, completions and plugin glue against the command table
+# Layer 40: man pages, completions and plugin glue against the command table
 # (meson suite `docs`: drift test and its self-test, real bash and zsh
 # completion), the built man pages, and `meson install` into a staging dir.
 set -uo pipefail

@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-or-later
-# Layer 4b: nvme-cli 2.3 (Debian's source, through apt) with the zns-npo2
+# Layer 45: nvme-cli 2.3 (Debian's source, through apt) with the zns-npo2
 # plugin grafted in (scripts/build-nvme-cli.sh -> build/nvme-cli/nvme), on the
 # host (tests/nvme-cli/host-checks.sh): same output and exit status as
 # nvme-zns-npo2 without devices and on emulated namespaces, nvme-cli's help

@@ -1,5 +1,5 @@
 #!/bin/bash
-# Layer 6a: build the patched kernel (`make kernel`): Debian's linux-source
+# Layer 60: build the patched kernel (`make kernel`): Debian's linux-source
 # 6.12.117 + kernel-patches/series + kernel-patches/xarray/series, minimal
 # QEMU config, bzImage with ccache.
 # Reuses build/kernel/bzImage when nothing changed; a cold build takes

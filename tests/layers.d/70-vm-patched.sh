@@ -1,5 +1,5 @@
 #!/bin/bash
-# Layer 6b: the patched kernel in QEMU: npo2 NVMe ZNS namespaces as zoned
+# Layer 70: the patched kernel in QEMU: npo2 NVMe ZNS namespaces as zoned
 # block devices (and the po2 ones unchanged), npo2 null_blk through module
 # parameters and configfs, the NVMe target exporting npo2 zoned devices,
 # zonefs, zone append, dm-zoned refusing npo2. Guest scripts live in
@@ -19,9 +19,9 @@ python3 tests/vm/patched/helpers/zonefs-sb.py "$out/zonefs-sb.img" || exit 1
 vm() {
 	local guest=$1
 	shift
-	tests/vm/vm-run.sh --kernel "$img" --guest "tests/vm/patched/$guest" --quiet \
-		--add "$out/zonectl" --add "$out/zonefs-sb.img:/vm/zonefs-sb.img" \
-		--log "build/vm-logs/patched-${guest%.sh}.log" "$@"
+	layer_boot 70-vm-patched "${guest%.sh}" "build/vm-logs/patched-${guest%.sh}.log" \
+		--kernel "$img" --guest "tests/vm/patched/$guest" --quiet \
+		--add "$out/zonectl" --add "$out/zonefs-sb.img:/vm/zonefs-sb.img" "$@"
 }
 
 fail=0

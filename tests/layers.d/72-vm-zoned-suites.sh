@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-or-later
-# make test layer 72: the risky zoned paths of the kernel series, on the
+# Layer 72: the risky zoned paths of the kernel series, on the
 # patched kernel in QEMU (single-threaded TCG).
 #   zoned-paths.sh  Zone Append carried by the block layer to an npo2 NVMe
 #                   namespace (nvmet loop exporting its block device), zone
@@ -21,6 +21,7 @@
 # (ZNP_VENDOR, see scripts/build-suites.sh): missing ones fail the layer.
 set -uo pipefail
 cd "$(dirname "$0")/../.." || exit 1
+. tests/vm/layer.sh
 
 bash scripts/kernel-build.sh || exit 1
 bash scripts/build-suites.sh || { echo "72-vm-zoned-suites: FAILED: the external suites could not be built" >&2; exit 1; }
@@ -59,8 +60,9 @@ adds+=(--add "$out/zonectl"
 
 fail=0
 start=$SECONDS
-tests/vm/vm-run.sh --kernel "$img" --guest tests/vm/suites/zoned-paths.sh --quiet \
-	--append "null_blk.nr_devices=0" --timeout 600 --log build/vm-logs/zoned-paths.log \
+layer_boot 72-vm-zoned-suites zoned-paths build/vm-logs/zoned-paths.log \
+	--kernel "$img" --guest tests/vm/suites/zoned-paths.sh --quiet \
+	--append "null_blk.nr_devices=0" --timeout 600 \
 	--add "$out/zonectl" --ns ctrl=0,nsid=1,size=96M,lbas=4096,zoned=1,zsze=12M,zcap=12M || fail=1
 echo "72-vm-zoned-suites: zoned-paths boot took $((SECONDS - start)) s"
 
@@ -68,10 +70,10 @@ echo "72-vm-zoned-suites: zoned-paths boot took $((SECONDS - start)) s"
 # two boots in parallel (QEMU TCG runs single-threaded: one core each)
 start=$SECONDS
 suites_vm() {
-	tests/vm/vm-run.sh --kernel "$img" --guest tests/vm/suites/suites.sh --quiet --mem 2G \
+	layer_boot 72-vm-zoned-suites "suites $1" "build/vm-logs/suites-$2.log" \
+		--kernel "$img" --guest tests/vm/suites/suites.sh --quiet --mem 2G \
 		--append "null_blk.nr_devices=0 znp.suites=$1" --timeout "${SUITES_TIMEOUT:-1500}" \
-		--log "build/vm-logs/suites-$2.log" "${adds[@]}" \
-		--ns ctrl=0,nsid=1,size=48M,lbas=4096,zoned=1,zsze=6M,zcap=6M
+		"${adds[@]}" --ns ctrl=0,nsid=1,size=48M,lbas=4096,zoned=1,zsze=6M,zcap=6M >"$out/suites-$2.report"
 }
 suites_vm nullb-npo2,nullb-po2,nvme-npo2 a &
 pa=$!
@@ -79,6 +81,7 @@ suites_vm po2zone,nullb-po2cap b &
 pb=$!
 wait $pa || fail=1
 wait $pb || fail=1
+cat "$out/suites-a.report" "$out/suites-b.report"
 echo "72-vm-zoned-suites: suites boots took $((SECONDS - start)) s"
 
 # the table of the run against the expected one

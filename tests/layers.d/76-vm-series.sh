@@ -1,5 +1,5 @@
 #!/bin/bash
-# make test layer 76: the patched kernel in QEMU, what the series adds beyond
+# Layer 76: the patched kernel in QEMU, what the series adds beyond
 # layers 70 and 75: f2fs directly on npo2 zoned devices (the raw npo2 NVMe
 # namespace, an npo2 null_blk with a smaller last zone), formatted with
 # Debian's f2fs-tools plus kernel-patches/f2fs-tools/ (and Debian's own
@@ -18,13 +18,14 @@ mkdir -p "$out"
 gcc -static -O2 -Wall -Wextra -Werror -o "$out/zonectl" tests/vm/patched/helpers/zonectl.c || exit 1
 
 vm() {
-	local guest=$1
+	local guest=$1 name
 	shift
-	tests/vm/vm-run.sh --kernel "$img" --guest "tests/vm/$guest" --quiet \
+	name=$(basename "${guest%.sh}")
+	layer_boot 76-vm-series "$name" "build/vm-logs/series-$name.log" \
+		--kernel "$img" --guest "tests/vm/$guest" --quiet \
 		--add "$out/zonectl" \
 		--add build/f2fs-tools/mkfs.f2fs:/opt/f2fs-npo2/mkfs.f2fs \
-		--add build/f2fs-tools/fsck.f2fs:/opt/f2fs-npo2/fsck.f2fs \
-		--log "build/vm-logs/series-$(basename "${guest%.sh}").log" "$@"
+		--add build/f2fs-tools/fsck.f2fs:/opt/f2fs-npo2/fsck.f2fs "$@"
 }
 
 fail=0

@@ -1,11 +1,12 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-or-later
-# Layer 6e: the nvme-cli plugin in QEMU on the patched kernel (npo2 block
+# Layer 78: the nvme-cli plugin in QEMU on the patched kernel (npo2 block
 # devices, dm-po2zone): the guest of layer 58 (tests/vm/plugin/guest.sh)
 # again, where the npo2 namespaces have block devices and `map` works, so
 # map/status/unmap are compared on a real mapping too.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
+. tests/vm/layer.sh
 [ -x build/nvme-zns-npo2 ] || { echo "78-vm-plugin-patched: build/nvme-zns-npo2 missing: run make" >&2; exit 1; }
 bash scripts/kernel-build.sh || { echo "78-vm-plugin-patched: kernel build failed" >&2; exit 1; }
 bash scripts/build-nvme-cli.sh || { echo "78-vm-plugin-patched: building nvme-cli failed" >&2; exit 1; }
@@ -17,13 +18,8 @@ bash tests/vm/vm-run.sh --kernel build/kernel/bzImage --preset standard --guest 
 	--add build/nvme-cli/nvme:/usr/bin/nvme-zp --add build/nvme-zns-npo2:/usr/bin/nvme-zns-npo2 \
 	--timeout 280 --log "$log" --quiet
 vm=$?
-grep -aE '^(ok|not ok|#)' "$log" | grep -av '^### ' || true
+layer_lines "$log"
 echo "--- host-side checks"
 python3 tests/vm/plugin/check-plugin.py "$log" build/vm-logs/plugin-patched-list.json --patched
 host=$?
-echo "78-vm-plugin-patched: $(grep -a '^GUEST-RESULT' "$log" | tail -1), host $( [ $host -eq 0 ] && echo pass || echo FAIL), $((SECONDS - start)) s"
-if [ $vm -ne 0 ] || [ $host -ne 0 ]; then
-	echo "78-vm-plugin-patched: FAILED; console log: $log"
-	exit 1
-fi
-echo "78-vm-plugin-patched: console log: $log"
+layer_result 78-vm-plugin-patched "$log" $vm $start $host || exit 1

@@ -1,5 +1,5 @@
 #!/bin/bash
-# make test layer 80: map / unmap / status / list and persistence in QEMU.
+# Layer 80: map / unmap / status / list and persistence in QEMU.
 # Boot 0 (tests/vm/patched-map/stock.sh) checks the refusals on Debian's stock
 # kernel, which hides npo2 namespaces. Boot 1 (tests/vm/patched-map/map.sh) maps QEMU's
 # npo2 namespaces and an npo2 null_blk, checks every refusal and kills `map`
@@ -10,6 +10,7 @@
 # the guest-side timeout) runs several times too fast; HPET keeps real time.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
+. tests/vm/layer.sh
 
 kernel=${KERNEL:-build/kernel/bzImage}
 if [ ! -f "$kernel" ]; then
@@ -23,17 +24,11 @@ log1=build/vm-logs/map-boot1-$(date +%Y%m%d-%H%M%S).log
 log2=${log1/boot1/boot2}
 
 echo "== 80-vm-map: boot 0: stock kernel, map refused (kernel lacks npo2 support)"
-if ! tests/vm/vm-run.sh --kernel stock --guest tests/vm/patched-map/stock.sh --preset standard --append tsc=unstable \
-	--timeout 180 --quiet --log "${log1/boot1/stock}"; then
-	echo "== 80-vm-map: boot 0 FAILED (log ${log1/boot1/stock})" >&2
-	exit 1
-fi
+layer_boot 80-vm-map "boot 0" "${log1/boot1/stock}" --kernel stock --guest tests/vm/patched-map/stock.sh \
+	--preset standard --append tsc=unstable --timeout 180 --quiet || exit 1
 echo "== 80-vm-map: boot 1: map, refusals, kills, null_blk"
-if ! tests/vm/vm-run.sh --kernel "$kernel" --guest tests/vm/patched-map/map.sh \
-	--preset standard --append "null_blk.nr_devices=0 tsc=unstable" --timeout 420 --quiet --log "$log1"; then
-	echo "== 80-vm-map: boot 1 FAILED (log $log1)" >&2
-	exit 1
-fi
+layer_boot 80-vm-map "boot 1" "$log1" --kernel "$kernel" --guest tests/vm/patched-map/map.sh \
+	--preset standard --append "null_blk.nr_devices=0 tsc=unstable" --timeout 420 --quiet || exit 1
 # the mapping file boot 1 left, and its instance names
 sed -n '/^### BEGIN mappings-conf$/,/^### END mappings-conf$/p' "$log1" |
 	sed '1d;$d' | { grep -v '^$' || true; } >"$work/mappings.conf"
@@ -49,7 +44,7 @@ sed -n 's/^# ctrl 0 (nvme[0-9]*) nsid 1: ns \(nvme[0-9]*n[0-9]*\) .*/A \1/p;
 }
 
 echo "== 80-vm-map: boot 2: restore with the namespaces declared in another order"
-if ! tests/vm/vm-run.sh --kernel "$kernel" --guest tests/vm/patched-map/restore.sh \
+layer_boot 80-vm-map "boot 2" "$log2" --kernel "$kernel" --guest tests/vm/patched-map/restore.sh \
 	--ns ctrl=1,nsid=2,size=256M,lbas=4096,zoned=1,zsze=32M,zcap=32M \
 	--ns ctrl=1,nsid=1,size=480M,lbas=512,zoned=1,zsze=48M,zcap=48M \
 	--ns ctrl=0,nsid=2,size=1G,lbas=4096,zoned=1,zsze=128M,zcap=96M \
@@ -57,8 +52,6 @@ if ! tests/vm/vm-run.sh --kernel "$kernel" --guest tests/vm/patched-map/restore.
 	--add "$work/mappings.conf:/etc/zns-npo2/mappings.conf" \
 	--add "$work/boot1-names:/vm/boot1-names" \
 	--add "systemd/zns-npo2-restore.service.in:/vm/zns-npo2-restore.service" \
-	--append tsc=unstable --timeout 300 --quiet --log "$log2"; then
-	echo "== 80-vm-map: boot 2 FAILED (log $log2)" >&2
-	exit 1
-fi
-echo "== 80-vm-map: passed (logs $log1, $log2)"
+	--append tsc=unstable --timeout 300 --quiet || exit 1
+echo "80-vm-map: $(layer_totals "${log1/boot1/stock}" "$log1" "$log2")"
+echo "== 80-vm-map: passed (logs ${log1/boot1/stock}, $log1, $log2)"

@@ -1,5 +1,5 @@
 #!/bin/bash
-# Layer 8c: the nvme host xarray series (kernel-patches/xarray) in QEMU on
+# Layer 85: the nvme host xarray series (kernel-patches/xarray) in QEMU on
 # the patched kernel: namespace churn on an NVMe-oF loop controller with 42+
 # namespaces added and removed through configfs while fio runs on the
 # others, a QEMU controller with 34 namespaces rescanned under I/O, and
@@ -25,10 +25,10 @@ gcc -static -O2 -Wall -Wextra -Werror -o "$out/ioctl-io" tests/vm/xarray/ioctl-i
 fail=0
 start=$SECONDS
 # nvmet loop: 44 null_blk devices (1 GiB, not memory backed) as backends
-tests/vm/vm-run.sh --kernel "$img" --guest tests/vm/xarray/nvmet.sh --quiet \
+layer_boot 85-vm-xarray nvmet build/vm-logs/xarray-nvmet.log \
+	--kernel "$img" --guest tests/vm/xarray/nvmet.sh --quiet \
 	--ns ctrl=0,nsid=1,size=64M,lbas=4096 --timeout 420 \
-	--append "null_blk.nr_devices=44 null_blk.gb=1 null_blk.bs=4096" \
-	--log build/vm-logs/xarray-nvmet.log || fail=1
+	--append "null_blk.nr_devices=44 null_blk.gb=1 null_blk.bs=4096" || fail=1
 # QEMU: controller 0 with 32 conventional + 2 zoned namespaces, controller 1
 # with one
 ns=()
@@ -36,9 +36,9 @@ for i in $(seq 1 32); do ns+=(--ns "ctrl=0,nsid=$i,size=16M,lbas=4096"); done
 ns+=(--ns ctrl=0,nsid=33,size=384M,lbas=4096,zoned=1,zsze=96M,zcap=96M)
 ns+=(--ns ctrl=0,nsid=34,size=512M,lbas=4096,zoned=1,zsze=128M,zcap=128M)
 ns+=(--ns ctrl=1,nsid=1,size=16M,lbas=4096)
-tests/vm/vm-run.sh --kernel "$img" --guest tests/vm/xarray/qemu.sh --quiet \
-	"${ns[@]}" --timeout 360 --add "$out/ioctl-io" \
-	--log build/vm-logs/xarray-qemu.log || fail=1
+layer_boot 85-vm-xarray qemu build/vm-logs/xarray-qemu.log \
+	--kernel "$img" --guest tests/vm/xarray/qemu.sh --quiet \
+	"${ns[@]}" --timeout 360 --add "$out/ioctl-io" || fail=1
 # QEMU: controller 0 in an NVMe subsystem (Namespace Attachment), NSIDs 1-24,
 # 64, 100, 255, 256 conventional, 25 npo2 and 26 po2 zoned, 128 and 200
 # detached at boot
@@ -48,9 +48,9 @@ ns+=(--ns ctrl=0,nsid=25,size=384M,lbas=4096,zoned=1,zsze=96M,zcap=96M)
 ns+=(--ns ctrl=0,nsid=26,size=512M,lbas=4096,zoned=1,zsze=128M,zcap=128M)
 ns+=(--ns ctrl=0,nsid=128,size=16M,lbas=4096,detached=1)
 ns+=(--ns ctrl=0,nsid=200,size=16M,lbas=4096,detached=1)
-tests/vm/vm-run.sh --kernel "$img" --guest tests/vm/xarray/attach.sh --quiet \
-	--subsys 0 "${ns[@]}" --timeout 300 \
-	--log build/vm-logs/xarray-attach.log || fail=1
+layer_boot 85-vm-xarray attach build/vm-logs/xarray-attach.log \
+	--kernel "$img" --guest tests/vm/xarray/attach.sh --quiet \
+	--subsys 0 "${ns[@]}" --timeout 300 || fail=1
 
 echo "85-vm-xarray: $(layer_totals build/vm-logs/xarray-nvmet.log build/vm-logs/xarray-qemu.log \
 	build/vm-logs/xarray-attach.log) ($((SECONDS - start)) s)"

@@ -155,4 +155,24 @@ t "restore with no mapping file: nothing to do (0)" 0 "$BIN" map --restore --con
 LD_PRELOAD= python3 -c 'import json,sys; j=json.load(open(sys.argv[1])); assert j["entries"] == [] and j["nr_entries"] == 0, j' \
 	"$root/out" && ok || bad "restore JSON with no file"
 
+# ---- a device path the table cannot carry (a space in it) ----------------------------
+# The single-device map refuses it; a concatenation must too, not print or
+# create a table from a line that was never written.
+sp="$root/with space"
+mkdir "$sp"
+printf '%s\n' "path=dev/ng0n1 nsid=1 zsze=24576 zones=10" "path=dev/nvme0n1 kind=nvme twin=ng0n1" \
+	"path=dev/ng0n2 nsid=2 zsze=24576 zones=10" "path=dev/nvme0n2 kind=nvme twin=ng0n2" >"$sp/emu.conf"
+python3 "$MKFAKE" "$sp" >/dev/null || bad "mkfake in a directory with a space"
+spmap() { # DESC ARGS...: map --dry-run in the tree with a space, refused (3)
+	local desc=$1
+	shift
+	ZNP_EMU_CONFIG=$sp/emu.conf ZNP_SYSFS_ROOT=$sp/sys ZNP_DEV_ROOT=$sp/dev \
+		t "$desc: a space in the device path (3)" 3 "$BIN" map "$@" --dry-run
+	has "$desc: one line: cannot build the table" "$root/err" \
+		"^$P: $sp/dev/nvme0n1: cannot build the table: Invalid argument\$"
+	lines "$desc: nothing on stdout" "$root/out" 0
+}
+spmap "one device" "$sp/dev/nvme0n1"
+spmap "two devices" "$sp/dev/nvme0n1" "$sp/dev/nvme0n2" --name cat
+
 emu_end map-emu

@@ -139,6 +139,29 @@ static void test_parse(void)
 	CHECK_STR(why, "expected \"OFFSET LENGTH\"");
 	fclose(f);
 	znp_range_list_free(&l);
+
+	/* a line longer than the 511 bytes read at once is refused, not split */
+	{
+		char longline[700];
+
+		memset(longline, ' ', sizeof(longline));
+		memcpy(longline, "0 4096", 6);
+		memcpy(longline + sizeof(longline) - 8, "4096 8\n", 8);
+		f = fmemopen(longline, sizeof(longline), "r");
+		CHECK_INT(znp_range_list_read(f, tparse, &l, &line, &why), -EINVAL);
+		CHECK_U64(line, 1);
+		CHECK_STR(why, "line too long");
+		CHECK_U64(l.nr, 0);
+		fclose(f);
+		znp_range_list_free(&l);
+	}
+	/* ... but a last line without a newline is read */
+	f = fmemopen((void *)"0 4096\n8192 4096", 17, "r");
+	CHECK_INT(znp_range_list_read(f, tparse, &l, &line, &why), 0);
+	CHECK_U64(l.nr, 2);
+	CHECK_U64(l.r[1].start, 8192);
+	fclose(f);
+	znp_range_list_free(&l);
 	f = fmemopen((void *)"0 4096 8\n", 9, "r");
 	CHECK_INT(znp_range_list_read(f, tparse, &l, &line, &why), -EINVAL);
 	fclose(f);
@@ -192,6 +215,26 @@ static void test_validate_block(void)
 	/* adjacent is fine */
 	r[2].start = 16384;
 	CHECK_INT(znp_discard_validate(&t, r, 3, &bad, &why), 0);
+	/* two ranges are checked for overlap too, one alone needs no check */
+	{
+		struct znp_aio_range two[2] = { { 8192, 8192 }, { 4096, 8192 } };
+
+		CHECK_INT(znp_discard_validate(&t, two, 2, &bad, &why), -EINVAL);
+		CHECK_STR(why, "overlaps another range");
+		CHECK_U64(bad, 1);
+		two[1].len = 4096;
+		CHECK_INT(znp_discard_validate(&t, two, 2, &bad, &why), 0);
+		CHECK_INT(znp_discard_validate(&t, two, 1, &bad, &why), 0);
+	}
+	/* a range that ends at the last byte of the device is inside it */
+	{
+		struct znp_aio_range last = { (1 << 20) - 8192, 8192 };
+
+		CHECK_INT(znp_discard_validate(&t, &last, 1, &bad, &why), 0);
+		last.start = 0;
+		last.len = 1 << 20;
+		CHECK_INT(znp_discard_validate(&t, &last, 1, &bad, &why), 0);
+	}
 
 	CHECK_INT(znp_discard_plan(&t, r, 3, &job), 0);
 	CHECK_INT(job.kind, ZNP_AIO_BLK_DISCARD);

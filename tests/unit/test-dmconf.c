@@ -27,6 +27,42 @@ ssize_t read(int fd, void *buf, size_t count)
 	return syscall(SYS_read, fd, buf, count);
 }
 
+/* write(2) likewise: a full disk while the file is rewritten. */
+static int write_fails;
+
+ssize_t write(int fd, const void *buf, size_t count)
+{
+	if (write_fails) {
+		errno = ENOSPC;
+		return -1;
+	}
+	return syscall(SYS_write, fd, buf, count);
+}
+
+/*
+ * A rewrite that fails is an error, not "not recorded": drop() returns
+ * -ENOSPC (unmap then says it could not forget the mapping) and the entry
+ * stays, byte for byte.
+ */
+static void test_write_error(const char *path, const struct znp_dmconf_entry *c)
+{
+	char *before = NULL, *after = NULL;
+	size_t len;
+
+	CHECK_INT(znp_dmconf_put(path, c), 0);
+	CHECK_INT(znp_dmconf_read(path, &before, &len), 0);
+	write_fails = 1;
+	CHECK_INT(znp_dmconf_drop(path, c->ident, NULL), -ENOSPC);
+	CHECK_INT(znp_dmconf_drop(path, NULL, c->name), -ENOSPC);
+	CHECK_INT(znp_dmconf_put(path, c), -ENOSPC);
+	write_fails = 0;
+	CHECK_INT(znp_dmconf_read(path, &after, &len), 0);
+	CHECK(before && after && !strcmp(before, after) && strstr(after, c->ident),
+	      "file changed after a write error:\n%s", after ? after : "(null)");
+	free(before);
+	free(after);
+}
+
 /* A read error must not make the next update drop the recorded mappings. */
 static void test_read_error(const char *path, const struct znp_dmconf_entry *c)
 {
@@ -102,6 +138,7 @@ int main(void)
 	CHECK_INT(znp_dmconf_put(path, &b), 0);
 	struct znp_dmconf_entry c = entry("po2-c", "sn:c:nsid:9", 4096);
 	test_read_error(path, &c);
+	test_write_error(path, &c);
 	test_mode(path, &c);
 
 	/* a foreign line and a comment survive every rewrite */

@@ -57,6 +57,12 @@ static void test_init_errors(void)
 	CHECK_INT(znp_geom_init(&g), -EINVAL);
 	g.zone_size = 101;
 	CHECK_INT(znp_geom_init(&g), -EINVAL);
+	/* one zone as large as the namespace is a geometry; a capacity equal to the size too */
+	g.zone_size = 100;
+	g.zone_cap = 100;
+	CHECK_INT(znp_geom_init(&g), 0);
+	CHECK_U64(g.nr_zones, 1);
+	CHECK_U64(znp_zone_len(&g, 0), 100);
 	g.zone_size = 10;
 	g.zone_cap = 11;
 	CHECK_INT(znp_geom_init(&g), -EINVAL);
@@ -99,6 +105,7 @@ static void test_last_short_zone(void)
 	CHECK_U64(g.nr_zones, 11);
 	CHECK(znp_has_small_last_zone(&g), "small last zone not detected");
 	CHECK_U64(znp_zone_len(&g, 10), 100);
+	CHECK_U64(znp_zone_len(&g, 11), 0);	/* past the last zone */
 	CHECK_U64(znp_zone_start(&g, 10), 245760);
 	CHECK_U64(znp_zone_no(&g, g.nlbas - 1), 10);
 	CHECK_U64(znp_po2_dev_lbas(&g), 11 * UINT64_C(32768));
@@ -183,6 +190,21 @@ static void test_near_2_64(void)
 	CHECK(znp_po2_to_dev(&g, 5, &lba) && lba == 5, "zone 0 maps 1:1");
 	CHECK_U64(znp_dev_to_po2(&g, 5), 5);
 	CHECK_U64(znp_dev_to_po2(&g, (UINT64_C(1) << 63) + 2), U64MAX);
+	/* the po2 view of it: one zone of 2^64 LBAs (shift 64) */
+	CHECK_U64(znp_po2_zone_no(&g, 5), 0);
+	CHECK_U64(znp_po2_zone_no(&g, U64MAX), 0);
+	CHECK_U64(znp_po2_offset_in_zone(&g, 5), 5);
+	CHECK_U64(znp_po2_offset_in_zone(&g, U64MAX), U64MAX);
+	CHECK_U64(znp_po2_zone_start(&g, 0), 0);
+	CHECK_U64(znp_po2_zone_start(&g, 1), U64MAX);
+
+	/* zone size just above 2^62: po2 zones of 2^63 LBAs (shift 63), the last shift that fits */
+	g = geom(512, U64MAX, (UINT64_C(1) << 62) + 1);
+	CHECK_U64(znp_po2_zone_size(&g), UINT64_C(1) << 63);
+	CHECK_U64(znp_po2_zone_no(&g, (UINT64_C(1) << 63) + 7), 1);
+	CHECK_U64(znp_po2_offset_in_zone(&g, (UINT64_C(1) << 63) + 7), 7);
+	CHECK_U64(znp_po2_zone_start(&g, 1), UINT64_C(1) << 63);
+	CHECK_U64(znp_po2_zone_start(&g, 2), U64MAX);		/* overflow */
 
 	/* nr_zones * po2 overflows although each zone fits */
 	g = geom(512, U64MAX, 3);

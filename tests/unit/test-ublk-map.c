@@ -90,6 +90,33 @@ static void test_geom(void)
 	CHECK_INT(znp_ublk_geom_compute(&n, 0, false, &h, &why), 0);
 	CHECK_INT(h.max_open, 3);
 	CHECK_INT(h.max_active, 3);
+	/* exactly the zone count is "none" too; one below is a limit */
+	n.max_open = 0;
+	n.max_active = 8;
+	CHECK_INT(znp_ublk_geom_compute(&n, 0, false, &h, &why), 0);
+	CHECK_INT(h.max_open, 0);
+	CHECK_INT(h.max_active, 0);
+	n.max_active = 7;
+	CHECK_INT(znp_ublk_geom_compute(&n, 0, false, &h, &why), 0);
+	CHECK_INT(h.max_open, 7);
+	CHECK_INT(h.max_active, 7);
+
+	/* MDTS of one page is the smallest transfer served, below it is refused */
+	n = ns(4096, 24576, 8, 4096);
+	CHECK_INT(znp_ublk_geom_compute(&n, 0, false, &h, &why), 0);
+	CHECK_INT(h.max_cmd_sectors, 8);
+	CHECK_INT(h.max_append_sectors, 8);
+	n = ns(512, 98304, 5, 2048);
+	why = NULL;
+	CHECK_INT(znp_ublk_geom_compute(&n, 0, false, &h, &why), -EINVAL);
+	CHECK(why && strstr(why, "below 4 KiB"), "reason names the transfer size: %s", why);
+	/* a zone append limit below one LBA is refused, one LBA is served */
+	n = ns(4096, 24576, 8, 0);
+	why = NULL;
+	CHECK_INT(znp_ublk_geom_compute(&n, 2048, false, &h, &why), -EINVAL);
+	CHECK(why && strstr(why, "append"), "reason names the append limit: %s", why);
+	CHECK_INT(znp_ublk_geom_compute(&n, 4096, false, &h, &why), 0);
+	CHECK_INT(h.max_append_sectors, 8);
 
 	/* the report pitfall: one request must hold every zone (8 per sector) */
 	n = ns(4096, 24576, 6000, 0);
@@ -184,8 +211,21 @@ static void test_geom_refusals(void)
 	/* a po2 zone of 2^32 sectors does not fit chunk_sectors */
 	n = ns(4096, (UINT64_C(1) << 29) + 1, 2, 0);
 	CHECK_INT(znp_ublk_geom_compute(&n, 0, false, &h, &why), -E2BIG);
+	/* ... one of 2^31 sectors does: the largest zone a ublk device takes */
+	n = ns(4096, (UINT64_C(1) << 27) + 1, 2, 0);
+	CHECK_INT(znp_ublk_geom_compute(&n, 0, false, &h, &why), 0);
+	CHECK_U64(h.zone_sectors, UINT64_C(1) << 31);
+	n = ns(512, UINT64_C(1) << 31, 2, 0);
+	CHECK_INT(znp_ublk_geom_compute(&n, 0, false, &h, &why), 0);
+	CHECK_U64(h.zone_sectors, UINT64_C(1) << 31);
 	/* more zones than one 32 MiB request can report */
 	n = ns(4096, 24576, 600000, 0);
+	CHECK_INT(znp_ublk_geom_compute(&n, 0, false, &h, &why), -E2BIG);
+	/* ... exactly as many as it can (8 per sector), and one more */
+	n = ns(4096, 24576, 8 * 65536, 0);
+	CHECK_INT(znp_ublk_geom_compute(&n, 0, false, &h, &why), 0);
+	CHECK_INT(h.max_sectors, 65536);
+	n = ns(4096, 24576, 8 * 65536 + 1, 0);
 	CHECK_INT(znp_ublk_geom_compute(&n, 0, false, &h, &why), -E2BIG);
 	/* not zoned */
 	n = ns(4096, 24576, 8, 0);
@@ -219,6 +259,11 @@ static void test_rw(void)
 	/* the last sector before the next zone */
 	CHECK_INT(znp_ublk_map_rw(&g, 262144 - 8, 8, false, &e), 0);
 	CHECK_INT(e.nlb, 0);
+	/* the last sector of the device (padding of the last zone): inside it */
+	CHECK_INT(znp_ublk_map_rw(&g, 8 * 262144 - 8, 8, false, &e), 0);
+	CHECK_U64(e.zone_no, 7);
+	CHECK_INT(e.nlb, 0);
+	CHECK_INT(e.zero_bytes, 4096);
 	/* writes touching the padding: I/O error, nothing to send */
 	CHECK_INT(znp_ublk_map_rw(&g, 4 * 262144 + 196608 - 16, 128, true, &e), -EIO);
 	CHECK_INT(znp_ublk_map_rw(&g, 196608, 8, true, &e), -EIO);
@@ -254,6 +299,9 @@ static void test_zone_and_alba(void)
 	/* ALBA 7 * 24576 + 4 in zone 7 -> sector 7 * 262144 + 32 */
 	CHECK_INT(znp_ublk_map_alba(&g, 7, 7 * 24576 + 4, 4, &v), 0);
 	CHECK_U64(v, 7 * 262144 + 32);
+	/* the first append of a zone lands at its start */
+	CHECK_INT(znp_ublk_map_alba(&g, 7, 7 * 24576, 1, &v), 0);
+	CHECK_U64(v, 7 * 262144);
 	/* up to the capacity */
 	CHECK_INT(znp_ublk_map_alba(&g, 7, 7 * 24576 + 24572, 4, &v), 0);
 	CHECK_U64(v, 7 * 262144 + 24572 * 8);
@@ -282,6 +330,16 @@ static void test_zone_to_blk(void)
 	CHECK_INT(bz.cond, BLK_ZONE_COND_EMPTY);
 	CHECK_INT(bz.type, BLK_ZONE_TYPE_SEQWRITE_REQ);
 
+	/* an explicitly opened empty zone: wp at its start */
+	z.cond = ZNP_ZC_EXP_OPEN;
+	CHECK_INT(znp_ublk_zone_to_blk(&g, 3, &z, &bz), 0);
+	CHECK_U64(bz.wp, 3 * 262144);
+	/* closed with the wp at the capacity: the last po2 sector before the padding */
+	z.cond = ZNP_ZC_CLOSED;
+	z.wp = z.start + 24576;
+	CHECK_INT(znp_ublk_zone_to_blk(&g, 3, &z, &bz), 0);
+	CHECK_U64(bz.wp, 3 * 262144 + 196608);
+
 	z.cond = ZNP_ZC_IMP_OPEN;
 	z.wp = z.start + 256;
 	CHECK_INT(znp_ublk_zone_to_blk(&g, 3, &z, &bz), 0);
@@ -308,6 +366,12 @@ static void test_zone_to_blk(void)
 	z.wp = z.start;
 	CHECK_INT(znp_ublk_zone_to_blk(&g, 4, &z, &bz), -EIO);
 	CHECK_INT(znp_ublk_zone_to_blk(&g, 8, &z, &bz), -EIO);
+	/* one past the last zone, even with the start such a zone would have */
+	z.start = 8 * 24576;
+	z.wp = z.start;
+	CHECK_INT(znp_ublk_zone_to_blk(&g, 8, &z, &bz), -EIO);
+	z.start = 3 * 24576;
+	z.wp = z.start;
 	z.type = ZNP_ZT_CONV;
 	CHECK_INT(znp_ublk_zone_to_blk(&g, 3, &z, &bz), -EIO);
 	z.type = ZNP_ZT_SEQ_REQ;
@@ -331,6 +395,7 @@ static void test_status(void)
 	CHECK_INT(znp_ublk_status_errno(0x1b8), -EIO);		/* Zone Boundary Error */
 	CHECK_INT(znp_ublk_status_errno(0x4002), -EINVAL);
 	CHECK_INT(znp_ublk_status_errno(0x4001), -EOPNOTSUPP);
+	CHECK_INT(znp_ublk_status_errno(0x001), -EOPNOTSUPP);	/* the smallest status */
 }
 
 /* What the server does with each failure: fail, retry, look at the write pointer, leave. */
@@ -340,6 +405,15 @@ static void test_verdict(void)
 	CHECK_INT(znp_ublk_status_verdict(-ENXIO, false), ZNP_UBLK_GONE);
 	CHECK_INT(znp_ublk_status_verdict(-EINTR, false), ZNP_UBLK_RETRY);	/* cancelled */
 	CHECK_INT(znp_ublk_status_verdict(-ENOMEM, true), ZNP_UBLK_FAIL);
+	/* no status at all is no reason to retry */
+	CHECK_INT(znp_ublk_status_verdict(0, true), ZNP_UBLK_FAIL);
+	/* Invalid Opcode / Invalid Field: never better on a retry, DNR or not */
+	CHECK_INT(znp_ublk_status_verdict(0x001, false), ZNP_UBLK_FAIL);
+	CHECK_INT(znp_ublk_status_verdict(0x002, true), ZNP_UBLK_FAIL);
+	CHECK_INT(znp_ublk_status_verdict(0x4001, false), ZNP_UBLK_FAIL);
+	/* any other status: DNR decides (Command ID Conflict) */
+	CHECK_INT(znp_ublk_status_verdict(0x003, false), ZNP_UBLK_RETRY);
+	CHECK_INT(znp_ublk_status_verdict(0x4003, false), ZNP_UBLK_FAIL);
 	CHECK_INT(znp_ublk_status_verdict(0x370, true), ZNP_UBLK_RETRY);	/* path error */
 	CHECK_INT(znp_ublk_status_verdict(0x371, false), ZNP_UBLK_RETRY);	/* host abort */
 	CHECK_INT(znp_ublk_status_verdict(0x4371, false), ZNP_UBLK_RETRY);

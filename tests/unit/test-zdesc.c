@@ -139,6 +139,8 @@ static void test_malformed(void)
 	CHECK_INT(parse1(&g, 2, ZNP_ZC_EMPTY, ZS, ZS + 1, ZS + 1, &n), -EPROTO);
 	/* zone start past the namespace */
 	CHECK_INT(parse1(&g, 2, ZNP_ZC_EMPTY, ZS, NZ * ZS, NZ * ZS, &n), -EPROTO);
+	/* ... even with a capacity of 0, which fits the 0 LBAs left there */
+	CHECK_INT(parse1(&g, 2, ZNP_ZC_EMPTY, 0, NZ * ZS, NZ * ZS, &n), -EPROTO);
 	CHECK_INT(parse1(&g, 2, ZNP_ZC_FULL, ZS, UINT64_MAX - ZS + 1, 0, &n), -EPROTO);
 	/* capacity above the zone size */
 	CHECK_INT(parse1(&g, 2, ZNP_ZC_EMPTY, ZS + 1, 0, 0, &n), -EPROTO);
@@ -156,6 +158,13 @@ static void test_malformed(void)
 	/* short buffer */
 	CHECK_INT(znp_zdesc_parse(&g, buf, 63, &nr, z, 4, &n), -EPROTO);
 	CHECK_INT(znp_zdesc_parse(&g, buf, 0, &nr, z, 4, &n), -EPROTO);
+	/* ... with a plausible header and a good descriptor behind it too */
+	put_hdr(1);
+	put_desc(&g, 0, 2, ZNP_ZC_EMPTY, ZS, 0, 0);
+	CHECK_INT(znp_zdesc_parse(&g, buf, 63, &nr, z, 4, &n), -EPROTO);
+	CHECK_U64(n, 0);
+	CHECK_INT(znp_zdesc_parse(&g, buf, 64 + 64, &nr, z, 4, &n), 0);
+	CHECK_U64(n, 1);
 	/* the good descriptors before a bad one are counted */
 	put_hdr(3);
 	put_desc(&g, 0, 2, ZNP_ZC_EMPTY, ZS, 0, 0);

@@ -70,6 +70,24 @@ t "--ublk with --restore (2)" 2 "$BIN" map --ublk --restore
 t "map --ublk --name of an unrecorded mapping (3)" 3 "$BIN" map --ublk --name nosuch \
 	--config "$root/none.conf"
 
+# the systemd unit's form (--name, no device): a namespace list that cannot be
+# read is a failure (1), not "not present" (3)
+echo "u1 $ident via=ublk" >"$root/u1.conf"
+t "map --ublk --name, no such name: 3" 3 "$BIN" map --ublk --name u2 --config "$root/u1.conf"
+mv "$root/sys/class/nvme-generic" "$root/sys/class/nvme-generic.away"
+: >"$root/sys/class/nvme-generic"	# not a directory: the scan fails (ENOTDIR)
+t "map --ublk --name, the namespaces cannot be listed: 1" 1 "$BIN" map --ublk --name u1 \
+	--config "$root/u1.conf"
+has "... one line saying so" "$root/err" "^nvme-zns-npo2: u1: cannot list the NVMe namespaces: "
+lines "... only that line" "$root/err" 1
+rm "$root/sys/class/nvme-generic"
+mv "$root/sys/class/nvme-generic.away" "$root/sys/class/nvme-generic"
+rm -rf "$root/sys/class/nvme-generic"/* "$root/sys/class/nvme"/* 2>/dev/null
+t "map --ublk --name, the namespace is not there: 3" 3 "$BIN" map --ublk --name u1 \
+	--config "$root/u1.conf"
+has "... not present" "$root/err" "^nvme-zns-npo2: u1: namespace .* is not present"
+LD_PRELOAD= python3 "$MKFAKE" "$root" >/dev/null || bad "mkfake again"
+
 # ---- records: status, list, unmap --------------------------------------------------------
 mkdir -m 0700 "$root/run"
 key=$(printf '%s' "$ident" | LD_PRELOAD= python3 -c '
@@ -118,9 +136,79 @@ t "status: the device is gone: missing" 0 "$BIN" status ublkb5 -o json
 has "... health missing" "$root/out" '"health": "missing"'
 t "list: no MAPPED-AS for a stale record" 0 "$BIN" list
 has "list: ng0n2 not mapped" "$root/out" "^ng0n2 .* -\$"
+# --persist of a namespace that is served already (its server holds the
+# lock): refused (4) before anything is recorded, so the mapping file keeps
+# the entry of the served mapping, under its name, byte for byte
+printf '%s\n' "# ours" "first $ident via=ublk" "other sn:x:nsid:1" >"$root/p.conf"
+cp "$root/p.conf" "$root/p.conf.before"
+exec 9>>"$root/run/$key.lock"	# this shell holds the server's lock
+flock -x 9 || bad "cannot take the lock"
+t "map --ublk --persist of a served namespace: refused (4)" 4 "$BIN" map --ublk "$D/ng0n2" \
+	--persist --name second --config "$root/p.conf" 9>&-
+has "... naming the server that has it" "$root/err" "already served by server pid 999999 as /dev/ublkb5"
+cmp -s "$root/p.conf" "$root/p.conf.before" && ok || bad "the mapping file changed: $(cat "$root/p.conf")"
+exec 9>&-
+
+# records that cannot be listed (ENOMEM, EACCES) are a failure (1), not "no
+# such mapping" (3, or 5 without device-mapper): one line, the record stays
+for e in 12 13; do
+	ZNP_EMU_FDOPENDIR_ERRNO=$e t "status ublkb5, listing fails (errno $e): 1" 1 "$BIN" status ublkb5
+	has "... one line naming the state directory" "$root/err" \
+		"^nvme-zns-npo2: ublkb5: cannot read the ublk mapping records in $root/run: "
+	lines "... only that line" "$root/err" 1
+	ZNP_EMU_FDOPENDIR_ERRNO=$e t "unmap ublkb5, listing fails (errno $e): 1" 1 "$BIN" unmap ublkb5 \
+		--config "$root/none.conf"
+	[ -e "$root/run/$key.ublk" ] && ok || bad "unmap removed the record it could not list"
+done
+ZNP_EMU_FDOPENDIR_ERRNO=12 t "status, listing fails: 1" 1 "$BIN" status -o json
+has "... says so" "$root/err" "^nvme-zns-npo2: status: cannot read the ublk mapping records in "
 t "unmap of a stale record removes it" 0 "$BIN" unmap ublkb5 --config "$root/none.conf"
 [ ! -e "$root/run/$key.ublk" ] && ok || bad "record still there after unmap"
 t "unmap again: not a ublk mapping (no such mapping 3, no dm 5)" $nodm "$BIN" unmap ublkb5
+
+# ---- the mappings lock: 0600, a bounded wait that names its holder --------------------
+stale_rec() {	# a record whose device is gone (unmap forgets it, then the mapping file)
+	printf 'ident=%s\nng=ng0n2\nname=\nnsid=2\ndev_id=7\npid=999999\n' "$ident" \
+		>"$root/run/$key.ublk"
+	chmod 600 "$root/run/$key.ublk"
+}
+cdir=$(mktemp -d /tmp/znp-conf.XXXXXX)
+chmod 755 "$cdir"	# like /etc/zns-npo2: anyone may look, only root writes
+conf=$cdir/mappings.conf
+if [ "$(id -u)" = 0 ] && command -v runuser >/dev/null && command -v flock >/dev/null; then
+	# an old release's 0644 lock: any user could flock() it and hang every update
+	install -m 0644 /dev/null "$conf.lock"
+	LD_PRELOAD= runuser -u nobody -- flock -n "$conf.lock" true && ok ||
+		bad "setup: nobody cannot flock a 0644 lock file"
+	stale_rec
+	t "unmap of a stale record updates the mapping file" 0 "$BIN" unmap ublkb7 --config "$conf"
+	[ "$(stat -c %a "$conf.lock")" = 600 ] && ok ||
+		bad "mappings lock is mode $(stat -c %a "$conf.lock"), want 600"
+	LD_PRELOAD= runuser -u nobody -- flock -n "$conf.lock" true 2>/dev/null &&
+		bad "nobody can flock the mappings lock" || ok
+	LD_PRELOAD= runuser -u nobody -- flock -n -x "$conf.lock" -c 'sleep 1' 2>/dev/null &&
+		bad "nobody can hold the mappings lock" || ok
+	# held by another process: a failure after the wait, naming the holder
+	LD_PRELOAD= flock -x "$conf.lock" sleep 30 &
+	holder=$!
+	for _ in $(seq 50); do grep -q " FLOCK .* $holder " /proc/locks && break; sleep 0.1; done
+	stale_rec
+	start=$(date +%s)
+	t "unmap while the mappings lock is held: fails after the wait (1)" 1 \
+		"$BIN" unmap ublkb7 --config "$conf"
+	took=$(($(date +%s) - start))
+	[ "$took" -ge 4 ] && [ "$took" -le 15 ] && ok || bad "waited ${took}s for the lock, want ~5"
+	has "... naming the lock and its holder" "$root/err" \
+		"cannot update $conf: its lock $conf.lock stayed held for 5 s by pid $holder \(flock\)"
+	lines "... in one line" "$root/err" 1
+	kill "$holder" 2>/dev/null
+	wait "$holder" 2>/dev/null
+	[ ! -e "$conf.tmp" ] && [ -z "$(find "$cdir" -name '.mappings.conf.*')" ] && ok ||
+		bad "temporary files left in $cdir"
+else
+	echo "# not root (or no runuser/flock): the mappings lock checks are left out"
+fi
+rm -rf "$cdir"
 # an unsafe state directory is not trusted
 cp /dev/null "$root/run/x"
 chmod 0755 "$root/run"
@@ -138,5 +226,50 @@ else
 fi
 t "list: no MAPPED-AS from an untrusted directory" 0 "$BIN" list
 has "list: ng0n2 not mapped" "$root/out" "^ng0n2 .* -\$"
+
+# ---- unmap holds the device O_EXCL across STOP_DEV ------------------------------
+# Nothing can mount or claim /dev/ublkbN between the check that it is free
+# and the stop: the descriptor of the check (O_EXCL; the emulator opens its
+# placeholder without the flag) is the one kept open until STOP_DEV went out
+# (here it fails: no ublk-control), as the system calls show (strace).
+chmod 0700 "$root/run"
+rm -f "$root/run/x"
+echo "path=dev/ublkb7 kind=blk lba=4096 zsze=32768 zones=10" >>"$root/emu.conf"
+LD_PRELOAD= python3 "$MKFAKE" "$root" >/dev/null || bad "mkfake with ublkb7"
+cat >"$root/run/sn_3afake_3ansid_3a7.ublk" <<REC
+ident=sn:fake:nsid:7
+ng=ng0n2
+name=u7
+nsid=7
+dev_id=7
+pid=999999
+lba_size=4096
+zone_size=24576
+zone_cap=24576
+nr_zones=10
+po2_zone_sectors=262144
+persist=0
+started=1764600000
+REC
+chmod 600 "$root/run/sn_3afake_3ansid_3a7.ublk"
+if ! command -v strace >/dev/null; then
+	bad "strace not installed (make deps)"
+else
+	LD_PRELOAD= strace -f -qq -e trace=openat,close -E LD_PRELOAD="$EMU" -o "$root/strace" \
+		"$BIN" unmap ublkb7 --config "$root/none.conf" >"$root/out" 2>"$root/err"
+	has "unmap ublkb7 gets as far as STOP_DEV" "$root/err" "cannot stop /dev/ublkb7"
+	LD_PRELOAD= python3 - "$root/strace" <<'PY' && ok || bad "O_EXCL not held across STOP_DEV: $(grep -E 'ublkb7|ublk-control|close' "$root/strace" | tail -8)"
+import re, sys
+lines = open(sys.argv[1]).read().splitlines()
+opens = [(i, re.search(r'= (\d+)$', l).group(1)) for i, l in enumerate(lines)
+         if 'openat(' in l and '/dev/ublkb7"' in l and re.search(r'= \d+$', l)]
+ctrl = [i for i, l in enumerate(lines) if 'ublk-control' in l]
+assert opens and ctrl, (opens, ctrl)
+i, fd = opens[0]     # the check: held, and used for the fsync too
+assert len(opens) == 1, opens
+closed = [j for j, l in enumerate(lines) if j > i and re.search(r'close\(%s\)' % fd, l)]
+assert closed and closed[0] > ctrl[0] > i, (i, ctrl, closed)
+PY
+fi
 
 emu_end ublk-emu

@@ -1,19 +1,45 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # Host-side helpers of the VM test layers (tests/layers.d/NN-vm-*.sh; bash,
-# sourced from the repository root).
+# sourced from the repository root). Every VM layer reports through these:
+# the guest's result lines, one summary line per boot, the totals of a
+# layer with several boots.
 
-# layer_report LAYER LOG RC START: print the guest's result lines from the
-# console LOG and its GUEST-RESULT line with the seconds since START; RC is
-# tests/vm/vm-run.sh's exit status. Returns 1 if RC is not 0.
-layer_report() {
-	local layer=$1 log=$2 rc=$3 start=$4
-	grep -aE '^(ok|not ok|#)' "$log" | grep -av '^### ' || true
-	echo "$layer: $(grep -a '^GUEST-RESULT' "$log" | tail -1), $((SECONDS - start)) s"
-	if [ "$rc" -ne 0 ]; then
+# layer_lines LOG [PREFIX]: the guest's result lines (ok, not ok, #) from
+# the console LOG, each after PREFIX
+layer_lines() {
+	grep -aE '^(ok|not ok|#)' "$1" | grep -av '^### ' | sed "s/^/${2:-}/" || true
+}
+
+# layer_result LAYER LOG RC START [HOST_RC]: the summary of one boot:
+# "LAYER: GUEST-RESULT: P passed, F failed[, host pass|FAIL], S s" with the
+# seconds since START, then the console log. RC is tests/vm/vm-run.sh's exit
+# status, HOST_RC that of host-side checks of the same run, if any.
+# Returns 1 if either is not 0.
+layer_result() {
+	local layer=$1 log=$2 rc=$3 start=$4 host=${5:-} h=
+	[ -z "$host" ] || h=", host $([ "$host" -eq 0 ] && echo pass || echo FAIL)"
+	echo "$layer: $(grep -a '^GUEST-RESULT' "$log" 2>/dev/null | tail -1)$h, $((SECONDS - start)) s"
+	if [ "$rc" -ne 0 ] || [ "${host:-0}" -ne 0 ]; then
 		echo "$layer: FAILED; console log: $log"
 		return 1
 	fi
 	echo "$layer: console log: $log"
+}
+
+# layer_report LAYER LOG RC START [HOST_RC]: layer_lines, then layer_result
+layer_report() {
+	layer_lines "$2"
+	layer_result "$@"
+}
+
+# layer_boot LAYER NAME LOG VM_RUN_ARGS...: one boot, tests/vm/vm-run.sh
+# VM_RUN_ARGS --log LOG, reported by layer_report as "LAYER (NAME)".
+# Returns 1 if the boot failed.
+layer_boot() {
+	local layer=$1 name=$2 log=$3 start=$SECONDS rc=0
+	shift 3
+	tests/vm/vm-run.sh "$@" --log "$log" || rc=$?
+	layer_report "$layer ($name)" "$log" $rc $start
 }
 
 # layer_totals LOG...: "P guest checks passed, F failed", summed over the

@@ -241,6 +241,7 @@ for d in bin sbin lib lib64; do ln -s usr/$d "$stage/$d"; done
 cp "$VM_DIR/init" "$stage/init"
 chmod 755 "$stage/init"
 cp "$VM_DIR/guest/lib.sh" "$stage/vm/lib.sh"
+cp "$VM_DIR/../lib/tap.sh" "$stage/vm/tap.sh"
 # the guest script's directory (sibling helpers, expected data)
 # (files over 1 MiB are left out: results, images)
 for f in "$(dirname "$guest")"/*; do

@@ -1,8 +1,10 @@
 # Guest-side helpers for VM tests (busybox ash).  /init sources this file
 # before the guest script; sourcing it again is harmless.
 #
-# Results: ok/not_ok append one line to /tmp/vm-results; /init counts them
-# and prints "GUEST-RESULT: N passed, M failed".
+# Results print through tests/lib/tap.sh (packed as /vm/tap.sh): ok/not_ok
+# print "ok N - DESC" / "not ok N - DESC" and append the line to
+# /tmp/vm-results; /init counts them and prints
+# "GUEST-RESULT: N passed, M failed".
 #
 # Namespace layout: /vm/ns.conf holds what QEMU was configured with, one
 # namespace a line: "ctrl nsid size_bytes lba_bytes zoned zsze_bytes zcap_bytes"
@@ -10,23 +12,15 @@
 
 [ -n "${VM_LIB_LOADED:-}" ] && return 0
 VM_LIB_LOADED=1
-VM_T=0
+TAP_RESULTS=/tmp/vm-results
+. "${VM_TAP_SH:-/vm/tap.sh}"
 
 # vm_log TEXT: a comment line, stamped with the guest uptime
-vm_log() { echo "# [$(cut -d" " -f1 /proc/uptime)s] $*"; }
+vm_log() { tap_diag "[$(cut -d" " -f1 /proc/uptime)s] $*"; }
 
-ok() {
-	VM_T=$((VM_T + 1))
-	echo "ok $VM_T - $*" | tee -a /tmp/vm-results
-}
-
-not_ok() {
-	VM_T=$((VM_T + 1))
-	echo "not ok $VM_T - $1" | tee -a /tmp/vm-results
-	shift
-	[ $# -gt 0 ] && echo "#   $*"
-	return 0
-}
+# ok DESC, not_ok DESC [DIAG...]: one passed / failed check
+ok() { tap_ok "$@"; }
+not_ok() { tap_not_ok "$@"; }
 
 # expect_eq DESC ACTUAL EXPECTED
 expect_eq() {
@@ -47,7 +41,7 @@ expect_rc() {
 		ok "$desc"
 	else
 		not_ok "$desc" "exit $rc, expected $want: $*"
-		sed 's/^/#   | /' /tmp/vm-cmd.out | head -20
+		tap_diag_file /tmp/vm-cmd.out 20
 	fi
 }
 
@@ -245,15 +239,20 @@ nvmet_loop_port() {
 		echo loop >/sys/kernel/config/nvmet/ports/1/addr_trtype
 }
 
-# nvmet_export NQN DEVICE: subsystem NQN (any host allowed) with the block
-# device DEVICE (a path) as namespace 1 on loop port 1 (nvmet_loop_port).
-# Status 2 if the subsystem cannot be set up, 1 if the target refuses to
-# enable the namespace.
+# nvmet_export NQN DEVICE [ATTR=VALUE...]: subsystem NQN (any host allowed)
+# with the block device DEVICE (a path) as namespace 1 on loop port 1
+# (nvmet_loop_port); each ATTR=VALUE is written to the namespace's configfs
+# attribute ATTR before it is enabled. Status 2 if the subsystem cannot be
+# set up, 1 if the target refuses to enable the namespace.
 nvmet_export() {
-	local s=/sys/kernel/config/nvmet/subsystems/$1
+	local s=/sys/kernel/config/nvmet/subsystems/$1 a
 	mkdir "$s" && echo 1 >"$s/attr_allow_any_host" &&
 		mkdir "$s/namespaces/1" &&
 		echo "$2" >"$s/namespaces/1/device_path" || return 2
+	shift 2
+	for a in "$@"; do
+		echo "${a#*=}" >"$s/namespaces/1/${a%%=*}" || return 2
+	done
 	echo 1 >"$s/namespaces/1/enable" 2>/dev/null || return 1
 	ln -s "$s" "/sys/kernel/config/nvmet/ports/1/subsystems/$1"
 }

@@ -103,5 +103,27 @@ lastnb=$(nullb_make nblast 50 3)
 bad_table "null_blk with a smaller last zone" "0 $((17 * 8192)) po2zone $lastnb" \
 	"Device capacity is not a multiple of the zone size"
 
+# Two npo2 devices whose zone sizes differ (6 MiB and 5 MiB) but pad to the
+# same po2 zone size (8 MiB = 16384 sectors): the mapped zones would have two
+# capacities. Device mapper refuses the table when it is loaded (dmsetup load
+# into an empty device), not only later at resume.
+nb6=$(nullb_make nbz6 24 6)
+nb5=$(nullb_make nbz5 20 5)
+before=$(kmsg_count "zone emulation needs one device zone size")
+dmsetup create po2mix --notable
+printf '0 65536 po2zone %s\n65536 65536 po2zone %s\n' "$nb6" "$nb5" >/tmp/mix.table
+expect_rc "6M + 5M zones (both padded to 8M): table load refused" 1 \
+	dmsetup load po2mix /tmp/mix.table
+expect_eq "6M + 5M zones: refusal message at table load" \
+	"$(($(kmsg_count "zone emulation needs one device zone size") - before))" 1
+expect_eq "6M + 5M zones: no inactive table left" \
+	"$(dmsetup info po2mix | grep -cE 'Tables present: *None')" 1
+dmsetup remove po2mix
+# the same two devices, each in its own table, load and resume
+expect_ok "6M zones alone: table loads" dmsetup create po2mix6 --table "0 65536 po2zone $nb6"
+expect_ok "5M zones alone: table loads" dmsetup create po2mix5 --table "0 65536 po2zone $nb5"
+dmsetup remove po2mix6
+dmsetup remove po2mix5
+
 no_kernel_errors "null_blk: kernel log clean"
 true

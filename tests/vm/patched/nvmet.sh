@@ -1,9 +1,11 @@
 # Patched kernel, NVMe target ZNS over the loop transport: npo2 null_blk
 # devices exported as ZNS namespaces and seen by the NVMe host driver as npo2
-# zoned block devices. A backing device with a smaller last zone is exported
-# with a last zone whose capacity ends at the namespace end, and the host
-# sets it up as a working zoned device (the block layer allows a smaller
-# capacity for the last zone). The po2 path is unchanged.
+# zoned block devices. A backing device with a smaller last zone is refused
+# by default (hosts without the series cannot use such a namespace); with the
+# namespace attribute zns_smaller_last_zone set it is exported with a last
+# zone whose capacity ends at the namespace end, and the host sets it up as a
+# working zoned device (the block layer allows a smaller capacity for the
+# last zone). The po2 path is unchanged.
 . /vm/guest/zlib.sh
 MB=2048
 CFS=/sys/kernel/config/nvmet
@@ -34,7 +36,21 @@ fi
 # host sees 11 zones of 96 MiB, the last with a 40 MiB capacity ending at
 # the namespace end: a working zoned device, not a half-set-up one.
 nb2=$(mk_nullb t96last $cfs zone_size=96 size=1000)
-expect_ok "nvmet npo2 last: export 1000 MiB of 96 MiB zones" nvmet_export npo2last "/dev/$nb2"
+# default: not exported (the namespace cannot be enabled), with a message
+s=$CFS/subsystems/npo2last
+before=$(dmesg | grep -c 'see zns_smaller_last_zone')
+expect_rc "nvmet npo2 last: not exported by default" 1 nvmet_export npo2last "/dev/$nb2"
+expect_eq "nvmet npo2 last: zns_smaller_last_zone defaults to 0" \
+	"$(cat "$s/namespaces/1/zns_smaller_last_zone" 2>&1)" 0
+expect_eq "nvmet npo2 last: the refusal names the attribute" \
+	"$(($(dmesg | grep -c 'see zns_smaller_last_zone') - before))" 1
+expect_eq "nvmet npo2 last: namespace still disabled" "$(cat "$s/namespaces/1/enable")" 0
+rmdir "$s/namespaces/1" "$s"
+# opt in: exported
+expect_ok "nvmet npo2 last: export 1000 MiB of 96 MiB zones with zns_smaller_last_zone=1" \
+	nvmet_export npo2last "/dev/$nb2" zns_smaller_last_zone=1
+expect_rc "nvmet npo2 last: attribute not writable while enabled" 1 \
+	sh -c "echo 0 >$s/namespaces/1/zns_smaller_last_zone"
 ns2=$(nvmet_connect npo2last)
 if [ -n "$ns2" ]; then
 	label="nvmet npo2 last (96M zones, 40M last zone)"
@@ -55,7 +71,7 @@ if [ -n "$ns2" ]; then
 	expect_ok "$label: reset the last zone" zonectl reset "/dev/$ns2" "$lz" $((40 * MB))
 	expect_zone "$label: last zone empty on the backing device" "/dev/$nb2" "$lz" $C_EMPTY "$lz"
 	expect_eq "$label: no zone revalidation failure logged" \
-		"$(dmesg | grep -c 'zone revalidation failed')" 0
+		"$(dmesg | grep -c 'failed to revalidate zones')" 0
 else
 	not_ok "nvmet npo2 last: host sees the namespace" "$(dmesg | tail -5)"
 fi

@@ -175,7 +175,8 @@ zonectl reset "$nb" 0 $((8 * ZS)) >/dev/null
 # never as a zoned disk without zones or write plugs.
 nbl=/dev/$(mk_nullb zlast zoned=1 memory_backed=1 blocksize=4096 zone_size=$ZMB size=$((8 * ZMB + 4)))
 lz=$((8 * ZS)) lcap=$((4 * MB))
-expect_ok "nvmet exports the device with a smaller last zone" nvmet_export zlast "$nbl"
+expect_ok "nvmet exports the device with a smaller last zone (zns_smaller_last_zone=1)" \
+	nvmet_export zlast "$nbl" zns_smaller_last_zone=1
 d=$(nvmet_connect zlast)
 if [ -n "$d" ] && [ -b "/dev/$d" ]; then
 	expect_eq "host disk: zoned, $ZMB MiB zones, 9 zones, size" \

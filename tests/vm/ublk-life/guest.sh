@@ -158,6 +158,12 @@ expect_match "recorded in the mapping file as a ublk mapping" '^po2a (nguid|eui6
 	"$(grep '^po2a ' /etc/zns-npo2/mappings.conf)"
 $Z status po2a -o json >/tmp/stP.json
 expect_match "status by name: persisted" '"persisted": true' "$(cat /tmp/stP.json)"
+# --persist of the served namespace under another name: refused (the lock
+# comes first) before anything is recorded: po2a keeps its entry
+expect_rc "map --ublk --persist --name po2b of the served namespace: refused (4)" 4 \
+	run_to 60 $Z map --ublk "$A" --persist --name po2b
+expect_eq "... po2a still recorded, po2b not" \
+	"$(grep -c '^po2a ' /etc/zns-npo2/mappings.conf) $(grep -c '^po2b ' /etc/zns-npo2/mappings.conf)" "1 0"
 kill -KILL "$PP"
 i=0
 while [ "$(health "$UP")" != dead-quiesced ] && [ $i -lt 150 ]; do sleep 0.2; i=$((i + 1)); done
@@ -172,6 +178,16 @@ expect_match "restore: already-mapped" '"result": "already-mapped"' "$(cat /tmp/
 expect_ok "unmap po2a by its name" run_to 60 $Z unmap po2a
 expect_eq "forgotten in the mapping file" "$(grep -c '^po2a ' /etc/zns-npo2/mappings.conf)" 0
 expect_eq "device gone" "$([ -e "$UP" ] || echo gone)" gone
+# lock, create, record, undo: a mapping that cannot be recorded is stopped
+# and deleted again, by the daemon and in the foreground
+for f in "" --foreground; do
+	expect_rc "map --ublk --persist${f:+ $f}, mapping file not writable: failed (1)" 1 \
+		run_to 60 $Z map --ublk "$A" --persist --name po2x $f --config /proc/znp-none/mappings.conf
+	expect_match "... says it is not mapped" \
+		'cannot record it in /proc/znp-none/mappings.conf: .*; not mapped' "$(cat /tmp/vm-cmd.out)"
+	expect_eq "... no ublk device left" "$(ls -d /dev/ublkb* 2>/dev/null | wc -l)" 0
+	expect_eq "... no record left" "$(ls /run/zns-npo2/*.ublk 2>/dev/null | wc -l)" 0
+done
 
 # ---- --foreground as systemd runs it (zns-npo2-ublk@.service, Type=notify) ----
 # READY=1 on $NOTIFY_SOCKET once the device is live; SIGTERM (systemctl stop)

@@ -1,0 +1,317 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
+"""Mutation check of the boundary code (`make mutate`).
+
+One-line mutants of the boundary comparisons of the geometry, eligibility,
+zone descriptor, discard range and ublk mapping code:
+
+  rel    a relational operator swapped: < for <=, <= for <, > for >=, >= for >
+  unit   an integer literal beside a comparison moved by one unit (+1, -1)
+  drop   a guard dropped: the condition of an `if (...)` whose body returns
+         an error (return -E...) replaced by 0
+
+Each mutant is built in a private copy of the tree (build-mutate/tree, its
+build directory build-mutate/tree/build; ccache makes the rebuilds cheap)
+and the fast suite is run against it (`meson test --suite fast --maxfail 1`):
+a failing suite kills the mutant. The source tree itself is never modified.
+
+Survivors are listed with file, line and the mutated line, and the script
+exits 1 when any survive, unless the mutant is listed in
+scripts/mutate-equivalent.txt (mutants that cannot change behaviour, each
+with the reason). Exit 2: the tree does not build or the fast suite fails
+without a mutant.
+
+Options: --list (print the mutants, run nothing), --file PATH (only mutants
+of that file, repeatable), --only ID (one mutant, repeatable), --workdir DIR (instead of
+build-mutate/, e.g. for two runs at once). The work directory is kept and
+reused by the next run (make clean removes build-*).
+"""
+import argparse
+import os
+import re
+import shutil
+import subprocess
+import sys
+import time
+
+TARGETS = [
+    'src/core/geometry.c',
+    'src/core/check.c',
+    'src/zone/zdesc.c',
+    'src/aio/discard.c',
+    'src/ublk/ublk-map.c',
+]
+REL_SWAP = {'<': '<=', '<=': '<', '>': '>=', '>=': '>'}
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+WORK = TREE = BUILD = None
+
+
+def set_workdir(d):
+    global WORK, TREE, BUILD
+    WORK = os.path.abspath(d)
+    TREE = os.path.join(WORK, 'tree')
+    BUILD = os.path.join(TREE, 'build')
+
+
+set_workdir(os.path.join(ROOT, 'build-mutate'))
+
+
+def blank_comments_strings(text):
+    """text with comments, string and char literals and preprocessor lines
+    replaced by spaces (offsets and newlines kept)"""
+    out = list(text)
+    i, n = 0, len(text)
+    while i < n:
+        c = text[i]
+        if text.startswith('/*', i):
+            j = text.find('*/', i + 2)
+            j = n if j < 0 else j + 2
+        elif text.startswith('//', i) or (c == '#' and (i == 0 or text[i - 1] == '\n')):
+            j = text.find('\n', i)
+            j = n if j < 0 else j
+        elif c in '"\'':
+            j = i + 1
+            while j < n and text[j] != c:
+                j += 2 if text[j] == '\\' else 1
+            j += 1
+        else:
+            i += 1
+            continue
+        for k in range(i, min(j, n)):
+            if out[k] != '\n':
+                out[k] = ' '
+        i = j
+    return ''.join(out)
+
+
+def matching_paren(code, i):
+    """index of the ')' matching the '(' at code[i]"""
+    depth = 0
+    for j in range(i, len(code)):
+        if code[j] == '(':
+            depth += 1
+        elif code[j] == ')':
+            depth -= 1
+            if depth == 0:
+                return j
+    return -1
+
+
+REL_RE = re.compile(r'(?<![<>=!\-])(<=|>=|<|>)(?![<>=])')
+LIT_RE = re.compile(r'(?:(?<![<>=!\-])(?:[<>]=?|[=!]=)(?![<>])\s*(\d+)u?\b)|(?:\b(\d+)u?\s*(?:[<>]=?|[=!]=)(?![<>]))')
+IF_RE = re.compile(r'\bif\s*\(')
+# a function definition's name: at the start of a line, "type name(" or "name("
+FUNC_RE = re.compile(r'^[A-Za-z_][^;\n=]*?\b([A-Za-z_]\w*)\s*\(', re.M)
+
+
+def mutants_of(path, text=None):
+    if text is None:
+        text = open(os.path.join(ROOT, path)).read()
+    code = blank_comments_strings(text)
+    muts = []
+
+    def add(kind, start, end, new):
+        line = text.count('\n', 0, start) + 1
+        ls = text.rfind('\n', 0, start) + 1
+        le = text.find('\n', end)
+        le = len(text) if le < 0 else le
+        fn = FUNC_RE.findall(code, 0, start)
+        muts.append({
+            'file': path, 'line': line, 'kind': kind,
+            'func': fn[-1] if fn else '',
+            'start': start, 'end': end, 'new': new,
+            'before': ' '.join(text[ls:le].split()),
+            'after': ' '.join((text[ls:start] + new + text[end:le]).split()),
+        })
+
+    for m in REL_RE.finditer(code):
+        add('rel', m.start(1), m.end(1), REL_SWAP[m.group(1)])
+    for m in LIT_RE.finditer(code):
+        g = 1 if m.group(1) is not None else 2
+        v = int(m.group(g))
+        add('unit', m.start(g), m.end(g), str(v + 1))
+        if v > 0:
+            add('unit', m.start(g), m.end(g), str(v - 1))
+    for m in IF_RE.finditer(code):
+        o = m.end() - 1
+        c = matching_paren(code, o)
+        if c < 0:
+            continue
+        body = code[c + 1:c + 400].lstrip()
+        if body.startswith('{'):
+            body = body[1:body.find('}')] if '}' in body else ''
+        else:
+            body = body.split(';', 1)[0]
+        if not re.search(r'\breturn\s+-\s*E[A-Z0-9]+', body):
+            continue
+        add('drop', o + 1, c, '0')
+    muts.sort(key=lambda x: (x['start'], x['kind'], x['new']))
+    for i, mu in enumerate(muts, 1):
+        mu['id'] = '%s:%d:%s%d' % (os.path.basename(path), mu['line'], mu['kind'], i)
+    return text, muts
+
+
+def run(cmd, log, timeout=None):
+    with open(log, 'a') as f:
+        f.write('$ %s\n' % ' '.join(cmd))
+        f.flush()
+        try:
+            return subprocess.run(cmd, stdout=f, stderr=subprocess.STDOUT,
+                                  timeout=timeout).returncode
+        except subprocess.TimeoutExpired:
+            return 124
+
+
+def prepare(log, rev=None):
+    """copy the tracked files (as they are in the work tree, or at commit
+    REV) to TREE, set up its build directory"""
+    src_root = ROOT.encode()
+    if rev:
+        src_root = os.path.join(WORK, 'rev').encode()
+        shutil.rmtree(src_root, ignore_errors=True)
+        os.makedirs(src_root)
+        subprocess.run('git -C "%s" archive "%s" | tar -x -C "%s"' % (ROOT, rev, src_root.decode()),
+                       shell=True, check=True)
+    files = subprocess.run(['git', '-C', ROOT, 'ls-files', '-z'] if not rev else
+                           ['git', '-C', ROOT, 'ls-tree', '-r', '-z', '--name-only', rev],
+                           check=True, stdout=subprocess.PIPE).stdout.split(b'\0')
+    os.makedirs(TREE, exist_ok=True)
+    for f in files:
+        if not f:
+            continue
+        src = os.path.join(src_root, f)
+        dst = os.path.join(TREE.encode(), f)
+        if not os.path.isfile(src):
+            continue
+        if os.path.exists(dst):
+            with open(src, 'rb') as a, open(dst, 'rb') as b:
+                if a.read() == b.read():
+                    continue
+        os.makedirs(os.path.dirname(dst), exist_ok=True)
+        shutil.copy(src, dst)   # a new mtime: ninja rebuilds what the copy changed
+    if not os.path.exists(os.path.join(BUILD, 'build.ninja')):
+        if run(['meson', 'setup', BUILD, TREE, '--buildtype=debugoptimized'], log):
+            return False
+    return True
+
+
+def build(log):
+    return run(['nice', '-n', '10', 'ninja', '-C', BUILD], log) == 0
+
+
+def suite(log):
+    """0: the fast suite passes; otherwise the mutant is killed"""
+    return run(['nice', '-n', '10', 'meson', 'test', '-C', BUILD, '--no-rebuild',
+                '--suite', 'fast', '--maxfail', '1', '--num-processes', '2'],
+               log, timeout=900)
+
+
+def load_equivalent():
+    """keys "FILE FUNCTION: LINE -> MUTATED LINE" (whitespace runs as one
+    space) of the mutants no fast test can kill, each line "KEY<TAB># reason";
+    no line numbers, so that edits elsewhere keep the list valid"""
+    eq = set()
+    p = os.path.join(ROOT, 'scripts', 'mutate-equivalent.txt')
+    if os.path.exists(p):
+        for ln in open(p):
+            ln = ln.rstrip('\n')
+            if ln and not ln.startswith('#'):
+                eq.add(ln.split('\t', 1)[0].strip())
+    return eq
+
+
+def key(mu):
+    return '%s %s: %s -> %s' % (mu['file'], mu['func'], mu['before'], mu['after'])
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split('\n')[0])
+    ap.add_argument('--list', action='store_true')
+    ap.add_argument('--file', action='append')
+    ap.add_argument('--only', action='append')
+    ap.add_argument('--workdir')
+    ap.add_argument('--rev')
+    ap.add_argument('--all', action='store_true')
+    a = ap.parse_args()
+    if a.workdir:
+        set_workdir(a.workdir)
+
+    files = a.file or TARGETS
+    all_muts = []
+    originals = {}
+    for f in files:
+        if a.rev:
+            text = subprocess.run(['git', '-C', ROOT, 'show', '%s:%s' % (a.rev, f)], check=True,
+                                  stdout=subprocess.PIPE, universal_newlines=True).stdout
+            originals[f], ms = mutants_of(f, text)
+        else:
+            originals[f], ms = mutants_of(f)
+        all_muts += ms
+    if a.only:
+        all_muts = [m for m in all_muts if m['id'] in a.only]
+    if a.list:
+        for m in all_muts:
+            print('%-28s %s\n%28s -> %s\n%28s key: %s' % (m['id'], m['before'], '', m['after'],
+                                                         '', key(m)))
+        print('%d mutants' % len(all_muts))
+        return 0
+
+    os.makedirs(WORK, exist_ok=True)
+    log = os.path.join(WORK, 'mutate.log')
+    open(log, 'w').close()
+    t0 = time.time()
+    if not prepare(log, a.rev) or not build(log):
+        print('mutate: the unmutated tree does not build (log %s)' % log)
+        return 2
+    if suite(log):
+        print('mutate: the fast suite fails without a mutant (log %s)' % log)
+        return 2
+    equivalent = load_equivalent()
+    listed = [m for m in all_muts if key(m) in equivalent]
+    if not a.all:
+        all_muts = [m for m in all_muts if key(m) not in equivalent]
+    print('mutate: baseline passes (%d s); %d mutants to run%s' %
+          (time.time() - t0, len(all_muts),
+           '' if a.all else ', %d listed as equivalent not run (--all runs them)' % len(listed)),
+          flush=True)
+    survived, killed, broken, eq_survived = [], 0, 0, []
+    try:
+        for n, mu in enumerate(all_muts, 1):
+            src = originals[mu['file']]
+            mutated = src[:mu['start']] + mu['new'] + src[mu['end']:]
+            with open(os.path.join(TREE, mu['file']), 'w') as f:
+                f.write(mutated)
+            t = time.time()
+            with open(log, 'a') as f:
+                f.write('\n### mutant %s: %s\n' % (mu['id'], mu['after']))
+            if not build(log):
+                broken += 1
+                verdict = 'does not compile'
+            elif suite(log):
+                killed += 1
+                verdict = 'killed'
+            elif key(mu) in equivalent:
+                eq_survived.append(mu)
+                verdict = 'survived (listed as equivalent)'
+            else:
+                survived.append(mu)
+                verdict = 'SURVIVED'
+            print('[%d/%d] %-28s %s (%d s)' % (n, len(all_muts), mu['id'], verdict,
+                                              time.time() - t), flush=True)
+    finally:
+        for f, src in originals.items():
+            with open(os.path.join(TREE, f), 'w') as fh:
+                fh.write(src)
+    total = len(all_muts)
+    print('\nmutate: %d mutants run, %d killed, %d survived, %d survived listed as equivalent, '
+          '%d not compiling; %d listed as equivalent%s; %d s' %
+          (total, killed, len(survived), len(eq_survived), broken, len(listed),
+           '' if a.all else ' not run', time.time() - t0))
+    for mu in survived:
+        print('survivor %s:%d (%s): %s\n    was: %s' % (mu['file'], mu['line'], mu['kind'],
+                                                    mu['after'], mu['before']))
+    return 1 if survived else 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())
