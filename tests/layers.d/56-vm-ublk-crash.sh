@@ -7,8 +7,8 @@
 # `map --ublk --foreground` taking the device back; and recovery binding
 # (a server asked to take back another namespace's device, a record with a
 # stale pid). Guest scripts: tests/vm/ublk-crash/. One boot; measured
-# 550-890 s on a 2-core machine shared with other QEMU runs (load 15-20),
-# most of it in the new servers' start (2-15 s each there): hence the limit.
+# 149 s on a quiet 2-core machine, 550-890 s on one shared with other QEMU
+# runs (load 15-20; the new servers' start took 2-15 s each): hence the limit.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 . tests/vm/layer.sh

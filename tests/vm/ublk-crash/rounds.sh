@@ -265,8 +265,8 @@ one_round() {
 		watch_dev "$W_DEV" "$devno" /tmp/watch.stop /tmp/watch.miss &
 		WATCH=$!
 	fi
-	# retry the moment until requests are in flight (up to 6 batches)
-	while [ $try -lt 6 ]; do
+	# retry the moment until requests are in flight (up to 12 batches)
+	while [ $try -lt 12 ]; do
 		try=$((try + 1))
 		tag=$r.$try
 		wl_start "$tag"
