@@ -30,7 +30,8 @@ else
 	bad "meson setup/install, log $m.log"
 fi
 (cd "$m/dest" && find . ! -type d | sed 's|^\./|/|' | LC_ALL=C sort) >"$m/meson.files"
-dpkg-deb -c "$deb" | awk '$1 !~ /^d/ { print $6 }' | sed 's|^\./|/|' |
+dpkg-deb -c "$deb" >"$m/deb.list"
+awk '$1 !~ /^d/ { print $6 }' "$m/deb.list" | sed 's|^\./|/|' |
 	grep -v -e '^/usr/share/doc/zns-npo2/changelog.gz$' -e '^/usr/share/doc/zns-npo2/copyright$' |
 	sed 's|^\(/usr/share/man/.*\)\.gz$|\1|' | LC_ALL=C sort >"$m/deb.files"
 if diff -u "$m/meson.files" "$m/deb.files" >"$m/files.diff"; then
@@ -46,6 +47,6 @@ for f in /lib/systemd/system/zns-npo2-restore.service /lib/systemd/system/zns-np
 	/usr/share/zsh/site-functions/_nvme-zns-npo2; do
 	grep -qxF "$f" "$m/deb.files" && good "package has $f" || bad "package lacks $f"
 done
-dpkg-deb -c "$deb" | grep -qE '^d.* \./etc/zns-npo2/$' && good "package owns /etc/zns-npo2/" || bad "package lacks /etc/zns-npo2/"
+grep -qE '^d.* \./etc/zns-npo2/$' "$m/deb.list" && good "package owns /etc/zns-npo2/" || bad "package lacks /etc/zns-npo2/"
 echo "$L: $fails failed, $((SECONDS - start)) s"
 [ $fails = 0 ]
