@@ -17,8 +17,8 @@
 #   boot 3: the same with the NVMe controllers declared in the other order
 #           (instance names come from a parallel probe: changed or not,
 #           the mapping must follow the namespace by its identity)
-#   boot 4: restart and SIGKILL of the ublk unit under a writer: printed,
-#           not judged (ZNP_VM_LOAD=0 leaves it out)
+#   boot 4 (ZNP_VM_LOAD=1 only): restart and SIGKILL of the ublk unit
+#           under a writer: printed, not judged
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 . tests/vm/debian/host.sh
@@ -140,7 +140,7 @@ done
 echo "# the namespace's ng node: boot 1: $(deb_fact "$log1" ns | sed -n 's|.* ng=/dev/\([^ ]*\) .*|\1|p');$names"
 
 # ---- boot 4: restart and kill under load (observations) ----
-if [ "${ZNP_VM_LOAD:-1}" != 0 ]; then
+if [ "${ZNP_VM_LOAD:-0}" = 1 ]; then
 	log=$logs/systemd-4-load-$stamp.log
 	t=$SECONDS
 	deb_boot "$dir" load r4 "$log" "0 1" 900; rc=$?
