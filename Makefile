@@ -59,5 +59,10 @@ mutate:
 install: all
 	$(MESON) install -C $(BUILD)
 
+# the Debian package build/deb/zns-npo2_*.deb (debian/; lintian errors fail)
+.PHONY: deb
+deb:
+	bash scripts/build-deb.sh
+
 clean:
 	rm -rf $(BUILD) build-*

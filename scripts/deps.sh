@@ -29,6 +29,9 @@ PKGS=(
 	# patched blkzone) and f2fs-tools with kernel-patches/f2fs-tools
 	# (scripts/f2fs-tools-build.sh)
 	autoconf automake libtool libblkid-dev uuid-dev patch
+	# the Debian package (make deb) and the Debian 12 system of the
+	# real-systemd layer (tests/vm/debian/rootfs.sh)
+	debhelper lintian mmdebstrap e2fsprogs
 )
 
 # one dpkg-query for every package: `make demo` and `make test` run this first

@@ -1,0 +1,186 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+# Guest side of tests/layers.d/90-vm-systemd.sh, in the Debian 12 system
+# booted with systemd as PID 1: run by znp-test.service once the boot is
+# done. The kernel command line names the steps of this QEMU run
+# (znp.steps=install,boot; znp.run=ID names the run's step counter on the
+# root file system): each boot runs the next step, then reboots, or powers
+# off after the last. (The layer runs one step per QEMU run: a warm reset
+# under TCG left the stock kernel in soft lockups on the next boot.)
+# Prints "ok"/"not ok" lines for what the guest can judge, "ZNP-FACT: key
+# value" lines for the host to judge (checksums against the host's own,
+# unit states, times) and "GUEST-RESULT: P passed, F failed", all after a
+# "ZNP-BOOT: N STEP" line.
+#   install  dpkg -i the package, check the units, map --ublk --persist the
+#            hidden npo2 namespace (ctrl 1 nsid 1), mkfs.btrfs, fstab by
+#            UUID, copy the host's data file, checksum
+#   boot     after a reboot: what systemd restored and mounted, data, scrub
+#   load     restart and kill the ublk unit under a writer (printed)
+set -u
+exec >/dev/ttyS0 2>&1
+export PATH=/usr/sbin:/usr/bin:/sbin:/bin
+steps=$(sed -n 's/.*znp\.steps=\([a-z0-9,]*\).*/\1/p' /proc/cmdline | tr , ' ')
+mkdir -p /var/lib/znp-test
+# the counter is per QEMU run: znp.run=ID on the command line
+run=$(sed -n 's/.*znp\.run=\([a-z0-9]*\).*/\1/p' /proc/cmdline)
+cnt=/var/lib/znp-test/count-$run
+n=$(cat "$cnt" 2>/dev/null || echo 0)
+echo $((n + 1)) >"$cnt"
+sync
+set -- $steps
+total=$#
+shift "$n" 2>/dev/null || set --
+step=${1:-none}
+echo "ZNP-BOOT: $((n + 1)) $step"
+pass=0 fail=0
+MNT=/srv/zdata
+NAME=zdata
+UNIT=zns-npo2-ublk@$NAME.service
+
+ok() { pass=$((pass + 1)); echo "ok - $*"; }
+notok() { fail=$((fail + 1)); echo "not ok - $*"; }
+check() { local d=$1; shift; if "$@" >/tmp/check.out 2>&1; then ok "$d"; else notok "$d (exit $?: $(head -c 300 /tmp/check.out | tr '\n' ' '))"; fi; }
+fact() { local k=$1; shift; echo "ZNP-FACT: $k $*"; }
+# a block of text for the host's report, between markers
+block() { echo "ZNP-BEGIN: $1"; cat; echo "ZNP-END: $1"; }
+finish() {
+	echo "GUEST-RESULT: $pass passed, $fail failed"
+	sync
+	if [ $((n + 1)) -lt "$total" ]; then
+		systemctl --no-block reboot
+	else
+		systemctl --no-block poweroff
+	fi
+	exit 0
+}
+trap finish EXIT
+
+# the controller by serial, the namespace by its NSID (instance names move)
+vm_ctrl() {
+	local d
+	for d in /sys/class/nvme/nvme*; do
+		[ "$(tr -d ' ' <"$d/serial" 2>/dev/null)" = "znsnpo2-c$1" ] && { basename "$d"; return 0; }
+	done
+	return 1
+}
+vm_ns() {
+	local c d
+	c=$(vm_ctrl "$1") || return 1
+	for d in /sys/class/nvme/"$c"/nvme*n*; do
+		[ "$(cat "$d/nsid" 2>/dev/null)" = "$2" ] && { basename "$d"; return 0; }
+	done
+	return 1
+}
+vm_ng() {
+	local c d
+	c=$(vm_ctrl "$1") && d=$(vm_ns "$1" "$2") || return 1
+	echo "/dev/ng${c#nvme}n${d##*n}"
+}
+mono() { systemctl show -P "$2" "$1"; }
+
+state=$(timeout 120 systemctl is-system-running --wait 2>&1)
+fact state "$state"
+fact failed "$(systemctl --failed --plain --no-legend | awk '{print $1}' | tr '\n' ' ')"
+fact kernel "$(uname -r)"
+fact uptime "$(cut -d' ' -f1 /proc/uptime)"
+fact ns "ctrl1=$(vm_ctrl 1) ctrl0=$(vm_ctrl 0) ng=$(vm_ng 1 1) hidden=$(cat /sys/block/"$(vm_ns 1 1)"/hidden)"
+
+case "$step" in
+install)
+	deb=$(ls /root/znp/zns-npo2_*.deb)
+	check "dpkg -i $(basename "$deb")" dpkg -i "$deb"
+	block dpkg </tmp/check.out
+	fact enabled "$(systemctl is-enabled zns-npo2-restore.service 2>&1)"
+	fact active-after-install "$(systemctl list-units --plain --no-legend 'zns-npo2*' | awk '{print $1"="$3}' | tr '\n' ' ')"
+	fact etc-dir "$(stat -c '%U:%G %a' /etc/zns-npo2 2>&1) $(dpkg -S /etc/zns-npo2 2>&1)"
+	fact failed-after-install "$(systemctl --failed --plain --no-legend | awk '{print $1}' | tr '\n' ' ')"
+	out=$(systemd-analyze verify --man=no zns-npo2-restore.service "zns-npo2-ublk@$NAME.service" 2>&1)
+	fact verify-rc "$?"
+	printf '%s\n' "$out" | block verify
+	ng=$(vm_ng 1 1)
+	check "map --ublk $ng --name $NAME --persist" timeout 60 nvme-zns-npo2 map --ublk "$ng" --name "$NAME" --persist
+	block map </tmp/check.out
+	udevadm settle
+	dev=$(ls /dev/ublkb* 2>/dev/null | head -1)
+	fact ublk-dev "$dev $(cat /sys/block/"${dev#/dev/}"/queue/zoned 2>/dev/null) $(cat /sys/block/"${dev#/dev/}"/queue/chunk_sectors 2>/dev/null)"
+	grep -v '^#' /etc/zns-npo2/mappings.conf | block mappings
+	check "mkfs.btrfs on $dev" timeout 120 mkfs.btrfs -f -d single -m single -L zdata "$dev"
+	udevadm settle
+	uuid=$(blkid -s UUID -o value "$dev")
+	fact uuid "$uuid"
+	fact by-uuid "$(readlink -f /dev/disk/by-uuid/"$uuid" 2>&1)"
+	mkdir -p "$MNT"
+	# (device-timeout: boots under TCG on a loaded host take minutes; the
+	# default 90 s for the device to appear ran out once)
+	echo "UUID=$uuid $MNT btrfs defaults,x-systemd.requires=$UNIT,x-systemd.device-timeout=10min 0 0" >>/etc/fstab
+	grep "$MNT" /etc/fstab | block fstab
+	check "daemon-reload" systemctl daemon-reload
+	check "mount $MNT (by UUID)" mount "$MNT"
+	check "copy the data file" cp /root/znp/data.bin "$MNT/data.bin"
+	check "sync" sync
+	check "umount" umount "$MNT"
+	echo 3 >/proc/sys/vm/drop_caches
+	check "mount again" mount "$MNT"
+	fact sha256 "$(sha256sum "$MNT/data.bin" | cut -d' ' -f1)"
+	fact mount "$(findmnt -n -r -o SOURCE,FSTYPE,OPTIONS "$MNT")"
+	# the daemon map --persist started is in this unit's cgroup: unmount
+	# first, systemd stops it (SIGTERM) on the way down
+	check "umount before poweroff" umount "$MNT"
+	;;
+boot)
+	fact mount "$(findmnt -n -r -o SOURCE,FSTYPE,OPTIONS "$MNT")"
+	fact sha256 "$(sha256sum "$MNT/data.bin" 2>&1 | cut -d' ' -f1)"
+	for u in zns-npo2-restore.service "$UNIT" srv-zdata.mount local-fs.target; do
+		fact "t:$u" "$(mono "$u" ActiveState) $(mono "$u" ActiveEnterTimestampMonotonic) $(mono "$u" InactiveExitTimestampMonotonic) $(mono "$u" ExecMainExitTimestampMonotonic 2>/dev/null)"
+	done
+	fact restore-result "$(mono zns-npo2-restore.service Result) $(mono zns-npo2-restore.service ExecMainStatus)"
+	fact served "$(nvme-zns-npo2 status -o json 2>/dev/null | tr -d ' \n' | grep -o '"backing":"[^"]*"' | tr '\n' ' ')"
+	fact ublk-unit "$(mono "$UNIT" ActiveState) $(mono "$UNIT" SubState) NRestarts=$(mono "$UNIT" NRestarts) MainPID=$(mono "$UNIT" MainPID)"
+	fact mount-deps "$(mono srv-zdata.mount Requires) | $(mono srv-zdata.mount After)"
+	journalctl -b -o short-monotonic --no-pager -u zns-npo2-restore.service -u "$UNIT" -u srv-zdata.mount -u local-fs.target | block journal
+	journalctl -b -1 -o short-monotonic --no-pager -u "$UNIT" -u srv-zdata.mount 2>&1 | tail -12 | block journal-previous-shutdown
+	fact io-errors "$(journalctl -b -k --no-pager | grep -ciE 'I/O error|BTRFS (error|critical)')"
+	journalctl -b -o cat --no-pager -u znp-zone-state.service | grep zone-state: | block zone-state
+	check "btrfs scrub" timeout 120 btrfs scrub start -B "$MNT"
+	block scrub </tmp/check.out
+	;;
+load)
+	fact mount "$(findmnt -n -r -o SOURCE,FSTYPE,OPTIONS "$MNT")"
+	# a writer: 4 MiB files, each checksummed, until stopped
+	( i=0; while [ ! -e /tmp/stop ]; do
+		dd if=/dev/urandom of="$MNT/w$i" bs=1M count=4 status=none 2>>/tmp/writer.err || echo "write w$i failed" >>/tmp/writer.err
+		sha256sum "$MNT/w$i" >>/tmp/w.sum 2>>/tmp/writer.err
+		i=$((i + 1))
+	done; echo "writer: $i files" >>/tmp/writer.err ) &
+	wpid=$!
+	sleep 5
+	for act in restart kill; do
+		before=$(mono "$UNIT" NRestarts)
+		t0=$(date +%s.%N)
+		if [ $act = restart ]; then
+			timeout 120 systemctl restart "$UNIT"; rc=$?
+		else
+			systemctl kill -s KILL "$UNIT"; rc=$?
+			sleep 1
+			for _ in $(seq 60); do [ "$(mono "$UNIT" ActiveState)" = active ] && break; sleep 1; done
+		fi
+		t1=$(date +%s.%N)
+		fact "$act" "rc=$rc state=$(mono "$UNIT" ActiveState)/$(mono "$UNIT" SubState) NRestarts=$before->$(mono "$UNIT" NRestarts) seconds=$(awk "BEGIN { printf \"%.1f\", $t1 - $t0 }") fs=$(findmnt -n -o OPTIONS "$MNT" | cut -d, -f1)"
+		sleep 5
+	done
+	touch /tmp/stop
+	for _ in $(seq 60); do kill -0 $wpid 2>/dev/null || break; sleep 1; done
+	kill -0 $wpid 2>/dev/null && { echo "writer: still running 60 s after stop, killed" >>/tmp/writer.err; kill -9 $wpid; }
+	wait $wpid
+	block writer </tmp/writer.err
+	echo 3 >/proc/sys/vm/drop_caches
+	fact writer-verify "$(cd "$MNT" && sha256sum -c /tmp/w.sum 2>&1 | grep -vc ': OK$') bad of $(wc -l </tmp/w.sum)"
+	fact sha256 "$(sha256sum "$MNT/data.bin" 2>&1 | cut -d' ' -f1)"
+	fact io-errors "$(journalctl -b -k --no-pager | grep -ciE 'I/O error|BTRFS (error|critical)')"
+	journalctl -b -o short-monotonic --no-pager -u "$UNIT" | tail -40 | block journal-load
+	journalctl -b -k -o short-monotonic --no-pager | grep -iE 'ublk|btrfs|I/O error' | tail -30 | block kernel-load
+	;;
+*)
+	notok "unknown step '$step'"
+	;;
+esac
