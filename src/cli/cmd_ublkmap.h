@@ -22,6 +22,8 @@ struct umap {
 	struct znp_print *p;
 	bool daemon;			/* child of the fork: stderr is gone */
 	int report_fd;			/* pipe to the waiting parent, -1 none */
+	bool hold_err;			/* the server library's errors wait for the one line */
+	char lib_err[400];		/* ... the first of them */
 };
 
 struct serve {

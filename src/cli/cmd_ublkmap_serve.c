@@ -48,6 +48,13 @@ static void server_log(void *arg, int prio, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(buf, sizeof(buf), fmt, ap);
 	va_end(ap);
+	if (m->hold_err && prio <= LOG_ERR) {
+		/* while creating or taking back: the reason goes into the one error line */
+		syslog(prio, "%s: %s", m->o->args[0], buf);
+		if (!m->lib_err[0])
+			znp_strlcpy(m->lib_err, buf, sizeof(m->lib_err));
+		return;
+	}
 	umap_say(m, prio, "%s", buf);
 }
 
@@ -164,11 +171,15 @@ static int serve(struct serve *s, int recover_id)
 	if (uo.journal_fd < 0)
 		return umap_refuse(m, ZNP_EXIT_FAILED, "cannot open the append journal in %s: %s",
 				   znp_cli_run_dir(), znp_strerror(uo.journal_fd));
+	m->hold_err = true;
+	m->lib_err[0] = '\0';
 	ret = recover_id >= 0 ? znp_ublk_server_recover(s->dev, recover_id, &uo, &srv)
 			      : znp_ublk_server_create(s->dev, &uo, &srv);
+	m->hold_err = false;
 	if (ret)
 		return umap_refuse(m, znp_cli_exit(m->cli, ret), "cannot %s the ublk device: %s",
-				   recover_id >= 0 ? "take back" : "create", znp_strerror(ret));
+				   recover_id >= 0 ? "take back" : "create",
+				   m->lib_err[0] ? m->lib_err : znp_strerror(ret));
 	dev_id = znp_ublk_server_dev_id(srv);
 	/*
 	 * Recorded before START_DEV: a server killed while starting leaves a

@@ -333,9 +333,10 @@ static void finish_write(struct znp_ublk_queue *q, struct znp_ublk_tag *t)
 	q->s->zs[z].wp_known = true;
 	pthread_mutex_unlock(&q->s->zlock);
 	znp_ublk_complete(q, t, 0, z * g->zone_sectors + (t->app_lba << (g->lba_shift - 9)));
-	/* the commit is with the driver before the record goes */
-	io_uring_submit(&q->ring);
-	znp_ublk_journal_clear(q->s, z);
+	if (t->commit_deferred)
+		t->jzone = z + 1;	/* the record goes once the commit is sent */
+	else
+		znp_ublk_journal_commit(q, z);
 	release_zone(q, t);
 }
 

@@ -44,7 +44,8 @@ enum znp_ublk_stage {
 
 /* The append journal (ublk-zone.c): per zone, inherited records and this server's. */
 #define ZNP_UBLK_JSLOTS		4
-#define ZNP_UBLK_J_INFLIGHT	1
+#define ZNP_UBLK_J_INFLIGHT	1	/* sent or about to be: its request is unanswered */
+#define ZNP_UBLK_J_COMMITTING	2	/* being answered: the request may be done */
 struct znp_ublk_jent {
 	uint32_t state;
 	uint32_t nlb;
@@ -93,6 +94,7 @@ struct znp_ublk_tag {
 	bool restart;			/* a read piece failed transiently: read again */
 	bool gone;			/* a piece met a namespace that is gone */
 	bool commit_deferred;		/* its commit found no SQE free: sent next turn */
+	uint64_t jzone;			/* zone + 1 whose append record goes with that commit */
 	int commit_res;
 	uint64_t commit_addr;
 	bool recon;			/* ZNP_ST_WP after a failed write piece */
@@ -203,6 +205,7 @@ int znp_ublk_zones_init(struct znp_ublk_server *s, bool recovered);
 void znp_ublk_zones_free(struct znp_ublk_server *s);
 void znp_ublk_journal_set(struct znp_ublk_server *s, uint64_t z, uint64_t lba, uint32_t nlb);
 void znp_ublk_journal_clear(struct znp_ublk_server *s, uint64_t z);
+void znp_ublk_journal_commit(struct znp_ublk_queue *q, uint64_t z);
 void znp_ublk_inh_drop(struct znp_ublk_server *s, uint64_t z, unsigned int i);
 void znp_ublk_zone_set_wp(struct znp_ublk_server *s, uint64_t z, uint64_t wp);
 void znp_ublk_zone_wrote(struct znp_ublk_server *s, uint64_t z, uint64_t end);

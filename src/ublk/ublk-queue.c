@@ -142,6 +142,10 @@ static void flush_deferred(struct znp_ublk_queue *q)
 			return;
 		t->commit_deferred = false;
 		q->deferred--;
+		if (t->jzone) {
+			znp_ublk_journal_commit(q, t->jzone - 1);
+			t->jzone = 0;
+		}
 	}
 }
 

@@ -67,6 +67,19 @@ static void inherit(struct znp_ublk_server *s, uint64_t z)
 		struct znp_ublk_jent e = *jslot(s, z, i);
 
 		memset(jslot(s, z, i), 0, sizeof(e));
+		if (e.state == ZNP_UBLK_J_COMMITTING) {
+			/*
+			 * Killed while acknowledging it: if the driver got the
+			 * commit the request is done, else it comes again and is
+			 * placed anew (its first copy is then unused space).
+			 * Matching it could answer a new append with its place.
+			 */
+			znp_ublk_log(s, LOG_WARNING, "ublk%d: zone %" PRIu64 ": an append at LBA +%"
+				     PRIu64 " was being acknowledged when the last server died: if "
+				     "it is sent again it is written again", s->dev_id, z,
+				     (uint64_t)e.lba);
+			continue;
+		}
 		if (e.state != ZNP_UBLK_J_INFLIGHT)
 			continue;
 		if (!e.nlb || e.nlb > max || e.lba > cap_lbas(s) || e.nlb > cap_lbas(s) - e.lba) {
@@ -160,6 +173,24 @@ void znp_ublk_journal_set(struct znp_ublk_server *s, uint64_t z, uint64_t lba, u
 	e->lba = lba;
 	e->nlb = nlb;
 	__atomic_store_n(&e->state, ZNP_UBLK_J_INFLIGHT, __ATOMIC_RELEASE);
+}
+
+/*
+ * Send the queued commit of the append that owns zone @z, then drop its
+ * record. Marked "committing" first: a server killed inside that window
+ * leaves a record the next one must not match (the request may have been
+ * answered; matching a new append of the same data to it would give two
+ * appends one place), see inherit().
+ */
+void znp_ublk_journal_commit(struct znp_ublk_queue *q, uint64_t z)
+{
+	struct znp_ublk_server *s = q->s;
+
+	if (s->journal)
+		__atomic_store_n(&jslot(s, z, ZNP_UBLK_JSLOTS - 1)->state, ZNP_UBLK_J_COMMITTING,
+				 __ATOMIC_RELEASE);
+	io_uring_submit(&q->ring);
+	znp_ublk_journal_clear(s, z);
 }
 
 void znp_ublk_journal_clear(struct znp_ublk_server *s, uint64_t z)
