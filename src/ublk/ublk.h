@@ -65,8 +65,9 @@ struct znp_ublk_geom {
 	uint32_t max_active;		/* 0 = no limit (Identify MAR + 1) */
 	uint32_t max_append_sectors;	/* min(ZASL, MDTS, passthrough limit) */
 	uint32_t max_cmd_sectors;	/* one NVMe command: min(MDTS, passthrough limit) */
-	uint32_t max_sectors;		/* ublk request limit: 256 KiB, or more so that one
-					 * report request holds every zone (nr_zones / 8) */
+	uint32_t max_sectors;		/* ublk request limit: whole commands up to 256 KiB,
+					 * or more so that one report request holds every
+					 * zone (nr_zones / 8) */
 	bool volatile_cache;		/* Identify Controller VWC */
 };
 
