@@ -295,7 +295,8 @@ int znp_ublk_server_run(struct znp_ublk_server *s, void (*ready)(void *arg, int 
 	int ret;
 
 	snprintf(path, sizeof(path), "/dev/ublkc%d", s->dev_id);
-	s->cdev_fd = open(path, O_RDWR | O_CLOEXEC);
+	/* non-blocking: io_uring then runs the user copy inline, not in io-wq */
+	s->cdev_fd = open(path, O_RDWR | O_CLOEXEC | O_NONBLOCK);
 	if (s->cdev_fd < 0) {
 		ret = -errno;
 		znp_ublk_log(s, LOG_ERR, "%s: %s", path, strerror(-ret));
