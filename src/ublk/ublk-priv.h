@@ -5,6 +5,7 @@
 
 #include <liburing.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdatomic.h>
 #include <syslog.h>
 
@@ -139,6 +140,8 @@ struct znp_ublk_queue {
 	bool gone;			/* the namespace went away: leave, for a restart */
 	int ifd;			/* appends handed over by other queues (eventfd) */
 	struct znp_ublk_tag *inbox, *inbox_tail;	/* under s->zlock */
+	cpu_set_t cpus;			/* where blk-mq maps the queue (GET_QUEUE_AFFINITY) */
+	bool cpus_ok;
 	pthread_t thread;
 	bool thread_ok;
 	atomic_int ready;		/* 1 every tag fetched, -errno failed */

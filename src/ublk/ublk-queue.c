@@ -352,6 +352,13 @@ int znp_ublk_queue_init(struct znp_ublk_server *s, struct znp_ublk_queue *q, uns
 
 	q->s = s;
 	q->qid = qid;
+	/* the CPUs whose requests blk-mq sends to this queue: its thread runs there */
+	CPU_ZERO(&q->cpus);
+	ret = znp_ublk_ctrl(s, UBLK_U_CMD_GET_QUEUE_AFFINITY, qid, &q->cpus, sizeof(q->cpus));
+	q->cpus_ok = !ret && CPU_COUNT(&q->cpus);
+	if (!q->cpus_ok)
+		znp_ublk_log(s, LOG_WARNING, "ublk%d: queue %u: GET_QUEUE_AFFINITY: %s: thread "
+			     "not pinned", s->dev_id, qid, ret ? strerror(-ret) : "no CPU");
 	q->ifd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	if (q->ifd < 0)
 		return -errno;
@@ -398,6 +405,9 @@ void *znp_ublk_queue_thread(void *arg)
 	bool reg_fd = false;
 	int ret;
 
+	if (q->cpus_ok && (ret = pthread_setaffinity_np(pthread_self(), sizeof(q->cpus), &q->cpus)))
+		znp_ublk_log(s, LOG_WARNING, "ublk%d: queue %u: cannot pin the thread: %s",
+			     s->dev_id, q->qid, strerror(ret));
 	/* reclaim in this thread must not wait on writeback to the device it serves */
 	if (prctl(PR_SET_IO_FLUSHER, 1, 0, 0, 0))
 		znp_ublk_log(s, LOG_WARNING, "ublk%d: queue %u: PR_SET_IO_FLUSHER: %s", s->dev_id,
