@@ -238,6 +238,8 @@ static int server_alloc(struct znp_dev *ns, const struct znp_ublk_opts *o,
 		return ret;
 	}
 	s->fingerprint = znp_ublk_fingerprint(&ns->ns, &s->g.ns);
+	/* what the driver offers beyond what is needed (zero copy): logged at start */
+	znp_ublk_probe(&s->features);
 	ret = ctrl_open(&s->ctrl_fd, &s->ctrl);
 	if (ret) {
 		znp_ublk_log(s, LOG_ERR, "%s: %s", CTRL_PATH, strerror(-ret));

@@ -25,10 +25,12 @@
 #include "geometry.h"
 
 /* Feature bits of ublk_drv (same values as the kernel's UBLK_F_*). */
+#define ZNP_UBLK_F_SUPPORT_ZERO_COPY	(1ULL << 0)	/* offered from 6.15 */
 #define ZNP_UBLK_F_USER_RECOVERY	(1ULL << 3)
 #define ZNP_UBLK_F_CMD_IOCTL_ENCODE	(1ULL << 6)
 #define ZNP_UBLK_F_USER_COPY		(1ULL << 7)
 #define ZNP_UBLK_F_ZONED		(1ULL << 8)
+#define ZNP_UBLK_F_AUTO_BUF_REG		(1ULL << 11)	/* 6.16; not for zoned devices */
 #define ZNP_UBLK_F_NEEDED	(ZNP_UBLK_F_ZONED | ZNP_UBLK_F_USER_COPY | ZNP_UBLK_F_USER_RECOVERY)
 
 /* Device states (the kernel's UBLK_S_DEV_*). */
