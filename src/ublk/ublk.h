@@ -40,6 +40,7 @@
 
 #define ZNP_UBLK_MAX_QUEUES	64
 #define ZNP_UBLK_MAX_DEPTH	1024
+#define ZNP_UBLK_DEF_QUEUES	1
 #define ZNP_UBLK_DEF_DEPTH	64
 
 /**
@@ -95,7 +96,7 @@ typedef void znp_ublk_log_fn(void *arg, int prio, const char *fmt, ...)
 
 struct znp_ublk_opts {
 	int dev_id;			/* -1: the kernel picks */
-	unsigned int nr_queues;		/* 0: znp_ublk_default_queues() */
+	unsigned int nr_queues;		/* 0: ZNP_UBLK_DEF_QUEUES */
 	unsigned int queue_depth;	/* 0: ZNP_UBLK_DEF_DEPTH */
 	int journal_fd;			/* append journal (a 0600 file under the run-time
 					 * state directory), -1 none: see src/ublk/README.md */
@@ -135,11 +136,6 @@ int znp_ublk_server_recover(struct znp_dev *ns, int dev_id, const struct znp_ubl
 int znp_ublk_server_dev_id(const struct znp_ublk_server *s);
 /* The number of queues the device has (the kernel's, after ADD_DEV or recovery). */
 unsigned int znp_ublk_server_nr_queues(const struct znp_ublk_server *s);
-/*
- * znp_ublk_default_queues() - the default queue count: one per CPU this
- * process may run on (at most ZNP_UBLK_MAX_QUEUES).
- */
-unsigned int znp_ublk_default_queues(void);
 const struct znp_ublk_geom *znp_ublk_server_geom(const struct znp_ublk_server *s);
 
 /**
