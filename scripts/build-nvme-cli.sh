@@ -5,16 +5,17 @@
 #
 #   scripts/build-nvme-cli.sh [--no-plugin] [--version=V] [NVME_CLI_SRC]
 #
-# V (or NVME_CLI_VERSION) is 2.3 (default), 2.13, 2.16 or 3.0-rc1; the result
-# is build/nvme-cli/nvme for 2.3 and build/nvme-cli-V/nvme for the others.
+# V (or NVME_CLI_VERSION) is 2.3 (default), 2.13, 2.16, 3.0-rc1 or master; the
+# result is build/nvme-cli/nvme for 2.3 and build/nvme-cli-V/nvme for the others.
 # 2.3 is Debian's nvme-cli source package, fetched with `apt-get source`
 # through a private apt configuration under build/nvme-cli/apt/ whose deb-src
 # entries are derived from the system's own apt sources, so the system's apt
 # state is never touched. The others are unpacked from the vendor tarballs
 # (scripts/vendor.sh; 2.13 and 2.16 with the libnvme they pair with as the
-# libnvme subproject, 3.0-rc1 has libnvme in its tree). With NVME_CLI_SRC (an
-# nvme-cli checkout) that tree is copied and used, never modified; its version
-# comes from the tree. Builds are offline (--wrap-mode=nodownload, Debian's
+# libnvme subproject, 3.0-rc1 and master have libnvme in their tree). With
+# NVME_CLI_SRC (an nvme-cli checkout) that tree is copied and used, never
+# modified; its version (master for a tree registering commands in plain C)
+# comes from the tree (plugins/zns-npo2/graft.sh --describe). Builds are offline (--wrap-mode=nodownload, Debian's
 # json-c), build only the nvme target, without nvme-cli's docs and tests, in
 # one build directory per version (incremental; ccache when installed).
 # --no-plugin builds the unmodified tree (OUT/plain/).
@@ -74,6 +75,7 @@ vendor_tarball() {
 	2.13) echo "nvme-cli-2.13.tar.gz libnvme-1.13.tar.gz" ;;
 	2.16) echo "nvme-cli-2.16.tar.gz libnvme-1.16.2.tar.gz" ;;
 	3.0-rc1) echo "nvme-cli-3.0-rc1.tar.gz" ;;
+	master) echo "nvme-cli-master-e117ee680.tar.gz" ;;
 	*) return 1 ;;
 	esac
 }
@@ -97,13 +99,17 @@ if [ -n "$src" ]; then
 		exit 2
 	}
 	src=$(cd "$src" && pwd)
-	version=$(bash plugins/zns-npo2/nvme-cli-version.sh "$src")
+	if [ "$plugin" = 1 ]; then
+		desc=$(bash plugins/zns-npo2/graft.sh --describe "$src" 2>&1) || {
+			echo "build-nvme-cli: ${desc#graft: }" >&2
+			exit 2
+		}
+		version=${desc%% *}
+	else
+		version=$(bash plugins/zns-npo2/nvme-cli-version.sh "$src")
+	fi
 	if [ -n "$want" ] && [ "$want" != "$version" ]; then
 		echo "build-nvme-cli: $src is nvme-cli $version, not NVME_CLI_VERSION=$want" >&2
-		exit 2
-	fi
-	if [ "$plugin" = 1 ] && [ ! -f "plugins/zns-npo2/nvme-cli/$version.patch" ]; then
-		echo "build-nvme-cli: $src is nvme-cli $version, which the graft does not know ($known)" >&2
 		exit 2
 	fi
 else

@@ -2,9 +2,12 @@
 # The shipped unit and udev rule: systemd accepts the unit, it runs exactly
 # `nvme-zns-npo2 map --restore` (boot 2 of tests/layers.d/80-vm-map.sh runs
 # that command line from this unit), and the rule starts it for zoned NVMe
-# namespaces.
-# The ublk server unit runs `map --ublk --foreground --name %i`, as a notify
-# service restarted on failure.
+# namespaces (their block device, or the ng node of a hidden one).
+# The ublk server unit runs `map --ublk --foreground --name %I` (the
+# instance is the systemd-escaped mapping name), as a notify service
+# restarted on failure. Both units are hardened: `systemd-analyze security`
+# rates them no worse than MEDIUM (exposure below 7.5), and every exposure
+# it still lists is argued in a comment of the unit.
 #   verify-units.sh UNIT.in UBLK-UNIT.in RULES NVME_ZNS_NPO2
 set -u
 unit_in=$1 ublk_in=$2 rules=$3 bin=$4
@@ -24,8 +27,8 @@ sed -e "s|@BINDIR@|$(dirname "$(realpath "$bin")")|" -e 's|@MAPPINGS@|/etc/zns-n
 if ! out=$(systemd-analyze verify --man=no "$tmp/zns-npo2-ublk@po2-test.service" 2>&1); then
 	bad "systemd-analyze verify (ublk unit): $out"
 fi
-[ "$(grep -c '^ExecStart=@BINDIR@/nvme-zns-npo2 map --ublk --foreground --name %i$' "$ublk_in")" = 1 ] ||
-	bad "ublk unit: ExecStart is not 'map --ublk --foreground --name %i'"
+[ "$(grep -c '^ExecStart=@BINDIR@/nvme-zns-npo2 map --ublk --foreground --name %I$' "$ublk_in")" = 1 ] ||
+	bad "ublk unit: ExecStart is not 'map --ublk --foreground --name %I'"
 grep -q '^Type=notify$' "$ublk_in" || bad "ublk unit: not Type=notify"
 grep -q '^Restart=on-failure$' "$ublk_in" || bad "ublk unit: no Restart=on-failure"
 # the command line the unit runs is one the program accepts
@@ -42,5 +45,94 @@ if sed -e ':a' -e '/\\$/N; s/\\\n//; ta' "$rules" | grep -v '^#' | grep -v '^$' 
 	grep -Ev '^([A-Z_]+(\{[^}]*\})?(==|!=|\+=|=)"[^"]*"(, *| *)?)+$' | grep -q .; then
 	bad "malformed rule line in $rules"
 fi
+# which uevents start the unit: the rules evaluated (==, != with udev's
+# globs) on the events a zoned namespace, a hidden one and others send
+python3 - "$rules" <<'PY' || bad "udev rules start the unit for the wrong events"
+import fnmatch, re, sys
+text = re.sub(r"\\\n", "", open(sys.argv[1]).read())
+rules = [l for l in text.splitlines() if l.strip() and not l.startswith("#")]
+def key_val(ev, k):
+    m = re.fullmatch(r"(ENV|ATTR)\{(.*)\}", k)
+    return ev.get(m.group(2) if m.group(1) == "ENV" else "attr:" + m.group(2)) if m else ev.get(k)
+def wants(ev):
+    for r in rules:
+        ok, add = True, []
+        for k, op, v in re.findall(r'([A-Z_]+(?:\{[^}]*\})?)(==|!=|\+=|=)"([^"]*)"', r):
+            if op in ("==", "!="):
+                have = key_val(ev, k)
+                hit = have is not None and any(fnmatch.fnmatchcase(have, p) for p in v.split("|"))
+                ok &= hit if op == "==" else not hit
+            elif k == "ENV{SYSTEMD_WANTS}":
+                add.append(v)
+        if ok and "zns-npo2-restore.service" in add:
+            return True
+    return False
+ev = lambda **kw: dict(kw)
+cases = [
+    (ev(ACTION="add", SUBSYSTEM="block", DEVTYPE="disk", KERNEL="nvme0n1",
+        **{"attr:queue/zoned": "host-managed"}), True),
+    (ev(ACTION="add", SUBSYSTEM="nvme-generic", KERNEL="ng0n2"), True),   # hidden: ng only
+    (ev(ACTION="add", SUBSYSTEM="nvme-generic", KERNEL="ng1n1"), True),
+    (ev(ACTION="remove", SUBSYSTEM="nvme-generic", KERNEL="ng0n2"), False),
+    (ev(ACTION="add", SUBSYSTEM="block", DEVTYPE="disk", KERNEL="nvme0n1",
+        **{"attr:queue/zoned": "none"}), False),
+    (ev(ACTION="add", SUBSYSTEM="block", DEVTYPE="partition", KERNEL="nvme0n1p1",
+        **{"attr:queue/zoned": "host-managed"}), False),
+    (ev(ACTION="add", SUBSYSTEM="nvme", KERNEL="nvme0"), False),
+    (ev(ACTION="add", SUBSYSTEM="block", DEVTYPE="disk", KERNEL="ublkb0",
+        **{"attr:queue/zoned": "host-managed"}), False),
+]
+bad = [(e, w) for e, w in cases if wants(e) != w]
+for e, w in bad:
+    print("rule: %s %s the unit" % (e, "does not start" if w else "starts"), file=sys.stderr)
+sys.exit(1 if bad else 0)
+PY
+# an escaped instance (a mapping name with the characters a name may have,
+# [A-Za-z0-9._+:@=#-], but ':': systemd-analyze verify of systemd 252 fails
+# on a file name that holds one, valid unit name or not) is a valid unit name
+inst=$(systemd-escape -- 'po2-Az09._+@=#')
+if ! out=$(systemd-analyze verify --man=no "$tmp/zns-npo2-ublk@$inst.service" 2>&1); then
+	bad "systemd-analyze verify (ublk unit, instance $inst): $out"
+fi
+# the hardening the server needs to keep (a dropped line is a regression)
+for d in NoNewPrivileges=yes DevicePolicy=closed ProtectSystem=strict PrivateNetwork=yes \
+	RestrictAddressFamilies=AF_UNIX UMask=0077 RuntimeDirectoryMode=0700 \
+	'CapabilityBoundingSet=CAP_SYS_ADMIN CAP_SYS_RESOURCE CAP_IPC_LOCK' \
+	'DeviceAllow=/dev/ublk-control rw' 'DeviceAllow=char-nvme-generic rw' \
+	'ReadWritePaths=/run/zns-npo2' OOMScoreAdjust=-900; do
+	grep -qx "$d" "$ublk_in" || bad "ublk unit: no '$d'"
+done
+grep -q '^NoNewPrivileges=yes$' "$unit_in" || bad "restore unit: no NoNewPrivileges=yes"
+# systemd-analyze security: no worse than MEDIUM, each exposure argued
+security() {	# UNIT-FILE UNIT-IN
+	local out level
+	out=$(systemd-analyze security --offline=true --no-pager "$1" 2>&1)
+	level=$(sed -n 's/.*Overall exposure level for [^:]*: \([0-9.]*\) .*/\1/p' <<<"$out")
+	if [ -z "$level" ]; then
+		bad "systemd-analyze security $(basename "$1"): no exposure level: $out"
+		return
+	fi
+	awk -v l="$level" 'BEGIN { exit !(l < 7.5) }' ||
+		bad "$(basename "$1"): exposure $level, worse than MEDIUM"
+	echo "# $(basename "$1"): exposure $level"
+	systemd-analyze security --offline=true --threshold=74 --no-pager "$1" >/dev/null 2>&1 ||
+		bad "$(basename "$1"): above --threshold=74"
+	# each ✗ setting is named in a comment of the unit
+	while read -r key; do
+		python3 - "$key" "$2" <<'PY' || bad "$(basename "$1"): exposure '$key' not argued in a comment"
+import re, sys
+key, unit = sys.argv[1], sys.argv[2]
+comments = " ".join(l for l in open(unit) if l.startswith("#"))
+name = key.split("=~", 1)[1] if "=~" in key else key.split("/")[0].rstrip("=")
+alts = [name]
+m = re.fullmatch(r"(.*)\((.*)\)(.*)", name)
+if m:
+    alts = [m.group(1) + a + m.group(3) for a in m.group(2).split("|")]
+sys.exit(0 if any(a in comments for a in alts) else 1)
+PY
+	done < <(sed -n 's/^✗ \([^ ]*\) .*/\1/p' <<<"$out")
+}
+security "$tmp/zns-npo2-ublk@po2-test.service" "$ublk_in"
+security "$tmp/zns-npo2-restore.service" "$unit_in"
 [ $fail = 0 ] && echo "units: ok"
 exit $fail

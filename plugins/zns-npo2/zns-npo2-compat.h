@@ -1,10 +1,17 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * What differs between the nvme-cli versions the glue builds into (2.3, 2.13,
- * 2.16, 3.0): where nvme-cli's headers live, and 3.x's argconfig parse hook.
- * The rest of the plugin API the glue uses (PLUGIN/ENTRY, struct command,
- * argconfig_parse() and the fields of struct argconfig_commandline_options it
- * sets by name) is the same in all of them.
+ * What differs between the nvme-cli trees the glue builds into, decided by
+ * what the tree provides, never by its version string:
+ *
+ * - where argconfig.h lives (2.x: top-level util/, 3.x and master: src/);
+ * - how commands are registered: the X-macros of cmd.h/define_cmd.h (2.3 to
+ *   3.0-rc1: ZNP_NVME_XMACRO_REGISTRATION 1), or plain C, a struct plugin
+ *   and struct command objects handed to plugin_add_group() (master, where
+ *   define_cmd.h is gone: 0);
+ * - 3.x's argconfig parse hook (argconfig_parse() returns -ECANCELED: return
+ *   it, do not exit).
+ * struct command, struct plugin's name/desc/version and the fields of struct
+ * argconfig_commandline_options the glue sets by name are the same in all.
  */
 #ifndef ZNS_NPO2_COMPAT_H
 #define ZNS_NPO2_COMPAT_H
@@ -13,6 +20,12 @@
 #include "util/argconfig.h"	/* nvme-cli 2.x: top-level tree */
 #else
 #include "argconfig.h"		/* nvme-cli 3.x: src/ */
+#endif
+
+#if __has_include("define_cmd.h")
+#define ZNP_NVME_XMACRO_REGISTRATION	1
+#else
+#define ZNP_NVME_XMACRO_REGISTRATION	0
 #endif
 
 /*

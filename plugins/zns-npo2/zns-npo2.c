@@ -18,7 +18,9 @@
 #include "exit.h"
 #include "znp-config.h"
 
-#define CREATE_CMD
+#if ZNP_NVME_XMACRO_REGISTRATION
+#define CREATE_CMD	/* define_cmd.h: declarations, commands, the plugin */
+#endif
 #include "zns-npo2.h"
 
 /* Slots argconfig writes into: one per option, aliases share the slot. */
@@ -43,7 +45,7 @@ static bool wants_help(int argc, char **argv)
 	return false;
 }
 
-/* struct argconfig_commandline_options has a const member: copy it in whole. */
+/* struct argconfig_commandline_options has a const member: copy it whole. */
 static void add_opt(struct argconfig_commandline_options *ac, const char *name,
 		    const struct znp_opt_desc *d, char short_name,
 		    struct glue_slot *slot)
@@ -54,7 +56,8 @@ static void add_opt(struct argconfig_commandline_options *ac, const char *name,
 		.short_option = short_name,
 		.meta = d->meta,
 		.config_type = flag ? CFG_FLAG : CFG_STRING,
-		.default_value = flag ? (void *)&slot->flag : (void *)&slot->arg,
+		.default_value = flag ? (void *)&slot->flag :
+					(void *)&slot->arg,
 		.argument_type = flag ? no_argument : required_argument,
 		.help = d->help,
 	};
@@ -73,6 +76,34 @@ static int glue_exit(int code)
 	fflush(stdout);
 	fflush(stderr);
 	exit(code);
+}
+
+/*
+ * What argconfig parsed, into @o through znp_opt_set(), and the positional
+ * arguments (extra ones are reported by znp_cli_run()).
+ * Return: 0 or the exit code after the error line.
+ */
+static int glue_take(const struct znp_cli *cli, const struct znp_cmd_desc *c,
+		     struct znp_opts *o, const struct glue_slot *slots,
+		     size_t n, int argc, char **argv)
+{
+	char what[64];
+	size_t i;
+
+	for (i = optind; i < (size_t)argc && o->nargs < ZNP_MAX_ARGS; i++)
+		o->args[o->nargs++] = argv[i];
+	for (i = 0; i < n; i++) {
+		const struct znp_opt_desc *d = slots[i].d;
+		const char *why = NULL;
+
+		if (d->id == ZNP_O_HELP || (!slots[i].flag && !slots[i].arg))
+			continue;
+		if (!znp_opt_set(o, d, slots[i].arg, &why))
+			continue;
+		snprintf(what, sizeof(what), "--%s", d->long_name);
+		return znp_cli_opt_error(cli, c, o, what, slots[i].arg, why);
+	}
+	return 0;
 }
 
 static int glue_run(int argc, char **argv, const char *name)
@@ -117,34 +148,20 @@ static int glue_run(int argc, char **argv, const char *name)
 		const char *why;
 
 		znp_opt_set(&o, znp_opt_by_id(ZNP_O_HELP), NULL, &why);
-	} else if ((code = argconfig_parse(argc, argv, c->help, ac))) {
+	} else {
+		code = argconfig_parse(argc, argv, c->help, ac);
 		if (ZNP_NVME_PARSE_UNWOUND(code)) {
 			/* nvme-cli's own caller wants the return value */
 			free(ac);
 			free(slots);
 			return code;
 		}
-		code = ZNP_EXIT_USAGE;
-		goto out;
-	} else {
-		/* extra arguments are reported by znp_cli_run() */
-		for (i = optind; i < (size_t)argc && o.nargs < ZNP_MAX_ARGS; i++)
-			o.args[o.nargs++] = argv[i];
-		for (i = 0; i < n; i++) {
-			const struct znp_opt_desc *d = slots[i].d;
-			const char *why = NULL;
-
-			if (d->id == ZNP_O_HELP || (!slots[i].flag && !slots[i].arg))
-				continue;
-			if (znp_opt_set(&o, d, slots[i].arg, &why)) {
-				char what[64];
-
-				snprintf(what, sizeof(what), "--%s", d->long_name);
-				code = znp_cli_opt_error(&cli, c, &o, what,
-							 slots[i].arg, why);
-				goto out;
-			}
-		}
+		if (code)
+			code = ZNP_EXIT_USAGE;
+		else
+			code = glue_take(&cli, c, &o, slots, n, argc, argv);
+		if (code)
+			goto out;
 	}
 	code = znp_cli_run(&cli, c, &o);
 out:
@@ -153,24 +170,72 @@ out:
 	return glue_exit(code);
 }
 
-/* One function per ENTRY() (nvme-cli names each command after it). */
+/* Every command: its name says which entry of the command table runs. */
+static int glue_cmd(int argc, char **argv, struct command *cmd,
+		    struct plugin *plugin)
+{
+	return glue_run(argc, argv, cmd->name);
+}
+
+#if ZNP_NVME_XMACRO_REGISTRATION
+/* ENTRY() names one function per command: each is glue_cmd(). */
 #define GLUE_CMD(fn)							\
 	static int fn(int argc, char **argv, struct command *cmd,	\
 		      struct plugin *plugin)				\
-	{								\
-		return glue_run(argc, argv, cmd->name);			\
-	}
+		__attribute__((alias("glue_cmd")))
 
-GLUE_CMD(znp_nvme_list)
-GLUE_CMD(znp_nvme_report)
-GLUE_CMD(znp_nvme_zonemap)
-GLUE_CMD(znp_nvme_check)
-GLUE_CMD(znp_nvme_open)
-GLUE_CMD(znp_nvme_close)
-GLUE_CMD(znp_nvme_finish)
-GLUE_CMD(znp_nvme_reset)
-GLUE_CMD(znp_nvme_offline)
-GLUE_CMD(znp_nvme_discard)
-GLUE_CMD(znp_nvme_map)
-GLUE_CMD(znp_nvme_unmap)
-GLUE_CMD(znp_nvme_status)
+GLUE_CMD(znp_nvme_list);
+GLUE_CMD(znp_nvme_report);
+GLUE_CMD(znp_nvme_zonemap);
+GLUE_CMD(znp_nvme_check);
+GLUE_CMD(znp_nvme_open);
+GLUE_CMD(znp_nvme_close);
+GLUE_CMD(znp_nvme_finish);
+GLUE_CMD(znp_nvme_reset);
+GLUE_CMD(znp_nvme_offline);
+GLUE_CMD(znp_nvme_discard);
+GLUE_CMD(znp_nvme_map);
+GLUE_CMD(znp_nvme_unmap);
+GLUE_CMD(znp_nvme_status);
+#else
+/*
+ * Plain-C registration (nvme-cli master): a struct command for every
+ * visible command of the zns-npo2 command table (help and version are
+ * nvme-cli's own), handed to plugin_add_group() before main(); whether a
+ * command takes a <device> (nvme-cli's usage line) is the table's word.
+ */
+static struct plugin glue_plugin = {
+	.name = ZNP_NVME_NAME,
+	.desc = ZNP_NVME_DESC,
+	.version = ZNP_VERSION,
+};
+
+static void __attribute__((constructor)) glue_register(void)
+{
+	struct command **cmds, *cmd;
+	size_t i, n = 0;
+
+	cmds = calloc(znp_nr_cmds + 1, sizeof(*cmds));
+	cmd = calloc(znp_nr_cmds, sizeof(*cmd));
+	if (!cmds || !cmd) {
+		free(cmds);
+		free(cmd);
+		return;
+	}
+	for (i = 0; i < znp_nr_cmds; i++) {
+		const struct znp_cmd_desc *c = &znp_cmds[i];
+
+		if (c->hidden || !strcmp(c->name, "help") ||
+		    !strcmp(c->name, "version"))
+			continue;
+		cmd[n].name = (char *)c->name;
+		cmd[n].help = (char *)c->help;
+		cmd[n].fn = glue_cmd;
+		cmd[n].no_device = c->min_args == 0;
+		cmds[n] = &cmd[n];
+		n++;
+	}
+	plugin_add_group(&glue_plugin, NULL, cmds);
+	register_extension(&glue_plugin);
+}
+#endif

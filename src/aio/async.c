@@ -12,8 +12,8 @@
 
 #include <linux/fs.h>
 #include <liburing.h>
-#include <nvme/ioctl.h>
 
+#include "nvme-adapter.h"	/* before async.h: see there */
 #include "async.h"
 
 #define PROGRESS_INTERVAL	0.1	/* seconds between progress callbacks */
@@ -165,23 +165,17 @@ static void encode_nvme(const struct znp_aio_job *job, size_t i,
 
 static int sync_one(const struct znp_aio_job *job, size_t i)
 {
-	struct nvme_passthru_cmd pc;
 	struct nvme_uring_cmd c;
 	struct dsm_desc dsm;
 	uint64_t range[2];
-	int ret;
 
 	if (job->kind == ZNP_AIO_BLK_DISCARD) {
 		range[0] = job->ranges[i].start;
 		range[1] = job->ranges[i].len;
 		return ioctl(job->fd, BLKDISCARD, range) < 0 ? -errno : 0;
 	}
-	/* nvme_uring_cmd is nvme_passthru_cmd without the result field */
 	encode_nvme(job, i, &c, &dsm);
-	memset(&pc, 0, sizeof(pc));
-	memcpy(&pc, &c, sizeof(c));
-	ret = nvme_submit_io_passthru(job->fd, &pc, NULL);
-	return ret < 0 ? -errno : ret;
+	return znp_nvme_io_uring_cmd_sync(job->fd, &c);
 }
 
 static int run_sync(struct run_state *st)

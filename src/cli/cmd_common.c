@@ -57,8 +57,35 @@ int znp_cli_check_qd(const struct znp_cli *cli, const struct znp_opts *o)
 int znp_cli_fail(const struct znp_cli *cli, const char *subject,
 		 const char *what, int ret)
 {
-	znp_cli_err(cli, subject, "%s: %s", what, znp_strerror(ret));
+	znp_cli_err_ret(cli, ret, subject, "%s: %s", what, znp_strerror(ret));
 	return znp_exit_from_ret(ret);
+}
+
+const char *znp_cli_conf_strerror(const char *conf, int ret, char *buf, size_t size)
+{
+	char path[64], comm[64] = "";
+	pid_t pid;
+	FILE *f;
+
+	if (ret != -EBUSY)
+		return znp_strerror(ret);
+	pid = znp_dmconf_lock_holder(conf);
+	if (pid <= 0) {
+		snprintf(buf, size, "its lock %s.lock stayed held for %d s", conf,
+			 ZNP_DMCONF_LOCK_MS / 1000);
+		return buf;
+	}
+	snprintf(path, sizeof(path), "/proc/%ld/comm", (long)pid);
+	f = fopen(path, "re");
+	if (f) {
+		if (fgets(comm, sizeof(comm), f))
+			comm[strcspn(comm, "\n")] = '\0';
+		fclose(f);
+	}
+	snprintf(buf, size, "its lock %s.lock stayed held for %d s by pid %ld%s%s%s", conf,
+		 ZNP_DMCONF_LOCK_MS / 1000, (long)pid, comm[0] ? " (" : "", comm,
+		 comm[0] ? ")" : "");
+	return buf;
 }
 
 int znp_cli_open_dev(const struct znp_cli *cli, const struct znp_opts *o,
@@ -72,7 +99,7 @@ int znp_cli_open_dev(const struct znp_cli *cli, const struct znp_opts *o,
 	ret = znp_dev_open(&cli->env, path, flags & ~(ZNP_CLI_DEFER_CAP | ZNP_CLI_FULL_CAP),
 			   &dev, &why);
 	if (ret) {
-		znp_cli_err(cli, path, "%s", why ? why : znp_strerror(ret));
+		znp_cli_err_ret(cli, ret, path, "%s", why ? why : znp_strerror(ret));
 		return znp_exit_from_ret(ret);
 	}
 	if (znp_opt_given(o, ZNP_O_NSID)) {

@@ -191,6 +191,7 @@ static int check_unused(struct map_ctx *m, const char *uuid, const char *backing
 static int create(struct map_ctx *m, struct znp_dm_create_req *req,
 		  const struct znp_dmconf_entry *e, struct znp_dm_info *info)
 {
+	char lockwhy[PATH_MAX + 96];
 	sigset_t block, old;
 	int at = kill_at(), ret, rm;
 
@@ -213,11 +214,13 @@ static int create(struct map_ctx *m, struct znp_dm_create_req *req,
 		if (ret && rm < 0)
 			snprintf(m->err, sizeof(m->err), "cannot record it in %s: %s; and cannot "
 				 "remove it again (%s): still mapped as %s",
-				 znp_map_config(m->o), znp_strerror(ret), znp_strerror(rm),
+				 znp_map_config(m->o), znp_cli_conf_strerror(znp_map_config(m->o), ret,
+				 lockwhy, sizeof(lockwhy)), znp_strerror(rm),
 				 req->name);
 		else if (ret)
 			snprintf(m->err, sizeof(m->err), "cannot record it in %s: %s; not mapped",
-				 znp_map_config(m->o), znp_strerror(ret));
+				 znp_map_config(m->o), znp_cli_conf_strerror(znp_map_config(m->o),
+				 ret, lockwhy, sizeof(lockwhy)));
 	}
 	sigprocmask(SIG_SETMASK, &old, NULL);
 	return ret;

@@ -215,4 +215,3 @@ int znp_map_restore(const struct znp_cli *cli, const struct znp_opts *o,
 		return znp_cli_fail(cli, conf, "cannot go through the mapping file", ret);
 	return r.first_fail;
 }
-

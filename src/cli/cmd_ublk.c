@@ -333,10 +333,29 @@ static bool wait_unlocked(int dirfd, const char *ident, int ms)
 	return znp_ns_lock_held(dirfd, ident) <= 0;
 }
 
+/*
+ * SIGTERM to the record's server, only when its pid still is that server
+ * (pidfd + start time): a stale pid may be anyone's process now.
+ */
+static void stop_server(const struct znp_cli *cli, const char *name, const struct znp_ublk_rec *r)
+{
+	int pidfd, ret = znp_ublk_server_pidfd("/proc", r, &pidfd);
+
+	if (!ret) {
+		ret = znp_pidfd_signal(pidfd, SIGTERM);
+		close(pidfd);
+	}
+	if (ret && ret != -ESRCH)
+		znp_cli_err(cli, name, "not signalling recorded server pid %ld: %s", (long)r->pid,
+			    ret == -ESTALE ? "that pid is another process now (stale record)" :
+			    ret == -ENODATA ? "the record has no start time to check it by" :
+			    znp_strerror(ret));
+}
+
 int znp_cli_ublk_unmap(const struct znp_cli *cli, const struct znp_opts *o, struct znp_print *p)
 {
 	struct znp_unmap_view v = { .dry_run = o->dry_run, .config = znp_map_config(o) };
-	char dev[32], why[600], name[ZNP_DM_NAME_MAX];
+	char dev[32], why[600], name[ZNP_DM_NAME_MAX], lockwhy[PATH_MAX + 96];
 	struct ublk_match m;
 	int dirfd, ret, state;
 	enum znp_ublk_health h;
@@ -376,8 +395,15 @@ int znp_cli_ublk_unmap(const struct znp_cli *cli, const struct znp_opts *o, stru
 			return znp_exit_from_ret(ret);
 		}
 		if (h == ZNP_UBLK_ALIVE && !wait_unlocked(dirfd, m.rec.ident, UNMAP_WAIT_MS))
-			kill(m.rec.pid, SIGTERM);
-		wait_unlocked(dirfd, m.rec.ident, UNMAP_WAIT_MS);
+			stop_server(cli, name, &m.rec);
+		if (!wait_unlocked(dirfd, m.rec.ident, UNMAP_WAIT_MS)) {
+			/* DEL_DEV would wait for the hung server; its record and lock stay */
+			znp_cli_err(cli, name, "the server of /dev/%s (pid %ld in its record) still "
+				    "holds the namespace's lock in %s: stopped, not removed", dev,
+				    (long)m.rec.pid, znp_cli_run_dir());
+			close(dirfd);
+			return ZNP_EXIT_FAILED;
+		}
 		ret = znp_ublk_dev_del(m.rec.dev_id);
 		if (ret == -ENODEV)
 			ret = 0;
@@ -387,18 +413,19 @@ int znp_cli_ublk_unmap(const struct znp_cli *cli, const struct znp_opts *o, stru
 		close(dirfd);
 		return znp_exit_from_ret(ret);
 	}
-	ret = znp_ublk_rec_drop(dirfd, m.rec.ident);
+	ret = znp_ublk_forget(dirfd, m.rec.ident);
 	close(dirfd);
 	if (ret && ret != -ENOENT) {
 		znp_cli_err(cli, name, "removed, but cannot remove its record in %s: %s",
-			    znp_cli_run_dir(), znp_strerror(ret));
+			    znp_cli_run_dir(), ret == -EBUSY ? "a server holds the namespace's "
+			    "lock again" : znp_strerror(ret));
 		return ZNP_EXIT_FAILED;
 	}
 	ret = znp_dmconf_drop(znp_map_config(o), m.rec.ident, NULL);
 	if (ret < 0) {
 		p->ops->unmap(p, &v);
 		znp_cli_err(cli, name, "removed, but cannot update %s: %s", znp_map_config(o),
-			    znp_strerror(ret));
+			    znp_cli_conf_strerror(znp_map_config(o), ret, lockwhy, sizeof(lockwhy)));
 		return ZNP_EXIT_FAILED;
 	}
 	v.forgotten = ret == 1;
@@ -428,7 +455,7 @@ static int run_wait(char *const argv[])
 int znp_cli_ublk_restore(const struct znp_cli *cli, const struct znp_opts *o, const char *name,
 			 const char *ng, const char **result, char *err, size_t size)
 {
-	char unit[ZNP_DM_NAME_MAX + 32], self[PATH_MAX];
+	char unit[4 * ZNP_DM_NAME_MAX + 32], inst[4 * ZNP_DM_NAME_MAX], self[PATH_MAX];
 	struct ublk_match m;
 	struct stat st;
 	int dirfd, ret, state;
@@ -454,7 +481,12 @@ int znp_cli_ublk_restore(const struct znp_cli *cli, const struct znp_opts *o, co
 	if (!getenv("ZNP_RUN_DIR") && !stat("/run/systemd/system", &st) && S_ISDIR(st.st_mode)) {
 		char *argv[] = { "systemctl", "start", "--no-block", unit, NULL };
 
-		snprintf(unit, sizeof(unit), "zns-npo2-ublk@%s.service", name);
+		/* "po2-a" is zns-npo2-ublk@po2\x2da.service: the unit's %I gives it back */
+		if (znp_unit_escape(name, inst, sizeof(inst))) {
+			snprintf(err, size, "cannot make a unit name of mapping name %s", name);
+			return ZNP_EXIT_FAILED;
+		}
+		snprintf(unit, sizeof(unit), "zns-npo2-ublk@%s.service", inst);
 		ret = run_wait(argv);
 		if (!ret) {
 			*result = "started";

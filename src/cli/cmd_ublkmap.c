@@ -230,6 +230,7 @@ static int persist(struct serve *s)
 	struct znp_dmconf_entry e = { .lba_size = dev->geom.lba_size,
 		.zone_size = dev->geom.zone_size, .nr_zones = dev->geom.nr_zones,
 		.ublk = true };
+	char lockwhy[PATH_MAX + 96];
 	int ret;
 
 	snprintf(e.name, sizeof(e.name), "%s", o->name ? o->name : "");
@@ -240,7 +241,8 @@ static int persist(struct serve *s)
 	ret = znp_dmconf_put(znp_map_config(o), &e);
 	if (ret)
 		return umap_refuse(s->m, ZNP_EXIT_FAILED, "cannot record it in %s: %s; not mapped",
-				   znp_map_config(o), znp_strerror(ret));
+				   znp_map_config(o), znp_cli_conf_strerror(znp_map_config(o), ret,
+				   lockwhy, sizeof(lockwhy)));
 	return 0;
 }
 

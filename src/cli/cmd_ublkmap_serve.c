@@ -336,13 +336,8 @@ static int pick_recovery(struct serve *s, int *lockfd, int *recover_id)
 			 info.state);
 		znp_ublk_dev_del(old.dev_id);
 	}
+	/* the record goes; the lock file stays, and we hold it */
 	znp_ublk_rec_drop(s->dirfd, s->rec.ident);
-	/* the lock file went with it; ours stays valid, take a fresh one */
-	znp_ns_unlock(*lockfd);
-	ret = znp_ns_lock(s->dirfd, s->rec.ident, lockfd);
-	if (ret)
-		return umap_refuse(m, ret == -EBUSY ? ZNP_EXIT_REFUSED : ZNP_EXIT_FAILED,
-				   "cannot lock the namespace: %s", znp_strerror(ret));
 	return 0;
 }
 

@@ -98,7 +98,7 @@ static int resolve_mapping(const struct znp_cli *cli, const char *arg, char *nam
 
 int znp_cmd_unmap(const struct znp_cli *cli, const struct znp_opts *o, struct znp_print *p)
 {
-	char name[ZNP_DM_NAME_MAX], backing[ZNP_DM_DEV_MAX], mnt[512];
+	char name[ZNP_DM_NAME_MAX], backing[ZNP_DM_DEV_MAX], mnt[512], lockwhy[PATH_MAX + 96];
 	struct znp_unmap_view v = { .dry_run = o->dry_run, .config = znp_map_config(o) };
 	struct znp_dm_info info;
 	const char *ident;
@@ -147,7 +147,8 @@ int znp_cmd_unmap(const struct znp_cli *cli, const struct znp_opts *o, struct zn
 			if (ret < 0) {
 				p->ops->unmap(p, &v);
 				znp_cli_err(cli, name, "removed, but cannot update %s: %s",
-					    znp_map_config(o), znp_strerror(ret));
+					    znp_map_config(o), znp_cli_conf_strerror(znp_map_config(o),
+					    ret, lockwhy, sizeof(lockwhy)));
 				return ZNP_EXIT_FAILED;
 			}
 			v.forgotten = ret == 1;

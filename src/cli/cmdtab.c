@@ -253,32 +253,56 @@ static void put_sanitized(FILE *f, const char *s)
 		fputc((unsigned char)*s < 0x20 || *s == 0x7f ? '?' : *s, f);
 }
 
-void znp_cli_err(const struct znp_cli *cli, const char *subject, const char *fmt, ...)
+static void cli_verr(const struct znp_cli *cli, int ret, const char *subject,
+		     const char *fmt, va_list ap)
 {
 	char buf[1024], *msg = buf;
-	va_list ap;
+	struct znp_cli_error *e = cli->last;
+	va_list aq;
 	int n;
 
-	va_start(ap, fmt);
+	va_copy(aq, ap);
 	n = vsnprintf(buf, sizeof(buf), fmt, ap);
-	va_end(ap);
 	if (n >= (int)sizeof(buf)) {
 		msg = malloc((size_t)n + 1);
-		if (msg) {
-			va_start(ap, fmt);
-			vsnprintf(msg, (size_t)n + 1, fmt, ap);
-			va_end(ap);
-		} else {
+		if (msg)
+			vsnprintf(msg, (size_t)n + 1, fmt, aq);
+		else
 			msg = buf;	/* truncated, still one line */
-		}
 	}
+	va_end(aq);
 	fprintf(cli->err, "%s: ", cli->prog);
 	put_sanitized(cli->err, subject);
 	fputs(": ", cli->err);
 	put_sanitized(cli->err, n < 0 ? fmt : msg);
 	fputc('\n', cli->err);
+	if (e && !e->set) {
+		e->set = true;
+		e->ret = ret;
+		znp_strlcpy(e->subject, subject, sizeof(e->subject));
+		znp_strlcpy(e->message, n < 0 ? fmt : msg, sizeof(e->message));
+	}
 	if (msg != buf)
 		free(msg);
+}
+
+void znp_cli_err(const struct znp_cli *cli, const char *subject, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	cli_verr(cli, 0, subject, fmt, ap);
+	va_end(ap);
+}
+
+void znp_cli_err_ret(const struct znp_cli *cli, int ret, const char *subject,
+		     const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	cli_verr(cli, ret, subject, fmt, ap);
+	va_end(ap);
 }
 
 static const char *env_path(const char *name)
@@ -290,6 +314,9 @@ static const char *env_path(const char *name)
 
 void znp_cli_init(struct znp_cli *cli, const char *prog)
 {
+	static struct znp_cli_error last;	/* one command per process */
+
+	last = (struct znp_cli_error){ .set = false };
 	*cli = (struct znp_cli){
 		.prog = prog,
 		.env = {
@@ -298,6 +325,7 @@ void znp_cli_init(struct znp_cli *cli, const char *prog)
 		},
 		.out = stdout,
 		.err = stderr,
+		.last = &last,
 	};
 }
 
@@ -315,17 +343,27 @@ int znp_cli_opt_error(const struct znp_cli *cli, const struct znp_cmd_desc *c,
 	return ZNP_EXIT_USAGE;
 }
 
-int znp_cli_run(const struct znp_cli *cli, const struct znp_cmd_desc *c,
-		struct znp_opts *o)
+/* A failed command that printed nothing on stdout: its error, for scripts. */
+static void print_error(const struct znp_cli *cli, const struct znp_cmd_desc *c,
+			struct znp_print *p, int exit_code)
 {
-	unsigned int flags = 0;
-	struct znp_print p;
-	int ret;
+	const struct znp_cli_error *e = cli->last;
+	struct znp_error_view v = { .exit_code = exit_code };
 
-	if (o->help) {
-		znp_cli_usage(cli, c, cli->out);
-		return ZNP_EXIT_OK;
+	if (e && e->set) {
+		v.ret = e->ret;
+		v.device = strcmp(e->subject, c->name) ? e->subject : NULL;
+		v.message = e->message;
 	}
+	if (!v.message)
+		v.message = "failed";
+	p->ops->error(p, &v);
+}
+
+/* Positional arguments against the table; Return: 0 or exit 2 after the line. */
+static int check_args(const struct znp_cli *cli, const struct znp_cmd_desc *c,
+		      const struct znp_opts *o)
+{
 	if (o->nargs < c->min_args) {
 		znp_cli_err(cli, c->name, "missing argument %s", c->args);
 		return ZNP_EXIT_USAGE;
@@ -340,12 +378,30 @@ int znp_cli_run(const struct znp_cli *cli, const struct znp_cmd_desc *c,
 		znp_cli_err(cli, c->name, "empty argument %s", c->args);
 		return ZNP_EXIT_USAGE;
 	}
+	return 0;
+}
+
+int znp_cli_run(const struct znp_cli *cli, const struct znp_cmd_desc *c,
+		struct znp_opts *o)
+{
+	unsigned int flags = 0;
+	struct znp_print p;
+	int ret;
+
+	if (o->help) {
+		znp_cli_usage(cli, c, cli->out);
+		return ZNP_EXIT_OK;
+	}
 	if (o->human)
 		flags |= ZNP_PF_HUMAN;
 	if (o->verbose)
 		flags |= ZNP_PF_VERBOSE;
 	znp_print_init(&p, o->fmt, cli->out, flags);
-	ret = c->fn(cli, o, &p);
+	ret = check_args(cli, c, o);
+	if (!ret)
+		ret = c->fn(cli, o, &p);
+	if (ret && !p.started)
+		print_error(cli, c, &p, ret);
 	fflush(cli->out);
 	return ret;
 }

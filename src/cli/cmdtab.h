@@ -42,11 +42,20 @@ struct znp_opt_desc {
 };
 
 /* Front-end context: what differs between the standalone binary and nvme-cli. */
+/* The first error line of a command, for -o json (znp_cli_run()). */
+struct znp_cli_error {
+	bool set;
+	int ret;		/* the library return it reports; 0: not given */
+	char subject[256];	/* device, mapping or command the line names */
+	char message[768];
+};
+
 struct znp_cli {
 	const char *prog;	/* "nvme-zns-npo2" or "nvme zns-npo2", for messages */
 	struct znp_env env;	/* ZNP_SYSFS_ROOT / ZNP_DEV_ROOT, read by the front-end */
 	FILE *out;		/* results */
 	FILE *err;		/* one-line errors */
+	struct znp_cli_error *last;	/* NULL: not kept */
 };
 
 typedef int znp_cmd_fn(const struct znp_cli *cli, const struct znp_opts *o,
@@ -112,7 +121,9 @@ int znp_cli_opt_error(const struct znp_cli *cli, const struct znp_cmd_desc *c,
  * znp_cli_run() - validate positional arguments and run a command
  * @o: fully parsed options (args[] filled)
  *
- * Prints usage to cli->out for --help. Return: the exit code.
+ * Prints usage to cli->out for --help. With -o json, a command that fails
+ * before printing its document gets one: {"error": {...}} from the first
+ * error line (znp_print_ops.error). Return: the exit code.
  */
 int znp_cli_run(const struct znp_cli *cli, const struct znp_cmd_desc *c,
 		struct znp_opts *o);
@@ -133,6 +144,9 @@ void znp_cli_help_all(const struct znp_cli *cli, FILE *f);
 /* "<prog>: <subject>: <message>\n" on cli->err. */
 void znp_cli_err(const struct znp_cli *cli, const char *subject,
 		 const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* znp_cli_err() of a failed library call: @ret (-errno, NVMe status) is kept for -o json. */
+void znp_cli_err_ret(const struct znp_cli *cli, int ret, const char *subject,
+		     const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 
 /* Commands. */
 znp_cmd_fn znp_cmd_list;

@@ -10,6 +10,9 @@
  * are snake_case; 64-bit quantities are JSON numbers (never int32).
  * The mapping printers (map, unmap, status, restore) are in print-json-dm.c.
  */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE		/* strerrorname_np() */
+#endif
 #include <string.h>
 
 #include <json-c/json.h>
@@ -18,6 +21,34 @@
 #include "print-json.h"
 #include "print.h"
 #include "svc.h"
+
+/*
+ * errno and NVMe status as numbers a script compares, with their names;
+ * the one that does not apply is null.
+ */
+struct json_object *znp_json_error(const struct znp_error_view *e)
+{
+	struct json_object *o = json_object_new_object();
+	const char *name = e->ret > 0 ? strstr(znp_strerror(e->ret), ": ") : NULL;
+
+	add(o, "errno", e->ret < 0 ? u64((uint64_t)-e->ret) : NULL);
+	add(o, "errno_name", e->ret < 0 && strerrorname_np(-e->ret) ?
+		str(strerrorname_np(-e->ret)) : NULL);
+	add(o, "nvme_status", e->ret > 0 ? u64((uint64_t)e->ret) : NULL);
+	add(o, "nvme_status_name", name ? str(name + 2) : NULL);
+	add(o, "device", e->device ? str(e->device) : NULL);
+	add(o, "message", str(e->message ? e->message : znp_strerror(e->ret)));
+	if (e->exit_code)
+		add(o, "exit_code", u64((uint64_t)e->exit_code));
+	return o;
+}
+
+static void json_error(struct znp_print *p, const struct znp_error_view *e)
+{
+	j_begin(p);
+	j_put(p, "error", znp_json_error(e));
+	j_end(p);
+}
 
 static void json_list_begin(struct znp_print *p)
 {
@@ -55,6 +86,7 @@ static void json_list_end(struct znp_print *p)
 
 static void json_report_begin(struct znp_print *p, const struct znp_report_hdr *h)
 {
+	p->device = h->device;
 	j_begin(p);
 	j_put(p, "device", str(h->device));
 	if (h->ns)
@@ -121,8 +153,11 @@ static void json_report_end(struct znp_print *p)
 	j_array_end(p);
 	j_put(p, "nr_zones", u64(p->nr_items));
 	/* a report cut short by the device says so: the zone list is partial */
-	if (p->report_ret)
-		j_put(p, "error", str(znp_strerror(p->report_ret)));
+	if (p->report_ret) {
+		const struct znp_error_view e = { .ret = p->report_ret, .device = p->device };
+
+		j_put(p, "error", znp_json_error(&e));
+	}
 	j_end(p);
 }
 
@@ -190,8 +225,11 @@ static void json_zone_op_end(struct znp_print *p, uint64_t done, int ret)
 		j_array_end(p);
 	j_put(p, "zones_done", u64(done));
 	j_put(p, "result", str(ret ? "error" : "ok"));
-	if (ret)
-		j_put(p, "error", str(znp_strerror(ret)));
+	if (ret) {
+		const struct znp_error_view e = { .ret = ret, .device = p->op->device };
+
+		j_put(p, "error", znp_json_error(&e));
+	}
 	j_end(p);
 }
 
@@ -241,7 +279,14 @@ static void json_discard_end(struct znp_print *p, const struct znp_discard_summa
 		add(o, "seconds", json_object_new_double(s->seconds));
 		add(o, "iops", json_object_new_double(s->iops));
 		add(o, "interrupted", json_object_new_boolean(s->interrupted));
-		add(o, "error", s->ret ? str(znp_strerror(s->ret)) : NULL);
+		if (s->ret) {
+			const struct znp_error_view e = { .ret = s->ret,
+							  .device = p->discard->device };
+
+			add(o, "error", znp_json_error(&e));
+		} else {
+			add(o, "error", NULL);
+		}
 		j_put(p, "result", o);
 	}
 	j_end(p);
@@ -282,6 +327,7 @@ const struct znp_print_ops znp_print_json_ops = {
 	.restore_begin = znp_json_restore_begin,
 	.restore_entry = znp_json_restore_entry,
 	.restore_end = znp_json_restore_end,
+	.error = json_error,
 };
 
 static struct json_object *opt_json(const struct znp_opt_desc *d)

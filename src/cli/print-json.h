@@ -20,6 +20,7 @@ static inline void j_begin(struct znp_print *p)
 {
 	fputc('{', p->out);
 	p->first_key = true;
+	p->started = true;
 }
 
 /* Keys are compile-time snake_case literals: no escaping needed. */
@@ -96,6 +97,9 @@ static inline void put_geom(struct znp_print *p, const struct znp_geom *g)
 	j_put(p, "zone_size_po2", json_object_new_boolean(g->zone_size_is_po2));
 }
 
+
+/* The "error" object of a failed command (print-json.c). */
+struct json_object *znp_json_error(const struct znp_error_view *e);
 
 /* The mapping printers (print-json-dm.c). */
 void znp_json_map(struct znp_print *p, const struct znp_map_view *v);

@@ -447,6 +447,11 @@ static void text_restore_end(struct znp_print *p)
 			p->nr_items == 1 ? "" : "s");
 }
 
+/* The error line is already on stderr; stdout stays as it was. */
+static void text_error(struct znp_print *p, const struct znp_error_view *e)
+{
+}
+
 const struct znp_print_ops znp_print_text_ops = {
 	.name = "normal",
 	.list_begin = text_list_begin,
@@ -472,4 +477,5 @@ const struct znp_print_ops znp_print_text_ops = {
 	.restore_begin = text_restore_begin,
 	.restore_entry = text_restore_entry,
 	.restore_end = text_restore_end,
+	.error = text_error,
 };

@@ -31,8 +31,24 @@ struct znp_print {
 	uint32_t lba_size;
 	const struct znp_zone_op_view *op;
 	const struct znp_discard_view *discard;
+	const char *device;		/* report: the device as given */
 	/* set by the command before report_end(): the report stopped on this error */
 	int report_ret;
+	/* the printer began a document on @out (JSON: its outer object) */
+	bool started;
+};
+
+/*
+ * A command that failed, for scripts: with -o json the command's document
+ * carries it as "error" (a report cut short, a zone operation or discard
+ * that failed), or, when the command failed before printing anything, it
+ * is the whole document (znp_print_ops.error). Schema: nvme-zns-npo2(1).
+ */
+struct znp_error_view {
+	int ret;			/* -errno, NVMe status (> 0), 0: none known */
+	const char *device;		/* device or mapping it is about; NULL: none */
+	const char *message;		/* the error line's text; NULL: from @ret */
+	int exit_code;			/* 0: not known yet (inside a document) */
 };
 
 /* One NVMe namespace in `list`. */
@@ -207,6 +223,11 @@ struct znp_print_ops {
 	void (*restore_begin)(struct znp_print *p, const char *config);
 	void (*restore_entry)(struct znp_print *p, const struct znp_restore_entry *e);
 	void (*restore_end)(struct znp_print *p);
+	/*
+	 * The command failed before beginning a document: JSON prints
+	 * {"error": {...}}; text prints nothing (the error line is on stderr).
+	 */
+	void (*error)(struct znp_print *p, const struct znp_error_view *e);
 };
 
 extern const struct znp_print_ops znp_print_text_ops;

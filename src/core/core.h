@@ -2,7 +2,8 @@
 /*
  * The core room's public face: the return convention and its decoder
  * (error.h), all zone arithmetic (geometry.h), eligibility for a po2
- * mapping (check.h), and the string and array helpers every room uses.
+ * mapping (check.h), the state-file toolkit (statefile.h: atomic replace,
+ * lock files), and the string and array helpers every room uses.
  */
 #ifndef ZNP_CORE_H
 #define ZNP_CORE_H
@@ -12,6 +13,7 @@
 #include "check.h"
 #include "error.h"
 #include "geometry.h"
+#include "statefile.h"
 
 /* Copy @src into @dst (size @len), always terminated; -ENAMETOOLONG if cut. */
 int znp_strlcpy(char *dst, const char *src, size_t len);

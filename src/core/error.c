@@ -4,9 +4,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include <libnvme.h>
-
 #include "error.h"
+#include "nvme-adapter.h"
 
 /* Enough for "NVMe status 0x7fff: " plus libnvme's longest status name. */
 #define ZNP_ERRBUF_SIZE 160
@@ -22,7 +21,7 @@ const char *znp_strerror(int ret)
 	if (ret < 0)
 		return strerror(-ret);
 
-	s = nvme_status_to_string(ret, false);
+	s = znp_nvme_status_name(ret);
 	if (!s || !strcmp(s, "unrecognized"))
 		s = "Unknown status";
 	n = strcspn(s, ":");

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * NVMe passthrough backend (libnvme 1.3, fd based) for ngXnY and nvmeXnY.
+ * NVMe passthrough backend (fd based, libnvme through nvme-adapter.h) for
+ * ngXnY and nvmeXnY.
  *
  * MDTS: Identify Controller gives it in units of the controller's minimum
  * page size (CAP.MPSMIN), a register a namespace node cannot read. We
@@ -13,8 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <libnvme.h>
-
+#include "nvme-adapter.h"	/* first: see there */
 #include "backend.h"
 
 union id_buf {
@@ -23,14 +23,6 @@ union id_buf {
 	struct nvme_zns_id_ns zns;
 	unsigned char raw[NVME_IDENTIFY_DATA_SIZE];
 };
-
-/* libnvme: NVMe status (> 0), or -1 with errno set. */
-static int nvme_ret(int r)
-{
-	if (r < 0)
-		return errno ? -errno : -EIO;
-	return r;
-}
 
 /* Space-padded Identify string to C string. */
 static void copy_id_str(char *dst, size_t dlen, const char *src, size_t slen)
@@ -63,7 +55,7 @@ static int nvme_ns_csi(int fd, uint32_t nsid, union id_buf *id, uint8_t *csi)
 	size_t off = 0;
 	int ret;
 
-	ret = nvme_ret(nvme_identify_ns_descs(fd, nsid, (struct nvme_ns_id_desc *)id->raw));
+	ret = znp_nvme_identify_ns_descs(fd, nsid, (struct nvme_ns_id_desc *)id->raw);
 	if (ret)
 		return ret;
 	while (off + sizeof(struct nvme_ns_id_desc) <= sizeof(id->raw)) {
@@ -88,7 +80,7 @@ static int nvme_probe_zns(struct znp_dev *dev, union id_buf *id, uint8_t lbaf)
 	uint32_t mor, mar;
 	int ret;
 
-	ret = nvme_ret(nvme_zns_identify_ns(dev->fd, dev->ns.nsid, &id->zns));
+	ret = znp_nvme_zns_identify_ns(dev->fd, dev->ns.nsid, &id->zns);
 	if (ret)
 		return ret;
 	g->zone_size = le64toh(id->zns.lbafe[lbaf].zsze);
@@ -117,7 +109,7 @@ static int nvme_probe(struct znp_dev *dev)
 	if (!id)
 		return -ENOMEM;
 
-	ret = nvme_ret(nvme_identify_ctrl(dev->fd, &id->ctrl));
+	ret = znp_nvme_identify_ctrl(dev->fd, &id->ctrl);
 	if (ret)
 		goto out_free;
 	g->mdts_bytes = mdts_to_bytes(id->ctrl.mdts, lim ? lim->max_hw_bytes : 0);
@@ -128,7 +120,7 @@ static int nvme_probe(struct znp_dev *dev)
 	if (!ns->firmware[0])
 		copy_id_str(ns->firmware, sizeof(ns->firmware), id->ctrl.fr, sizeof(id->ctrl.fr));
 
-	ret = nvme_ret(nvme_identify_ns(dev->fd, ns->nsid, &id->ns));
+	ret = znp_nvme_identify_ns(dev->fd, ns->nsid, &id->ns);
 	if (ret)
 		goto out_free;
 	nvme_id_ns_flbas_to_lbaf_inuse(id->ns.flbas, &lbaf);
@@ -174,44 +166,14 @@ out_free:
 static int nvme_report(struct znp_dev *dev, uint64_t slba, enum znp_state_filter f,
 		       bool partial, void *buf, uint32_t len, uint64_t *ncmds)
 {
-	__u32 result = 0;
-	struct nvme_zns_mgmt_recv_args args = {
-		.slba = slba,
-		.result = &result,
-		.data = buf,
-		.args_size = sizeof(args),
-		.fd = dev->fd,
-		.timeout = 0,
-		.nsid = dev->ns.nsid,
-		.zra = NVME_ZNS_ZRA_REPORT_ZONES,
-		.data_len = len,
-		.zrasf = (__u16)f,
-		.zras_feat = partial,
-	};
-
 	(*ncmds)++;
-	return nvme_ret(nvme_zns_mgmt_recv(&args));
+	return znp_nvme_zns_report(dev->fd, dev->ns.nsid, slba, (uint16_t)f, partial, buf, len);
 }
 
 static int nvme_mgmt(struct znp_dev *dev, enum znp_zone_action a, uint64_t slba, bool all,
 		     const volatile sig_atomic_t *stop)
 {
-	__u32 result = 0;
-	struct nvme_zns_mgmt_send_args args = {
-		.slba = all ? 0 : slba,
-		.result = &result,
-		.data = NULL,
-		.args_size = sizeof(args),
-		.fd = dev->fd,
-		.timeout = 0,
-		.nsid = dev->ns.nsid,
-		.zsa = (enum nvme_zns_send_action)a,
-		.data_len = 0,
-		.select_all = all,
-		.zsaso = 0,
-	};
-
-	return nvme_ret(nvme_zns_mgmt_send(&args));
+	return znp_nvme_zns_send(dev->fd, dev->ns.nsid, all ? 0 : slba, all, (uint8_t)a);
 }
 
 const struct znp_backend znp_backend_nvme = {

@@ -18,8 +18,8 @@
 
 #include <linux/blkzoned.h>
 #include <linux/fs.h>
-#include <libnvme.h>
 
+#include "nvme-adapter.h"	/* first: see there */
 #include "backend.h"
 #include "nsinfo.h"
 #include "sysfs.h"
@@ -251,7 +251,7 @@ static int excl_hold_blk(const struct znp_env *env, struct znp_dev *dev, const c
 
 static int nvme_identity(const struct znp_env *env, struct znp_dev *dev, const char **why)
 {
-	__u32 nsid = 0;
+	uint32_t nsid = 0;
 	int ret;
 
 	if (dev->kind == ZNP_DEV_NVME_CHAR) {
@@ -264,7 +264,7 @@ static int nvme_identity(const struct znp_env *env, struct znp_dev *dev, const c
 		*why = WHY_NOT_OURS;
 		return -ENODEV;
 	}
-	if (nvme_get_nsid(dev->fd, &nsid) || !nsid) {
+	if (znp_nvme_get_nsid(dev->fd, &nsid) || !nsid) {
 		if (!dev->ns.nsid) {
 			*why = "cannot read the namespace ID";
 			return -ENODEV;

@@ -85,79 +85,101 @@ static int mkdir_parent(const char *path)
 	return -errno;
 }
 
-static int lock_open(const char *path)
+/* The directory of @path (O_DIRECTORY) and @path's last component in @base. */
+static int open_dir(const char *path, char *base, size_t size)
 {
-	char lpath[PATH_MAX];
+	char tmp[PATH_MAX];
 	int fd;
 
-	if (snprintf(lpath, sizeof(lpath), "%s.lock", path) >= (int)sizeof(lpath))
+	if (znp_strlcpy(tmp, path, sizeof(tmp)) || znp_strlcpy(base, basename(tmp), size))
 		return -ENAMETOOLONG;
-	fd = open(lpath, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-	if (fd < 0)
-		return -errno;
-	if (flock(fd, LOCK_EX)) {
-		close(fd);
-		return -errno;
-	}
-	return fd;
+	if (znp_strlcpy(tmp, path, sizeof(tmp)))
+		return -ENAMETOOLONG;
+	fd = open(dirname(tmp), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	return fd < 0 ? -errno : fd;
 }
 
-static int write_all(int fd, const char *s, size_t n)
+static int lock_name(const char *path, char *dir_base, size_t size, int *dirfd)
 {
-	while (n) {
-		ssize_t w = write(fd, s, n);
+	char base[NAME_MAX + 1];
 
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			return w < 0 ? -errno : -EIO;
-		s += w;
-		n -= (size_t)w;
+	*dirfd = open_dir(path, base, sizeof(base));
+	if (*dirfd < 0)
+		return *dirfd;
+	if ((size_t)snprintf(dir_base, size, "%s.lock", base) >= size) {
+		close(*dirfd);
+		return -ENAMETOOLONG;
 	}
 	return 0;
 }
 
-static int fsync_dir(const char *path)
+/* The mappings lock (0600, next to the file), waited for ZNP_DMCONF_LOCK_MS at most. */
+static int lock_open(const char *path)
 {
-	char tmp[PATH_MAX];
-	int fd, ret = 0;
+	char name[NAME_MAX + 1];
+	int dirfd, fd, ret = lock_name(path, name, sizeof(name), &dirfd);
 
-	if (znp_strlcpy(tmp, path, sizeof(tmp)))
-		return -ENAMETOOLONG;
-	fd = open(dirname(tmp), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	if (fsync(fd))
-		ret = -errno;
-	close(fd);
-	return ret;
+	if (ret)
+		return ret;
+	ret = znp_lock_take(dirfd, name, ZNP_DMCONF_LOCK_MS, &fd);
+	close(dirfd);
+	return ret ? ret : fd;
+}
+
+pid_t znp_dmconf_lock_holder(const char *path)
+{
+	char name[NAME_MAX + 1];
+	int dirfd, ret = lock_name(path, name, sizeof(name), &dirfd);
+	pid_t pid;
+
+	if (ret)
+		return ret;
+	pid = znp_lock_holder(dirfd, name, "/proc/locks");
+	close(dirfd);
+	return pid;
+}
+
+static int append(char **buf, size_t *len, size_t *cap, const char *s, size_t n)
+{
+	if (*len + n > *cap) {
+		size_t c = *cap ? *cap : 4096;
+		char *b;
+
+		while (c < *len + n)
+			c *= 2;
+		b = realloc(*buf, c);
+		if (!b)
+			return -ENOMEM;
+		*buf = b;
+		*cap = c;
+	}
+	memcpy(*buf + *len, s, n);
+	*len += n;
+	return 0;
 }
 
 /*
  * Rewrite @path: keep every line of @old except those matching (@ident or
- * @name), then append @add (may be NULL). Return: lines dropped or -errno.
+ * @name), then append @add (may be NULL); znp_file_replace() with the
+ * file's mode. Return: lines dropped or -errno.
  */
 static int rewrite(const char *path, const char *old, size_t len, const char *ident,
 		   const char *name, const char *add)
 {
-	char tmp[PATH_MAX];
+	char base[NAME_MAX + 1], *out = NULL;
 	mode_t mode = 0644;
 	struct stat st;
-	size_t off = 0, n;
+	size_t off = 0, n, olen = 0, cap = 0;
 	const char *line;
-	int fd, ret = 0, dropped = 0;
+	int dirfd, ret = 0, dropped = 0;
 
-	if (snprintf(tmp, sizeof(tmp), "%s.tmp.%d", path, (int)getpid()) >= (int)sizeof(tmp))
-		return -ENAMETOOLONG;
-	if (!stat(path, &st))
+	dirfd = open_dir(path, base, sizeof(base));
+	if (dirfd < 0)
+		return dirfd;
+	if (!fstatat(dirfd, base, &st, AT_SYMLINK_NOFOLLOW) && S_ISREG(st.st_mode))
 		mode = st.st_mode & 07777;	/* keep the file's mode */
-	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-	if (fd < 0)
-		return -errno;
-	if (fchmod(fd, mode))
-		ret = -errno;
-	if (!ret && !old)
-		ret = write_all(fd, header, sizeof(header) - 1);
+	if (!old)
+		ret = append(&out, &olen, &cap, header, sizeof(header) - 1);
 	while (!ret && old && (line = znp_line_next(old, len, &off, &n))) {
 		struct znp_dmconf_entry e;
 		const char *why;
@@ -166,24 +188,17 @@ static int rewrite(const char *path, const char *old, size_t len, const char *id
 		    ((ident && !strcmp(e.ident, ident)) || (name && !strcmp(e.name, name)))) {
 			dropped++;
 		} else {
-			ret = write_all(fd, line, n);
+			ret = append(&out, &olen, &cap, line, n);
 			if (!ret)
-				ret = write_all(fd, "\n", 1);
+				ret = append(&out, &olen, &cap, "\n", 1);
 		}
 	}
 	if (!ret && add)
-		ret = write_all(fd, add, strlen(add));
-	if (!ret && fsync(fd))
-		ret = -errno;
-	if (close(fd) && !ret)
-		ret = -errno;
-	if (!ret && rename(tmp, path))
-		ret = -errno;
-	if (ret) {
-		unlink(tmp);
-		return ret;
-	}
-	ret = fsync_dir(path);	/* the rename itself must reach the disk */
+		ret = append(&out, &olen, &cap, add, strlen(add));
+	if (!ret)
+		ret = znp_file_replace(dirfd, base, out ? out : "", olen, mode);
+	free(out);
+	close(dirfd);
 	return ret ? ret : dropped;
 }
 

@@ -2,18 +2,22 @@
 /*
  * The persistent mapping file (default ZNP_DMCONF_PATH): one line per
  * mapping to restore at boot, keyed by the namespace's stable identity
- * (format and parser in dmtext.h). Updates are atomic (write a temporary
- * file, rename) and serialised with a lock file next to it.
+ * (format and parser in dmtext.h). Updates are atomic (znp_file_replace():
+ * an O_EXCL | O_NOFOLLOW temporary, fsync, rename, fsync of the directory)
+ * and serialised with the mappings lock, <file>.lock next to it (mode 0600:
+ * only its owner can flock() it), waited for ZNP_DMCONF_LOCK_MS at most.
  */
 #ifndef ZNP_DMCONF_H
 #define ZNP_DMCONF_H
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <sys/types.h>
 
 #include "dmtext.h"
 
 #define ZNP_DMCONF_PATH "/etc/zns-npo2/mappings.conf"
+#define ZNP_DMCONF_LOCK_MS	5000
 
 /**
  * znp_dmconf_read() - read the whole file
@@ -26,7 +30,7 @@ int znp_dmconf_read(const char *path, char **buf, size_t *len);
  * znp_dmconf_put() - record @e, replacing the entry with its name or identity
  * Creates the file (and its directory) when missing; other lines, comments
  * and lines that do not parse are kept as they are.
- * Return: 0 or -errno.
+ * Return: 0, -EBUSY (the lock stayed held: znp_dmconf_lock_holder()), or -errno.
  */
 int znp_dmconf_put(const char *path, const struct znp_dmconf_entry *e);
 
@@ -36,5 +40,8 @@ int znp_dmconf_put(const char *path, const struct znp_dmconf_entry *e);
  * Return: 1 removed, 0 not recorded (file untouched), or -errno.
  */
 int znp_dmconf_drop(const char *path, const char *ident, const char *name);
+
+/* The pid holding the mappings lock of @path, 0 if none is listed, or -errno. */
+pid_t znp_dmconf_lock_holder(const char *path);
 
 #endif

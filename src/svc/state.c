@@ -9,6 +9,7 @@
 #include <string.h>
 #include <sys/file.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "core.h"
@@ -73,6 +74,36 @@ int znp_svc_key(const char *ident, char *buf, size_t size)
 	return 0;
 }
 
+int znp_unit_escape(const char *s, char *buf, size_t size)
+{
+	static const char hex[] = "0123456789abcdef";
+	size_t o = 0;
+
+	if (!s || !*s)
+		return -EINVAL;
+	for (const unsigned char *c = (const unsigned char *)s; *c; c++) {
+		/* systemd's unit name alphabet; a leading '.' would hide the unit */
+		bool plain = (*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') ||
+			     (*c >= '0' && *c <= '9') || *c == ':' || *c == '_' ||
+			     (*c == '.' && c != (const unsigned char *)s);
+
+		if (o + (plain || *c == '/' ? 1 : 4) >= size)
+			return -ENAMETOOLONG;
+		if (plain) {
+			buf[o++] = (char)*c;
+		} else if (*c == '/') {
+			buf[o++] = '-';
+		} else {
+			buf[o++] = '\\';
+			buf[o++] = 'x';
+			buf[o++] = hex[*c >> 4];
+			buf[o++] = hex[*c & 15];
+		}
+	}
+	buf[o] = '\0';
+	return 0;
+}
+
 static int file_name(const char *ident, const char *suffix, char *buf, size_t size)
 {
 	char key[ZNP_SVC_KEY_MAX];
@@ -85,37 +116,15 @@ static int file_name(const char *ident, const char *suffix, char *buf, size_t si
 	return 0;
 }
 
-static int open_lock(int dirfd, const char *ident, int *fd)
+int znp_ns_lock(int dirfd, const char *ident, int *lockfd)
 {
 	char name[ZNP_SVC_KEY_MAX + 8];
-	struct stat st;
 	int ret = file_name(ident, LOCK_SUFFIX, name, sizeof(name));
 
 	if (ret)
 		return ret;
-	*fd = openat(dirfd, name, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
-	if (*fd < 0)
-		return -errno;
-	if (fstat(*fd, &st) || !S_ISREG(st.st_mode)) {
-		close(*fd);
-		return -EINVAL;
-	}
-	return 0;
-}
-
-int znp_ns_lock(int dirfd, const char *ident, int *lockfd)
-{
-	int fd, ret = open_lock(dirfd, ident, &fd);
-
-	if (ret)
-		return ret;
-	if (flock(fd, LOCK_EX | LOCK_NB)) {
-		ret = errno == EWOULDBLOCK ? -EBUSY : -errno;
-		close(fd);
-		return ret;
-	}
-	*lockfd = fd;
-	return 0;
+	/* the inode re-check: a second server never locks a lock file unmap removed */
+	return znp_lock_take(dirfd, name, 0, lockfd);
 }
 
 void znp_ns_unlock(int lockfd)
@@ -163,10 +172,10 @@ int znp_ublk_rec_format(char *buf, size_t size, const struct znp_ublk_rec *r)
 		     "ident=%s\nng=%s\nname=%s\nnsid=%" PRIu32 "\ndev_id=%d\npid=%ld\n"
 		     "lba_size=%" PRIu32 "\nzone_size=%" PRIu64 "\nzone_cap=%" PRIu64 "\n"
 		     "nr_zones=%" PRIu64 "\npo2_zone_sectors=%" PRIu64 "\npersist=%d\n"
-		     "started=%" PRIu64 "\n",
+		     "started=%" PRIu64 "\npid_start=%" PRIu64 "\n",
 		     r->ident, r->ng, r->name, r->nsid, r->dev_id, (long)r->pid, r->lba_size,
 		     r->zone_size, r->zone_cap, r->nr_zones, r->po2_zone_sectors,
-		     r->persist ? 1 : 0, r->started);
+		     r->persist ? 1 : 0, r->started, r->pid_start);
 	return n < 0 || (size_t)n >= size ? -ENAMETOOLONG : 0;
 }
 
@@ -256,6 +265,8 @@ int znp_ublk_rec_parse(const char *buf, size_t len, struct znp_ublk_rec *r,
 			r->persist = x;
 		} else if (!strcmp(line, "started")) {
 			bad = parse_u64(eq, UINT64_MAX, &r->started);
+		} else if (!strcmp(line, "pid_start")) {
+			bad = parse_u64(eq, UINT64_MAX, &r->pid_start);
 		}
 		if (bad) {
 			*why = "malformed value";
@@ -271,46 +282,21 @@ int znp_ublk_rec_parse(const char *buf, size_t len, struct znp_ublk_rec *r,
 
 /* ---- record files --------------------------------------------------------- */
 
-static int write_all(int fd, const char *buf, size_t len)
-{
-	while (len) {
-		ssize_t n = write(fd, buf, len);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return -errno;
-		buf += n;
-		len -= (size_t)n;
-	}
-	return 0;
-}
-
 int znp_ublk_rec_put(int dirfd, const struct znp_ublk_rec *r)
 {
-	char name[ZNP_SVC_KEY_MAX + 8], tmp[ZNP_SVC_KEY_MAX + 32], text[REC_MAX];
-	int fd, ret;
+	char name[ZNP_SVC_KEY_MAX + 8], text[REC_MAX];
+	struct znp_ublk_rec rec = *r;
+	int ret;
 
-	ret = znp_ublk_rec_format(text, sizeof(text), r);
+	/* the server writes its own record: what tells its pid from a recycled one */
+	if (rec.pid == getpid() && !rec.pid_start && znp_proc_start("/proc", rec.pid, &rec.pid_start))
+		rec.pid_start = 0;
+	ret = znp_ublk_rec_format(text, sizeof(text), &rec);
 	if (!ret)
 		ret = file_name(r->ident, REC_SUFFIX, name, sizeof(name));
 	if (ret)
 		return ret;
-	snprintf(tmp, sizeof(tmp), ".%s.%ld.tmp", name, (long)getpid());
-	unlinkat(dirfd, tmp, 0);
-	fd = openat(dirfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-	if (fd < 0)
-		return -errno;
-	ret = write_all(fd, text, strlen(text));
-	if (!ret && fsync(fd))
-		ret = -errno;
-	if (close(fd) && !ret)
-		ret = -errno;
-	if (!ret && renameat(dirfd, tmp, dirfd, name))
-		ret = -errno;
-	if (ret)
-		unlinkat(dirfd, tmp, 0);
-	return ret;
+	return znp_file_replace(dirfd, name, text, strlen(text), 0600);
 }
 
 static int read_rec(int dirfd, const char *name, struct znp_ublk_rec *r, const char **why)
@@ -338,9 +324,11 @@ static int read_rec(int dirfd, const char *name, struct znp_ublk_rec *r, const c
 			ret = -errno;
 			goto out;
 		}
-		if (!n || off + (size_t)n >= sizeof(text) - 1)
+		if (!n)
 			break;
-		off += (size_t)n;
+		off += (size_t)n;	/* counted before the test: a full buffer is data too */
+		if (off >= sizeof(text) - 1)
+			break;
 	}
 	ret = znp_ublk_rec_parse(text, off, r, why);
 out:
@@ -371,12 +359,27 @@ int znp_ublk_rec_drop(int dirfd, const char *ident)
 		return ret;
 	if (unlinkat(dirfd, name, 0))
 		return -errno;
-	/* the lock file may go too: a server keeps its own open descriptor */
-	if (!file_name(ident, LOCK_SUFFIX, name, sizeof(name)))
-		unlinkat(dirfd, name, 0);
+	/* the journal goes with it; the lock file stays: its holder (maybe the caller) has it */
 	if (!file_name(ident, JOURNAL_SUFFIX, name, sizeof(name)))
 		unlinkat(dirfd, name, 0);
 	return 0;
+}
+
+int znp_ublk_forget(int dirfd, const char *ident)
+{
+	char name[ZNP_SVC_KEY_MAX + 8];
+	int lockfd, ret = file_name(ident, LOCK_SUFFIX, name, sizeof(name));
+
+	if (ret)
+		return ret;
+	ret = znp_lock_take(dirfd, name, 0, &lockfd);
+	if (ret)
+		return ret;	/* -EBUSY: a server (maybe hung) still holds it */
+	ret = znp_ublk_rec_drop(dirfd, ident);
+	/* unlinked while held: a server starting now re-opens the name (znp_lock_take) */
+	znp_lock_unlink(dirfd, name, lockfd);
+	close(lockfd);
+	return ret;
 }
 
 int znp_ublk_journal_open(int dirfd, const char *ident)
@@ -453,6 +456,35 @@ out:
 	free(names);
 	closedir(d);
 	return ret;
+}
+
+/* ---- the recorded server ------------------------------------------------ */
+
+int znp_ublk_server_pidfd(const char *proc, const struct znp_ublk_rec *r, int *pidfd)
+{
+	uint64_t start;
+	int fd, ret;
+
+	if (!r->pid_start)
+		return -ENODATA;	/* a record from before start times were kept */
+	fd = (int)syscall(SYS_pidfd_open, r->pid, 0);
+	if (fd < 0)
+		return -errno;
+	/* the pidfd pins the process: a match now is the recorded server until it exits */
+	ret = znp_proc_start(proc, r->pid, &start);
+	if (!ret && start != r->pid_start)
+		ret = -ESTALE;
+	if (ret) {
+		close(fd);
+		return ret;
+	}
+	*pidfd = fd;
+	return 0;
+}
+
+int znp_pidfd_signal(int pidfd, int sig)
+{
+	return syscall(SYS_pidfd_send_signal, pidfd, sig, NULL, 0) ? -errno : 0;
 }
 
 /* ---- health ----------------------------------------------------------------- */

@@ -7,8 +7,10 @@
  * State lives only under ZNP_RUN_DIR (mode 0700, owned by the caller, never
  * reached through a symbolic link). For a namespace with identity IDENT
  * (znp_ident_from_ns()) there are two files, named by znp_svc_key(IDENT):
- *   <key>.lock  flock()ed by the one server serving the namespace
- *   <key>.ublk  its record (struct znp_ublk_rec, "key=value" lines)
+ *   <key>.lock  flock()ed by the one server serving the namespace (0600;
+ *               the lock protocol of statefile.h: removed only by a holder)
+ *   <key>.ublk  its record (struct znp_ublk_rec, "key=value" lines, 0600,
+ *               replaced atomically)
  * Every file is opened O_NOFOLLOW | O_CLOEXEC relative to the directory.
  *
  * Core library rules: nothing here prints or exits; 0 or -errno.
@@ -47,6 +49,15 @@ int znp_run_dir_open(const char *path, bool create);
  */
 int znp_svc_key(const char *ident, char *buf, size_t size);
 
+/**
+ * znp_unit_escape() - @s as a systemd unit name instance, escaped exactly as
+ * `systemd-escape` does: bytes outside [A-Za-z0-9:_.] (and a leading '.')
+ * become "\xNN", '/' becomes '-'. The unit gets @s back with the %I
+ * specifier (zns-npo2-ublk@.service).
+ * Return: 0, -EINVAL (empty @s) or -ENAMETOOLONG.
+ */
+int znp_unit_escape(const char *s, char *buf, size_t size);
+
 /* ---- the per-namespace lock ------------------------------------------- */
 
 /**
@@ -55,6 +66,11 @@ int znp_svc_key(const char *ident, char *buf, size_t size);
  * @lockfd: out, keep it open while serving (the lock goes with the last
  *          descriptor of its open file: it survives fork(), it dies with a
  *          SIGKILLed server)
+ *
+ * The lock protocol of statefile.h: the lock file is 0600, and after the
+ * flock() its inode is compared with the name's, so a lock file removed by
+ * znp_ublk_forget() meanwhile is never the one locked (no second server
+ * on the namespace).
  * Return: 0, -EBUSY when another server holds it, or -errno.
  */
 int znp_ns_lock(int dirfd, const char *ident, int *lockfd);
@@ -82,6 +98,7 @@ struct znp_ublk_rec {
 	uint64_t po2_zone_sectors;	/* ublk zone size, 512-byte sectors */
 	bool persist;			/* recorded in the mapping file too */
 	uint64_t started;		/* seconds since the epoch */
+	uint64_t pid_start;		/* @pid's start (/proc/PID/stat field 22), 0 unknown */
 };
 
 /* "key=value\n" lines. Return: 0, -EINVAL (bad record) or -ENAMETOOLONG. */
@@ -94,12 +111,42 @@ int znp_ublk_rec_format(char *buf, size_t size, const struct znp_ublk_rec *r);
 int znp_ublk_rec_parse(const char *buf, size_t len, struct znp_ublk_rec *r,
 		       const char **why);
 
-/* Atomically (temporary file + rename) write @r as <key>.ublk. Return: 0 or -errno. */
+/*
+ * Atomically write @r as <key>.ublk, mode 0600 (znp_file_replace()). When
+ * @r->pid is the caller and @r->pid_start is 0, the caller's start time is
+ * recorded. Return: 0 or -errno.
+ */
 int znp_ublk_rec_put(int dirfd, const struct znp_ublk_rec *r);
 /* Return: 0, -ENOENT (none), -EBADMSG, or -errno. */
 int znp_ublk_rec_get(int dirfd, const char *ident, struct znp_ublk_rec *r);
-/* Remove the record and the lock file. Return: 0 or -errno (-ENOENT: none). */
+/*
+ * Remove the record and the journal (its server, which holds the lock); the
+ * lock file stays.
+ * Return: 0 or -errno (-ENOENT: none).
+ */
 int znp_ublk_rec_drop(int dirfd, const char *ident);
+/*
+ * Remove the record, the journal and the lock file of a namespace no server holds
+ * (unmap): the lock is taken first, so nothing is removed under a server
+ * that still holds it, hung or not. Return: 0, -EBUSY (held: nothing
+ * removed), -ENOENT (no record), or -errno.
+ */
+int znp_ublk_forget(int dirfd, const char *ident);
+
+/**
+ * znp_ublk_server_pidfd() - a pidfd of the record's server, if it is still it
+ * @proc: "/proc" (or a test tree)
+ *
+ * The pid of a record may be stale (the server died, the pid was reused):
+ * the process is pinned with pidfd_open() and its start time compared
+ * with the recorded one, so a signal sent through the pidfd
+ * (znp_pidfd_signal()) reaches the recorded server or nothing.
+ * Return: 0 and *@pidfd, -ENODATA (no start time recorded), -ESRCH (gone),
+ * -ESTALE (the pid is another process now), or -errno.
+ */
+int znp_ublk_server_pidfd(const char *proc, const struct znp_ublk_rec *r, int *pidfd);
+/* pidfd_send_signal(). Return: 0 or -errno (-ESRCH: it has exited). */
+int znp_pidfd_signal(int pidfd, int sig);
 
 /*
  * znp_ublk_journal_open() - the append journal of the namespace's server

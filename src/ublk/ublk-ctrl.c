@@ -7,7 +7,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
-#include <libnvme.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -17,6 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "nvme-adapter.h"
 #include "ublk-priv.h"
 
 #define CTRL_PATH	"/dev/ublk-control"
@@ -185,15 +185,15 @@ int znp_ublk_geom_from_dev(struct znp_dev *ns, struct znp_ublk_geom *g, const ch
 		*why = "not a zoned namespace";
 		return -EMEDIUMTYPE;
 	}
-	ret = nvme_identify_ctrl(ns->fd, &id);
+	ret = znp_nvme_identify_ctrl(ns->fd, &id);
 	if (ret) {
 		*why = "Identify Controller failed";
-		return ret < 0 ? -errno : ret;
+		return ret;
 	}
-	ret = nvme_zns_identify_ctrl(ns->fd, &zid);
+	ret = znp_nvme_zns_identify_ctrl(ns->fd, &zid);
 	if (ret) {
 		*why = "ZNS Identify Controller failed";
-		return ret < 0 ? -errno : ret;
+		return ret;
 	}
 	if (zid.zasl)		/* in units of the minimum page size (4 KiB assumed, as MDTS) */
 		zasl = zid.zasl >= 19 ? UINT32_C(1) << 31 : UINT32_C(4096) << zid.zasl;

@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # Bad input to the real binary: each gives one line on stderr naming the
 # device (or the command when there is none) and the problem, the
-# documented exit code, and nothing on stdout.
+# documented exit code, and nothing on stdout (with -o json: the same error
+# as one JSON document, checked by tests/cli/lib.sh's json_error_ok).
 #   bad-input.sh path/to/nvme-zns-npo2
 set -u
 BIN=$(realpath "$1")
@@ -28,6 +29,10 @@ for cmd in open close finish reset offline; do
 done
 expect_err 3 /dev/null 'not an NVMe' -- reset /dev/null -s 0 --dry-run
 expect_err 3 /dev/zero 'not an NVMe' -- report /dev/zero -o json
+expect_err 3 "$NOPE" 'no such device' -- check "$NOPE" -o json
+expect_err 3 /dev/null 'not an NVMe namespace' -- reset /dev/null --all -f -o json
+expect_err 2 report 'missing argument <device>' -- report -o json
+expect_err 2 "$NOPE" "unexpected argument 'x'" -- report -o json "$NOPE" x
 # the device must not have changed
 [ "$(cat "$REG")" = 'not a device' ] && ok "regular file untouched" || not_ok "regular file changed"
 

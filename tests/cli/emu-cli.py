@@ -340,6 +340,43 @@ def test_bad(root):
     check(r.rc == 11, 'check -n matching the NSID is accepted')
 
 
+def json_error(r, args, rc, dev, nvme_status=None, errno=None):
+    """-o json failure: stdout one {"error": {...}} saying what stderr says."""
+    line = r.err.rstrip('\n')
+    j = r.json()
+    e = j.get('error') if isinstance(j, dict) and list(j) == ['error'] else None
+    check(r.rc == rc and e is not None and e['exit_code'] == rc and e['device'] == dev and
+          line == '%s: %s: %s' % (PROG, dev, e['message']) and
+          e['nvme_status'] == nvme_status and e['errno'] == errno and
+          (e['nvme_status_name'] is None) == (nvme_status is None) and
+          (e['errno_name'] is None) == (errno is None),
+          '%s -> exit %d, the error as JSON (status %r, errno %r): %r' %
+          (' '.join(args), rc, nvme_status, errno, r.out))
+    return e
+
+
+def test_json_errors(root):
+    """With -o json a failure is one JSON object on stdout; stderr and exit unchanged."""
+    args = ['offline', 'dev/ng0n1', '-s', '0', '-o', 'json']
+    r = Run(root, args)
+    e = json_error(r, args, 4, 'dev/ng0n1')
+    check(not r.sends() and e and 'add --force' in e['message'],
+          'refused offline -o json: nothing sent, the refusal named')
+    args = ['reset', 'dev/nvme4n1', '-s', '0', '-f', '-o', 'json']
+    json_error(Run(root, args), args, 4, 'dev/nvme4n1', errno=16)
+    args = ['report', 'dev/ng0n2', '-o', 'json']
+    json_error(Run(root, args), args, 3, 'dev/ng0n2')
+    # the configured fault: the 2nd Zone Management Send of ng5n1 fails with 0x4002
+    args = ['open', 'dev/ng5n1', '-s', '0', '-c', '3', '-o', 'json']
+    r = Run(root, args)
+    j = r.json() or {}
+    e = j.get('error') or {}
+    check(r.rc == 1 and j.get('result') == 'error' and j.get('zones_done') == 1 and
+          (e.get('nvme_status'), e.get('nvme_status_name'), e.get('errno'), e.get('device')) ==
+          (0x4002, 'Invalid Field in Command', None, 'dev/ng5n1') and len(r.sends()) == 2,
+          'open -o json failing at the 2nd zone: zones_done 1, error 0x4002 (%r)' % r.out)
+
+
 def report_maxrss(root, dev):
     """Peak RSS (KiB) of `report -o json` and the zones it printed."""
     # ASan's quarantine would hold every freed zone object: measure the tool
@@ -388,6 +425,10 @@ def test_report_fault(root):
               all(z['slba'] == i * 0x3000 for i, z in enumerate(zl)),
               'report failing mid-way: the JSON closes, nr_zones counts the %d zones printed'
               % len(zl))
+        e = j.get('error') or {}
+        check((e.get('nvme_status'), e.get('errno'), e.get('device')) ==
+              (0x4002, None, 'dev/ng8n1') and line.endswith(e.get('message', '?')),
+              'report failing mid-way: "error" is the configured status 0x4002 (%r)' % e)
     r = Run(root, ['report', 'dev/ng8n1'])
     rows = r.out.splitlines()[1:]
     check(r.rc == 1 and 0 < len(rows) < 200 and r.err.count('\n') == 1,
@@ -402,6 +443,7 @@ def main():
         test_check(root)
         test_zone_ops(root)
         test_bad(root)
+        test_json_errors(root)
         test_streaming(root)
     with tempfile.TemporaryDirectory() as root:
         znptest.setup(root, MKFAKE, FAULT_CONFIG)

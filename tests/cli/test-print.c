@@ -93,6 +93,48 @@ static void c_report_empty(struct znp_print *p)
 	report(p, "/dev/ng0n1", &ns_hidden, &g_npo2, NULL, 0, 0, ZNP_RF_FULL);
 }
 
+/* The device stopped the report after two zones: Invalid Field (SC 0x02). */
+static void c_report_partial(struct znp_print *p)
+{
+	struct znp_report_hdr h = { "/dev/ng0n1", &ns_hidden, &g_npo2, 0, ZNP_RF_ALL };
+
+	p->ops->report_begin(p, &h);
+	for (size_t i = 0; i < 2; i++)
+		p->ops->report_zone(p, &zones_npo2[i], i);
+	p->report_ret = 0x2;
+	p->ops->report_end(p);
+}
+
+/* A command refused before it printed anything (znp_cli_run()'s case). */
+static void c_error_refused(struct znp_print *p)
+{
+	const struct znp_error_view e = {
+		.ret = 0, .device = "/dev/ng0n1", .exit_code = 4,
+		.message = "reset destroys data: add --force (or confirm on a terminal)",
+	};
+
+	p->ops->error(p, &e);
+}
+
+/* An NVMe status with DNR set (0x4000): named by libnvme without it. */
+static void c_error_nvme(struct znp_print *p)
+{
+	const struct znp_error_view e = {
+		.ret = 0x41bf, .device = "/dev/ng0n1", .exit_code = 1,
+		.message = "zone management: NVMe status 0x41bf: Invalid Zone State Transition",
+	};
+
+	p->ops->error(p, &e);
+}
+
+static void c_error_errno(struct znp_print *p)
+{
+	const struct znp_error_view e = { .ret = -EBUSY, .device = "/dev/nvme0n1",
+					  .exit_code = 4, .message = NULL };
+
+	p->ops->error(p, &e);
+}
+
 static void c_list(struct znp_print *p)
 {
 	struct znp_list_row rows[] = {
@@ -215,6 +257,10 @@ static const struct tcase cases[] = {
 	{ "report-npo2-verbose", c_report_npo2, ZNP_PF_VERBOSE },
 	{ "report-big", c_report_big, 0 },
 	{ "report-empty", c_report_empty, 0 },
+	{ "report-partial", c_report_partial, 0 },
+	{ "error-refused", c_error_refused, 0 },
+	{ "error-nvme", c_error_nvme, 0 },
+	{ "error-errno", c_error_errno, 0 },
 	{ "list", c_list, 0 },
 	{ "list-human", c_list, ZNP_PF_HUMAN | ZNP_PF_VERBOSE },
 	{ "list-empty", c_list_empty, 0 },
@@ -335,10 +381,49 @@ static void check_report_json(struct json_object *o, const struct znp_geom *g,
 	}
 }
 
+/* The error object: the numbers fed in, the one that does not apply null. */
+static void check_error_json(struct json_object *e, int ret, const char *device)
+{
+	struct json_object *v;
+
+	CHECK(json_object_is_type(e, json_type_object));
+	CHECK(json_object_object_get_ex(e, "errno", &v) &&
+	      (ret < 0 ? (uint64_t)-ret == json_object_get_uint64(v) : !v));
+	CHECK(json_object_object_get_ex(e, "nvme_status", &v) &&
+	      (ret > 0 ? (uint64_t)ret == json_object_get_uint64(v) : !v));
+	CHECK(!strcmp(get_str(e, "device"), device));
+	CHECK(*get_str(e, "message"));
+}
+
 static void check_json(const struct tcase *t, struct json_object *o)
 {
+	struct json_object *e = NULL;
+
 	if (!o)
 		return;
+	if (!strcmp(t->name, "report-partial")) {
+		check_report_json(o, &g_npo2, zones_npo2, 2);
+		CHECK(json_object_object_get_ex(o, "error", &e));
+		check_error_json(e, 0x2, "/dev/ng0n1");
+		CHECK(!strcmp(get_str(e, "nvme_status_name"), "Invalid Field in Command"));
+	} else if (!strncmp(t->name, "error-", 6)) {
+		CHECK(json_object_object_length(o) == 1 && json_object_object_get_ex(o, "error", &e));
+		if (!strcmp(t->name, "error-refused")) {
+			check_error_json(e, 0, "/dev/ng0n1");
+			CHECK(get_u64(e, "exit_code") == 4);
+		} else if (!strcmp(t->name, "error-nvme")) {
+			check_error_json(e, 0x41bf, "/dev/ng0n1");
+			CHECK(!strcmp(get_str(e, "nvme_status_name"), "Invalid Zone State Transition"));
+			CHECK(get_u64(e, "exit_code") == 1);
+		} else {
+			check_error_json(e, -EBUSY, "/dev/nvme0n1");
+			CHECK(!strcmp(get_str(e, "errno_name"), "EBUSY"));
+			CHECK(!strcmp(get_str(e, "message"), strerror(EBUSY)));
+		}
+	} else if (!strcmp(t->name, "zone-error")) {
+		CHECK(json_object_object_get_ex(o, "error", &e));
+		check_error_json(e, -EIO, "/dev/ng0n1");
+	}
 	if (!strncmp(t->name, "report-npo2", 11)) {
 		check_report_json(o, &g_npo2, zones_npo2, sizeof(zones_npo2) / sizeof(zones_npo2[0]));
 		CHECK(get_u64(o, "nsid") == 1);

@@ -153,7 +153,9 @@ def main():
     plug = os.path.join(root, 'plugins', 'zns-npo2')
     glue_cmds = [c for c in cmds if c['name'] not in ('help', 'version')]
     hdr = open(os.path.join(plug, 'zns-npo2.h')).read()
-    entries = re.findall(r'ENTRY\("([^"]+)",\s*"([^"]*)",\s*(\w+)\)', hdr)
+    helpdefs = dict(re.findall(r'^#define\s+(ZNP_H_\w+)\s+"([^"]*)"\s*$', hdr, re.M))
+    entries = [(n, helpdefs.get(h, h).strip('"'), fn) for n, h, fn in
+               re.findall(r'ENTRY\("([^"]+)",\s*(\w+|"[^"]*"),\s*(\w+)\)', hdr)]
     if [e[0] for e in entries] != [c['name'] for c in glue_cmds]:
         bad('zns-npo2.h: ENTRY() commands %s, the table has %s' % (
             [e[0] for e in entries], [c['name'] for c in glue_cmds]))

@@ -15,7 +15,7 @@ with text and JSON output:
   - stdout is either empty or one complete JSON document (never cut short);
     a report's zones are exactly the device's first zones, in order, as the
     emulator was configured (zone i starts at i * zone size), nr_zones
-    counts them and "error" says the list is partial;
+    counts them and "error" (errno or NVMe status) says the list is partial;
   - discard when its Ctrl-C handler cannot be installed (sigaction() of
     SIGINT or SIGTERM failing): exit 1, one error line, nothing sent;
   - a batched operation reports exactly how many zones / ranges were done,
@@ -171,15 +171,20 @@ def test_report(root, name):
         r.one_error_line(NODE[name], prob)
         if fmt == 'json':
             j = r.json_or_nothing()
-            if j is not None:
+            e = (j or {}).get('error')
+            if j is not None and list(j) == ['error']:
+                # failed before the report began: the error is the document
+                check(isinstance(e, dict) and e.get('exit_code') == want and
+                      (prob is None or prob in e.get('message', '')),
+                      '%s: the error as the JSON document, exit_code %d: %r' % (r.desc, want, e))
+            elif j is not None:
                 zl = j.get('zone_list', [])
                 check(j.get('nr_zones') == len(zl) and len(zl) < NZ and
                       all(z['slba'] == i * ZS for i, z in enumerate(zl)),
                       '%s: the JSON holds the %d zones before the fault, as configured'
                       % (r.desc, len(zl)))
-                check(isinstance(j.get('error'), str) and (prob is None or prob in j['error']),
-                      '%s: the JSON says the list is partial: "error": %r'
-                      % (r.desc, j.get('error')))
+                check(isinstance(e, dict) and (prob is None or prob in e.get('message', '')),
+                      '%s: the JSON says the list is partial: "error": %r' % (r.desc, e))
         else:
             rows = r.out.splitlines()
             check(r.out == '' or r.out.endswith('\n'),
@@ -312,7 +317,8 @@ def test_discard_no_handler(root):
                     j = r.json_or_nothing()
                     res = (j or {}).get('result') or {}
                     check(res.get('submitted') == 0 and res.get('completed') == 0 and
-                          res.get('interrupted') is False and res.get('error') == 'Invalid argument',
+                          res.get('interrupted') is False and
+                          (res.get('error') or {}).get('errno') == EINVAL,
                           '%s: result: 0 submitted, 0 completed, not interrupted, the error: %r'
                           % (r.desc, res))
                 else:

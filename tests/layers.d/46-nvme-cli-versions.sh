@@ -3,15 +3,19 @@
 # Layer 4c: the same plugin source grafted into the newer nvme-cli people run,
 # built offline from the vendor tarballs (scripts/vendor.sh): 2.13 (Debian 13,
 # libnvme 1.13 as subproject), 2.16 (last 2.x, libnvme 1.16.2), 3.0-rc1
-# (libnvme 3 in its tree). Each is built once (its own build directory,
-# ccache) and gets layer 45's host checks (tests/nvme-cli/host-checks.sh)
-# through its own completion files. An unknown nvme-cli version must be
-# refused with a one-line error naming it.
+# (libnvme 3 in its tree), master (plain-C command registration, libnvme in
+# its tree). Each is built once (its own build directory, ccache), must be
+# recognised by the graft with the registration style it has (X-macros up to
+# 3.0-rc1, plain C on master) and gets layer 45's host checks
+# (tests/nvme-cli/host-checks.sh) through its own completion files. An
+# unknown nvme-cli version and a tree registering commands some other way
+# must be refused with a one-line error naming the version.
 set -uo pipefail
 cd "$(dirname "$0")/../.." || exit 1
 fail=0
 summary=()
-for v in 2.13 2.16 3.0-rc1; do
+declare -A want_style=([2.13]=xmacro [2.16]=xmacro [3.0-rc1]=xmacro [master]=plain)
+for v in 2.13 2.16 3.0-rc1 master; do
 	echo "=== nvme-cli $v"
 	start=$SECONDS
 	if ! bash scripts/build-nvme-cli.sh --version="$v"; then
@@ -20,11 +24,17 @@ for v in 2.13 2.16 3.0-rc1; do
 		continue
 	fi
 	built=$((SECONDS - start))
+	# the pristine vendor tree: how it registers commands, read from its files
+	desc=$(bash plugins/zns-npo2/graft.sh --describe "build/nvme-cli-$v/src" 2>&1)
+	if [ "$desc" != "$v ${want_style[$v]}" ]; then
+		summary+=("$v: registration NOT recognised as ${want_style[$v]}: $desc")
+		fail=1
+	fi
 	start=$SECONDS
 	bash tests/nvme-cli/host-checks.sh "build/nvme-cli-$v/nvme" "build/nvme-cli-$v/tree" "nvme-cli-$v" >"build/nvme-cli-$v/host-checks.log" 2>&1
 	rc=$?
 	cat "build/nvme-cli-$v/host-checks.log"
-	summary+=("$v: build ${built} s, $(tail -n1 "build/nvme-cli-$v/host-checks.log") ($((SECONDS - start)) s)")
+	summary+=("$v: build ${built} s, ${desc#* } registration, $(tail -n1 "build/nvme-cli-$v/host-checks.log") ($((SECONDS - start)) s)")
 	[ $rc = 0 ] || fail=1
 done
 
@@ -35,6 +45,7 @@ trap 'rm -rf "$tmp"' EXIT
 mkdir -p "$tmp/t/plugins"
 printf "project('nvme-cli', ['c'],\n    version: '2.11',\n)\n" >"$tmp/t/meson.build"
 : >"$tmp/t/plugin.h"
+: >"$tmp/t/define_cmd.h"
 : >"$tmp/t/plugins/meson.build"
 cp -a "$tmp/t" "$tmp/orig"
 out=$(bash plugins/zns-npo2/graft.sh "$tmp/t" 2>&1)
@@ -55,6 +66,22 @@ else
 	summary+=("NVME_CLI_SRC of nvme-cli 2.11: NOT refused properly (exit $rc: $out)")
 	fail=1
 fi
+# A tree whose plugins register neither through define_cmd.h nor through
+# plugin_add_group(): refused by the graft and the build, named, untouched.
+rm "$tmp/t/define_cmd.h" "$tmp/orig/define_cmd.h"
+echo 'void register_extension(struct plugin *plugin);' >"$tmp/t/plugin.h"
+cp "$tmp/t/plugin.h" "$tmp/orig/plugin.h"
+for tool in plugins/zns-npo2/graft.sh scripts/build-nvme-cli.sh; do
+	out=$(bash "$tool" "$tmp/t" 2>&1)
+	rc=$?
+	if [ $rc = 2 ] && [ "$(printf '%s\n' "$out" | wc -l)" = 1 ] && grep -q 'nvme-cli 2\.11, whose command registration' <<<"$out" &&
+		diff -r "$tmp/orig" "$tmp/t" >/dev/null; then
+		summary+=("$(basename "$tool"): unrecognised registration refused (\"$out\")")
+	else
+		summary+=("$(basename "$tool"): unrecognised registration NOT refused properly (exit $rc: $out)")
+		fail=1
+	fi
+done
 out=$(bash scripts/build-nvme-cli.sh --version=2.99 2>&1)
 rc=$?
 if [ $rc = 2 ] && [ "$(printf '%s\n' "$out" | wc -l)" = 1 ] && grep -q 'nvme-cli 2\.99' <<<"$out"; then
@@ -107,11 +134,16 @@ else
 fi
 
 # The upstream series (plugins/zns-npo2/upstream/make-series.sh): nvme-cli's
-# commit shape, applies with git am to a pristine 3.0-rc1, carries exactly the
-# plugin directory that was built and tested above, and configures with the
-# -Dplugins choice.
-echo "=== upstream series for nvme-cli 3.0-rc1"
+# commit shape, applies with git am to a pristine master, carries exactly the
+# plugin directory that was built and tested above, builds with
+# -Dplugins=zns,zns-npo2 against master's own libnvme, and passes nvme-cli's
+# checkpatch rules (.checkpatch.conf; checkpatch.pl from the kernel source)
+# outside the library copy in znp/, whose findings are counted.
+echo "=== upstream series for nvme-cli master"
 series=$PWD/build/nvme-cli-upstream
+# the patched tree at a fixed path (ccache hits on the next run), rebuilt
+# from the pristine snapshot every time
+am=$series/tree
 start=$SECONDS
 if bash plugins/zns-npo2/upstream/make-series.sh "$series" >"$tmp/series.log" 2>&1; then
 	sfail=
@@ -122,26 +154,67 @@ if bash plugins/zns-npo2/upstream/make-series.sh "$series" >"$tmp/series.log" 2>
 		grep -q '^Signed-off-by: ' "$f" || sfail+=" $(basename "$f"): no Signed-off-by;"
 	done
 	. scripts/vendor.sh
-	mkdir -p "$tmp/am"
-	tar -xzf "$(znp_vendor_tarball nvme-cli-3.0-rc1.tar.gz)" -C "$tmp/am" --strip-components=1
-	(cd "$tmp/am" && git init -q . && git add -A &&
+	rm -rf "$am"
+	mkdir -p "$am"
+	tar -xzf "$(znp_vendor_tarball nvme-cli-master-e117ee680.tar.gz)" -C "$am" --strip-components=1
+	(cd "$am" && git init -q . && git add -A &&
 		git -c user.name=t -c user.email=t@t commit -q -m base &&
 		git -c user.name=t -c user.email=t@t am -q "${pf[@]}") >"$tmp/am.log" 2>&1 ||
 		sfail+=" git am failed: $(tail -n 2 "$tmp/am.log" | tr '\n' ' ');"
 	# ublk_cmd.h: the kernel UAPI header the zns-npo2 build generated, which
 	# the graft adds and an upstream patch cannot carry (the plugin then uses
-	# the system's <linux/ublk_cmd.h>)
-	diff -r -x ublk_cmd.h "$tmp/am/plugins/zns-npo2" build/nvme-cli-3.0-rc1/tree/plugins/zns-npo2 >"$tmp/d" 2>&1 ||
+	# the system's <linux/ublk_cmd.h>, 6.6 or later)
+	diff -r -x ublk_cmd.h "$am/plugins/zns-npo2" build/nvme-cli-master/tree/plugins/zns-npo2 >"$tmp/d" 2>&1 ||
 		sfail+=" plugins/zns-npo2 differs from the tested graft: $(head -c 200 "$tmp/d");"
-	if meson setup "$tmp/am/.build" "$tmp/am" --wrap-mode=nodownload -Dplugins=zns,zns-npo2 \
-		-Ddocs=false -Dtests=false -Dexamples=false -Dpython=disabled >"$tmp/setup.log" 2>&1; then
-		grep -q "zns-npo2" <(meson introspect --targets "$tmp/am/.build") ||
-			sfail+=" -Dplugins=zns-npo2 configures no zns-npo2 target;"
+	cp build/src/ublk_cmd.h "$am/plugins/zns-npo2/znp/"	# Debian 12's is 6.1
+	bstart=$SECONDS
+	if meson setup "$am/.build" "$am" --wrap-mode=nodownload -Dplugins=zns,zns-npo2 \
+		-Ddocs=false -Dtests=false -Dexamples=false -Dpython=disabled \
+		--default-library=static >"$tmp/setup.log" 2>&1; then
+		if ! nice -n 10 ninja -C "$am/.build" nvme >"$tmp/ninja.log" 2>&1; then
+			sfail+=" the patched tree does not build: $(grep -m2 'error' "$tmp/ninja.log" | tr '\n' ' ');"
+		elif ! "$am/.build/nvme" zns-npo2 version >/dev/null ||
+			ldd "$am/.build/nvme" | grep -q 'libnvme'; then
+			sfail+=" the patched nvme has no zns-npo2 or links a system libnvme;"
+		fi
 	else
 		sfail+=" meson setup of the patched tree failed: $(tail -n 3 "$tmp/setup.log" | tr '\n' ' ');"
 	fi
+	bsecs=$((SECONDS - bstart))
+	cp_pl=$(bash scripts/checkpatch-path.sh 2>/dev/null) || cp_pl=
+	if [ -n "$cp_pl" ]; then
+		# nvme-cli's rules: its .checkpatch.conf, read from the tree's top.
+		# The library copy (znp/, ~18000 lines, ~1200 findings: lines over
+		# 80 columns) costs checkpatch ~100 s: only with ZNP_CHECKPATCH_ZNP=1.
+		for f in "${pf[@]}"; do
+			if [ "${ZNP_CHECKPATCH_ZNP:-0}" = 1 ]; then
+				cat "$f"
+			else
+				awk '/^diff --git /{ skip = ($3 ~ /^a\/plugins\/zns-npo2\/znp\//) } !skip' "$f"
+			fi >"$tmp/cp-$(basename "$f")"
+		done
+		(cd "$am" && for f in "${pf[@]}"; do perl "$cp_pl" -q --show-types "$tmp/cp-$(basename "$f")"; done) \
+			>"$tmp/cp.log" 2>&1
+		# one line per finding: "TYPE FILE" (the commit message: no FILE)
+		awk '/^(ERROR|WARNING|CHECK):/ { if (t) print t, "-"; t = $1; next }
+			t && /^#[0-9]+: FILE: / { print t, $3; t = "" }
+			END { if (t) print t, "-" }' "$tmp/cp.log" >"$tmp/cp.found"
+		# Allowed, as nvme-cli's own files have them: the X-macro include
+		# name (#define CMD_INC_FILE plugins/<name>/<name>, COMPLEX_MACRO)
+		# and a plugin's subcommand list in the generated bash completion.
+		allowed='^ERROR:COMPLEX_MACRO: plugins/zns-npo2/zns-npo2\.h:|^WARNING:LONG_LINE_STRING: completions/bash-nvme-completion\.sh:'
+		grep -v ' plugins/zns-npo2/znp/' "$tmp/cp.found" >"$tmp/cp.outside"
+		outside=$(grep -Evc "$allowed" "$tmp/cp.outside")
+		known=$(grep -Ec "$allowed" "$tmp/cp.outside")
+		inside=$(grep -c ' plugins/zns-npo2/znp/' "$tmp/cp.found")
+		cp_note="checkpatch: $outside findings outside znp/ (+$known allowed)"
+		[ "${ZNP_CHECKPATCH_ZNP:-0}" = 1 ] && cp_note+=", $inside in the library copy"
+		[ "$outside" = 0 ] || sfail+=" checkpatch outside znp/: $(grep -Ev "$allowed" "$tmp/cp.outside" | head -4 | tr '\n' ' ');"
+	else
+		sfail+=" no checkpatch.pl (scripts/checkpatch-path.sh: linux-source-6.12, make deps);"
+	fi
 	if [ -z "$sfail" ]; then
-		summary+=("upstream series: $(ls "$series" | tr '\n' ' ')applies, matches the graft, configures ($((SECONDS - start)) s)")
+		summary+=("upstream series: $(cd "$series" && ls 000[1-9]-*.patch | tr '\n' ' ')applies to master, matches the graft, builds with -Dplugins=zns,zns-npo2 against master's libnvme (${bsecs} s), $cp_note ($((SECONDS - start)) s)")
 	else
 		summary+=("upstream series: FAILED:$sfail")
 		fail=1

@@ -4,8 +4,9 @@
 # (--preset standard): `nvme zns-npo2 <cmd>` against `nvme-zns-npo2 <cmd>`
 # for every command of the table (tests/vm/plugin/guest.sh), then host-side
 # checks of the plugin's JSON against the configured namespaces. One VM run
-# per nvme-cli in ZNP_VM_NVME_CLI (default: Debian 12's 2.3 and the newest,
-# 3.0-rc1; layers 45/46 built them, rebuilt here if stale).
+# per nvme-cli in ZNP_VM_NVME_CLI (default: Debian 12's 2.3, 3.0-rc1 and
+# master, the two registration styles and both libnvme APIs; layers 45/46
+# built them, rebuilt here if stale).
 set -uo pipefail
 cd "$(dirname "$0")/../.." || exit 1
 znp=build/nvme-zns-npo2
@@ -13,7 +14,7 @@ znp=build/nvme-zns-npo2
 mkdir -p build/vm-logs
 fail=0
 summary=()
-for v in ${ZNP_VM_NVME_CLI:-2.3 3.0-rc1}; do
+for v in ${ZNP_VM_NVME_CLI:-2.3 3.0-rc1 master}; do
 	if [ "$v" = 2.3 ]; then out=build/nvme-cli tag=plugin; else out=build/nvme-cli-$v tag=plugin-$v; fi
 	bash scripts/build-nvme-cli.sh --version="$v" || {
 		echo "58-vm-plugin: building nvme-cli $v failed" >&2

@@ -134,8 +134,49 @@ same reset "$ng2" -n 1 -s 0
 same discard "$ng1" --dry-run -f
 same discard "$ng2" --offset=0 -l 1M --dry-run -o json
 same status "$ng1"
+# failures with -o json: the error as one JSON object, the same from both
+same reset "$ng1" -s 0x6000 -o json
+same open "$ng1" -s 0x12001 -o json
+same report "$ng3" -o json
 unset LD_PRELOAD
 STATE=
+
+# 2b. Devices that fail: an NVMe status at the first Identify, a report the
+# device stops in its second transfer (8 KiB MDTS: 127 zones each).
+f=$tmp/emu-fail
+mkdir -p "$f"
+cat >"$f/emu.conf" <<'CONF'
+path=dev/ng1n1 ctrl=nvme1 nsid=1 zsze=0x3000 zones=200 mdts=8k fail_io=0x7a:2:0x4002
+path=dev/ng2n1 ctrl=nvme2 nsid=1 zsze=0x3000 zones=4 fail_admin=0x06:1:0x6
+CONF
+python3 tests/emu/mkfake.py "$f" >/dev/null || { echo "host-checks: mkfake failed" >&2; exit 1; }
+export ZNP_SYSFS_ROOT=$f/sys ZNP_DEV_ROOT=$f/dev ZNP_EMU_CONFIG=$f/emu.conf LD_PRELOAD=$EMU
+same report "$f/dev/ng1n1" -o json
+same check "$f/dev/ng2n1" -o json
+"$NVME" zns-npo2 report "$f/dev/ng1n1" -o json >"$tmp/pe.json" 2>/dev/null
+rc1=$?
+"$NVME" zns-npo2 check "$f/dev/ng2n1" -o json >"$tmp/ce.json" 2>/dev/null
+rc2=$?
+unset LD_PRELOAD
+if python3 - "$tmp/pe.json" "$tmp/ce.json" "$f/dev" $rc1 $rc2 <<'PY'
+import json, sys
+pe, ce = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
+dev, rc1, rc2 = sys.argv[3], int(sys.argv[4]), int(sys.argv[5])
+zl, e = pe['zone_list'], pe['error']
+ok = (rc1 == 1 and len(zl) == 127 and pe['nr_zones'] == 127 and
+      all(z['slba'] == i * 0x3000 for i, z in enumerate(zl)) and
+      (e['nvme_status'], e['errno'], e['device']) == (0x4002, None, dev + '/ng1n1'))
+c = ce['error']
+ok = ok and list(ce) == ['error'] and rc2 == 1 and c['exit_code'] == 1 and \
+    (c['nvme_status'], c['errno'], c['device']) == (6, None, dev + '/ng2n1')
+sys.exit(0 if ok else 1)
+PY
+then
+	ok "nvme zns-npo2 -o json failures: the partial report keeps 127 zones and the configured status 0x4002, a failed Identify is status 0x6"
+else
+	bad "nvme zns-npo2 -o json failures do not carry the configured errors: $(head -c 300 "$tmp/ce.json")"
+fi
+export ZNP_SYSFS_ROOT=$e/sys ZNP_DEV_ROOT=$e/dev ZNP_EMU_CONFIG=$e/emu.conf
 
 # The plugin's report against the configuration (not against the tool):
 # zone starts, capacities and the mixed preset's states.

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "core.h"
 #include "svc.h"
 #include "test.h"
 
@@ -208,6 +209,172 @@ static void test_records(int dirfd)
 			AT_SYMLINK_NOFOLLOW), "tmp left");
 }
 
+/* A record of exactly @size bytes (comment lines pad it). */
+static void put_sized_record(int dirfd, const char *file, size_t size)
+{
+	char text[8192];
+	size_t n;
+	int fd;
+
+	n = (size_t)snprintf(text, sizeof(text), "ident=sn:BIG:nsid:1\ndev_id=9\npid=4243\n");
+	while (n < size) {
+		size_t line = size - n > 200 ? 200 : size - n;
+
+		text[n] = '#';
+		memset(text + n + 1, 'x', line - 1);
+		text[n + line - 1] = '\n';
+		n += line;
+	}
+	fd = openat(dirfd, file, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	CHECK(fd >= 0 && write(fd, text, size) == (ssize_t)size, "write %zu", size);
+	close(fd);
+}
+
+/* Regressions: the 4095-byte record, unmap under a held lock, stale pids. */
+static void test_rec_defects(int dirfd)
+{
+	struct znp_ublk_rec r, mine;
+	uint64_t start;
+	int lockfd = -1, pidfd = -1, st;
+	pid_t pid;
+
+	/* the largest record accepted is read whole, not as empty */
+	put_sized_record(dirfd, "sn_3aBIG_3ansid_3a1.ublk", 4095);
+	CHECK_INT(znp_ublk_rec_get(dirfd, "sn:BIG:nsid:1", &r), 0);
+	CHECK_INT(r.dev_id, 9);
+	CHECK_INT(r.pid, 4243);
+	put_sized_record(dirfd, "sn_3aBIG_3ansid_3a1.ublk", 4094);
+	CHECK_INT(znp_ublk_rec_get(dirfd, "sn:BIG:nsid:1", &r), 0);
+	put_sized_record(dirfd, "sn_3aBIG_3ansid_3a1.ublk", 4096);
+	CHECK_INT(znp_ublk_rec_get(dirfd, "sn:BIG:nsid:1", &r), -EBADMSG);
+	CHECK(!unlinkat(dirfd, "sn_3aBIG_3ansid_3a1.ublk", 0), "unlink");
+
+	/* unmap (znp_ublk_forget) never removes what a (hung) server holds */
+	mine = rec1;
+	strcpy(mine.ident, "sn:HUNG:nsid:1");
+	CHECK_INT(znp_ublk_rec_put(dirfd, &mine), 0);
+	pid = fork();
+	if (!pid) {
+		int l;
+
+		if (znp_ns_lock(dirfd, mine.ident, &l))
+			_exit(1);
+		pause();
+		_exit(0);
+	}
+	for (int i = 0; i < 200 && znp_ns_lock_held(dirfd, mine.ident) != 1; i++)
+		usleep(10000);
+	CHECK_INT(znp_ublk_forget(dirfd, mine.ident), -EBUSY);
+	CHECK_INT(znp_ublk_rec_get(dirfd, mine.ident, &r), 0);
+	CHECK(!faccessat(dirfd, "sn_3aHUNG_3ansid_3a1.lock", F_OK, AT_SYMLINK_NOFOLLOW),
+	      "lock file kept while held");
+	CHECK_INT(znp_ns_lock_held(dirfd, mine.ident), 1);
+	kill(pid, SIGKILL);
+	waitpid(pid, &st, 0);
+	CHECK_INT(znp_ublk_forget(dirfd, mine.ident), 0);
+	CHECK_INT(znp_ublk_rec_get(dirfd, mine.ident, &r), -ENOENT);
+	CHECK(faccessat(dirfd, "sn_3aHUNG_3ansid_3a1.lock", F_OK, AT_SYMLINK_NOFOLLOW),
+	      "lock file removed once free");
+	CHECK_INT(znp_ublk_forget(dirfd, mine.ident), -ENOENT);
+	/* the server's own drop keeps the lock file it holds */
+	CHECK_INT(znp_ns_lock(dirfd, mine.ident, &lockfd), 0);
+	CHECK_INT(znp_ublk_rec_put(dirfd, &mine), 0);
+	CHECK_INT(znp_ublk_rec_drop(dirfd, mine.ident), 0);
+	CHECK(!faccessat(dirfd, "sn_3aHUNG_3ansid_3a1.lock", F_OK, AT_SYMLINK_NOFOLLOW),
+	      "holder's lock file kept");
+	CHECK_INT(znp_ns_lock_held(dirfd, mine.ident), 1);
+	znp_ns_unlock(lockfd);
+
+	/* a server's record carries its start time */
+	mine.pid = getpid();
+	mine.pid_start = 0;
+	CHECK_INT(znp_ublk_rec_put(dirfd, &mine), 0);
+	CHECK_INT(znp_ublk_rec_get(dirfd, mine.ident, &r), 0);
+	CHECK_INT(znp_proc_start("/proc", getpid(), &start), 0);
+	CHECK_U64(r.pid_start, start);
+	CHECK_INT(znp_ublk_rec_drop(dirfd, mine.ident), 0);
+
+	/* the recorded pid is signalled only while it is the recorded process */
+	pid = fork();
+	if (!pid) {
+		pause();
+		_exit(0);
+	}
+	r = rec1;
+	r.pid = pid;
+	CHECK_INT(znp_proc_start("/proc", pid, &r.pid_start), 0);
+	CHECK_INT(znp_ublk_server_pidfd("/proc", &r, &pidfd), 0);
+	if (pidfd >= 0) {
+		CHECK_INT(znp_pidfd_signal(pidfd, SIGTERM), 0);
+		close(pidfd);
+	} else {
+		kill(pid, SIGKILL);	/* the check failed already; do not wait for ever */
+	}
+	CHECK(waitpid(pid, &st, 0) == pid && WIFSIGNALED(st) && WTERMSIG(st) == SIGTERM,
+	      "the server got SIGTERM");
+	CHECK_INT(znp_ublk_server_pidfd("/proc", &r, &pidfd), -ESRCH);	/* gone */
+	r.pid = getpid();	/* a pid that is another process now */
+	CHECK_INT(znp_ublk_server_pidfd("/proc", &r, &pidfd), -ESTALE);
+	r.pid_start = 0;	/* a record without a start time is not trusted */
+	CHECK_INT(znp_ublk_server_pidfd("/proc", &r, &pidfd), -ENODATA);
+}
+
+/* `systemd-escape -- @s` (the real binary), or -1 without one. */
+static int systemd_escape(const char *s, char *out, size_t size)
+{
+	int p[2], st;
+	ssize_t n, off = 0;
+	pid_t pid;
+
+	if (pipe(p))
+		return -1;
+	pid = fork();
+	if (!pid) {
+		dup2(p[1], 1);
+		close(p[0]);
+		execlp("systemd-escape", "systemd-escape", "--", s, (char *)NULL);
+		_exit(127);
+	}
+	close(p[1]);
+	while ((n = read(p[0], out + off, size - 1 - (size_t)off)) > 0)
+		off += n;
+	close(p[0]);
+	out[off] = '\0';
+	out[strcspn(out, "\n")] = '\0';
+	if (waitpid(pid, &st, 0) != pid || !WIFEXITED(st) || WEXITSTATUS(st))
+		return -1;
+	return 0;
+}
+
+/* Mapping names as unit instances: what systemd-escape makes of them. */
+static void test_unit_escape(void)
+{
+	static const char *const names[] = {
+		"po2-a", "po2-SN-ZNS-0-n1", "a+b", "x@y", "k=v#1", ".hidden", "a.b:c_d",
+		"dir/name", "a b", "po2-Az09._+:@=#", ".-.", "back\\slash", "\xc3\xa4", "-", "plain09",
+	};
+	char got[512], want[512];
+	int compared = 0;
+
+	CHECK_INT(znp_unit_escape("po2-a", got, sizeof(got)), 0);
+	CHECK_STR(got, "po2\\x2da");
+	CHECK_INT(znp_unit_escape("", got, sizeof(got)), -EINVAL);
+	CHECK_INT(znp_unit_escape("a-b", got, 4), -ENAMETOOLONG);
+	CHECK_INT(znp_unit_escape("a-b", got, 7), 0);
+	CHECK_STR(got, "a\\x2db");
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		if (systemd_escape(names[i], want, sizeof(want)))
+			continue;
+		compared++;
+		CHECK_INT(znp_unit_escape(names[i], got, sizeof(got)), 0);
+		CHECK(!strcmp(got, want), "%s: \"%s\", systemd-escape \"%s\"", names[i], got, want);
+	}
+	if (!compared)
+		printf("# no systemd-escape here: compared with the fixed cases only\n");
+	else
+		CHECK_INT(compared, sizeof(names) / sizeof(names[0]));
+}
+
 static void test_health(void)
 {
 	struct { bool lock, cdev, disk; int state; enum znp_ublk_health want; } t[] = {
@@ -372,8 +539,10 @@ int main(void)
 	if (dirfd >= 0) {
 		test_lock(dirfd);
 		test_records(dirfd);
+		test_rec_defects(dirfd);
 		close(dirfd);
 	}
+	test_unit_escape();
 	test_health();
 	test_presence();
 	test_route();

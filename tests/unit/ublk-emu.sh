@@ -121,6 +121,50 @@ has "list: ng0n2 not mapped" "$root/out" "^ng0n2 .* -\$"
 t "unmap of a stale record removes it" 0 "$BIN" unmap ublkb5 --config "$root/none.conf"
 [ ! -e "$root/run/$key.ublk" ] && ok || bad "record still there after unmap"
 t "unmap again: not a ublk mapping (no such mapping 3, no dm 5)" $nodm "$BIN" unmap ublkb5
+
+# ---- the mappings lock: 0600, a bounded wait that names its holder --------------------
+stale_rec() {	# a record whose device is gone (unmap forgets it, then the mapping file)
+	printf 'ident=%s\nng=ng0n2\nname=\nnsid=2\ndev_id=7\npid=999999\n' "$ident" \
+		>"$root/run/$key.ublk"
+	chmod 600 "$root/run/$key.ublk"
+}
+cdir=$(mktemp -d /tmp/znp-conf.XXXXXX)
+chmod 755 "$cdir"	# like /etc/zns-npo2: anyone may look, only root writes
+conf=$cdir/mappings.conf
+if [ "$(id -u)" = 0 ] && command -v runuser >/dev/null && command -v flock >/dev/null; then
+	# an old release's 0644 lock: any user could flock() it and hang every update
+	install -m 0644 /dev/null "$conf.lock"
+	LD_PRELOAD= runuser -u nobody -- flock -n "$conf.lock" true && ok ||
+		bad "setup: nobody cannot flock a 0644 lock file"
+	stale_rec
+	t "unmap of a stale record updates the mapping file" 0 "$BIN" unmap ublkb7 --config "$conf"
+	[ "$(stat -c %a "$conf.lock")" = 600 ] && ok ||
+		bad "mappings lock is mode $(stat -c %a "$conf.lock"), want 600"
+	LD_PRELOAD= runuser -u nobody -- flock -n "$conf.lock" true 2>/dev/null &&
+		bad "nobody can flock the mappings lock" || ok
+	LD_PRELOAD= runuser -u nobody -- flock -n -x "$conf.lock" -c 'sleep 1' 2>/dev/null &&
+		bad "nobody can hold the mappings lock" || ok
+	# held by another process: a failure after the wait, naming the holder
+	LD_PRELOAD= flock -x "$conf.lock" sleep 30 &
+	holder=$!
+	for _ in $(seq 50); do grep -q " FLOCK .* $holder " /proc/locks && break; sleep 0.1; done
+	stale_rec
+	start=$(date +%s)
+	t "unmap while the mappings lock is held: fails after the wait (1)" 1 \
+		"$BIN" unmap ublkb7 --config "$conf"
+	took=$(($(date +%s) - start))
+	[ "$took" -ge 4 ] && [ "$took" -le 15 ] && ok || bad "waited ${took}s for the lock, want ~5"
+	has "... naming the lock and its holder" "$root/err" \
+		"cannot update $conf: its lock $conf.lock stayed held for 5 s by pid $holder \(flock\)"
+	lines "... in one line" "$root/err" 1
+	kill "$holder" 2>/dev/null
+	wait "$holder" 2>/dev/null
+	[ ! -e "$conf.tmp" ] && [ -z "$(find "$cdir" -name '.mappings.conf.*')" ] && ok ||
+		bad "temporary files left in $cdir"
+else
+	echo "# not root (or no runuser/flock): the mappings lock checks are left out"
+fi
+rm -rf "$cdir"
 # an unsafe state directory is not trusted
 cp /dev/null "$root/run/x"
 chmod 0755 "$root/run"

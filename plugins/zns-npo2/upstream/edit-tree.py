@@ -1,11 +1,13 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0-or-later
-"""nvme-cli 3.0 side of the upstream series (used by make-series.sh).
+"""nvme-cli's side of the upstream series (used by make-series.sh).
 
     edit-tree.py TREE help|plugin-deps|plugin|docs [PAGES]
 
 Each step edits TREE in place and fails when an anchor it needs is not there
-exactly once (a changed nvme-cli).
+exactly once (a changed nvme-cli). Written against nvme-cli master (plain-C
+command registration; plugins/meson.build enters plugins/<name>/ for every
+selected plugin).
 """
 import os
 import sys
@@ -35,18 +37,15 @@ if step == 'help':
          "\t\t\t\tgeneral_help(extension, NULL);\n"
          "\t\t\t\treturn 0;\n\t\t\t}\n\t\t}\n\t}\n\n" + anchor)
 elif step == 'plugin-deps':
-    edit('plugins/meson.build', "# Build the plugin_sources list from simple plugins\nplugin_sources = []\n",
-         "# Build the plugin_sources list from simple plugins\nplugin_sources = []\n\n"
+    edit('plugins/meson.build', "plugin_sources = []\nenabled_plugins = []\n",
+         "plugin_sources = []\nenabled_plugins = []\n"
          "# Libraries plugins link, beyond those of nvme itself\nplugin_deps = []\n")
     edit('meson.build', "        libkmod_dep,\n    ]\n", "        libkmod_dep,\n        plugin_deps,\n    ]\n")
 elif step == 'plugin':
     edit('plugins/meson.build', "# Libraries plugins link, beyond those of nvme itself\nplugin_deps = []\n",
-         "# Libraries plugins link, beyond those of nvme itself\nplugin_deps = []\n\n"
+         "# Libraries plugins link, beyond those of nvme itself\nplugin_deps = []\n"
          "# zns-npo2 needs liburing and libdevmapper: left out, with a warning, without them\n"
-         "if 'zns-npo2' in selected_plugins and host_system == 'linux'\n"
-         "  zns_npo2_required = false\n"
-         "  subdir('zns-npo2')\n"
-         "endif\n")
+         "zns_npo2_required = false\n")
     edit('meson_options.txt', "'transcend', 'utils', 'virtium', 'wdc', 'ymtc', 'zns'],",
          "'transcend', 'utils', 'virtium', 'wdc', 'ymtc', 'zns', 'zns-npo2'],")
 elif step == 'docs':

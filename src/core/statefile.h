@@ -1,0 +1,79 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The state-file toolkit every room that keeps files uses (the mapping file
+ * in dm/, the ublk records and namespace locks in svc/): one atomic
+ * replace, one lock protocol, and the process facts a record needs to be
+ * trusted later. Files are named relative to a directory descriptor and
+ * never reached through a symbolic link.
+ *
+ * The lock protocol: a lock file is created 0600, flock()ed without
+ * blocking (retried until a deadline), and after the flock its inode is
+ * compared with what the name points to now: a file unlinked or replaced
+ * between open and flock is let go and the name opened again. So a lock
+ * file may be unlinked only by a process that holds its lock, and a lock
+ * taken is always on the file every other process finds.
+ *
+ * Core library rules: nothing here prints or exits; 0 or -errno.
+ */
+#ifndef ZNP_STATEFILE_H
+#define ZNP_STATEFILE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+/**
+ * znp_file_replace() - atomically replace @name in @dirfd with @len bytes
+ * @mode: of the new file (the temporary is created 0600 and set to @mode
+ *        before the rename)
+ *
+ * The temporary (".<name>.<random>") is opened O_CREAT | O_EXCL | O_NOFOLLOW:
+ * a file or symbolic link planted at its name is never opened, written or
+ * removed (another random name is tried). Written in full, fsync()ed,
+ * renamed over @name, then the directory is fsync()ed so the rename itself
+ * is durable. On failure @name is untouched and the temporary removed.
+ * Return: 0 or -errno.
+ */
+int znp_file_replace(int dirfd, const char *name, const void *buf, size_t len, mode_t mode);
+
+/**
+ * znp_lock_take() - take the exclusive lock on lock file @name in @dirfd
+ * @wait_ms: how long to retry while another process holds it (0: once)
+ * @fd: out, the lock (the open file); keep it open to keep the lock
+ *
+ * The file is created 0600 when missing; an existing one must be a regular
+ * file owned by the caller (-EPERM otherwise: another user could hold it),
+ * and group/other permission bits of an old one are cleared.
+ * Return: 0, -EBUSY (still held after @wait_ms), -ELOOP (a symbolic link),
+ * or -errno.
+ */
+int znp_lock_take(int dirfd, const char *name, unsigned int wait_ms, int *fd);
+
+/**
+ * znp_lock_unlink() - remove lock file @name, whose lock @fd the caller holds
+ *
+ * Only when @name still is the file @fd locks (nothing else to remove).
+ * Processes waiting on the old file find it gone after their flock and
+ * open the name again. Return: 0 or -errno.
+ */
+int znp_lock_unlink(int dirfd, const char *name, int fd);
+
+/**
+ * znp_lock_holder() - the process holding a flock() on @name in @dirfd
+ * @locks: "/proc/locks" (or a test file)
+ * Return: its pid, 0 when no holder is listed, or -errno.
+ */
+pid_t znp_lock_holder(int dirfd, const char *name, const char *locks);
+
+/**
+ * znp_proc_start() - when process @pid started (field 22 of /proc/PID/stat:
+ * clock ticks after boot); a recycled pid has a later one
+ * @proc: "/proc" (or a test tree)
+ * Return: 0, -ESRCH (no such process), or -errno.
+ */
+int znp_proc_start(const char *proc, pid_t pid, uint64_t *ticks);
+
+/* Pure: the start time from the text of a /proc/PID/stat. Return: 0 or -EBADMSG. */
+int znp_proc_stat_start(const char *stat, uint64_t *ticks);
+
+#endif
