@@ -301,8 +301,8 @@ static void log_io_path(struct znp_ublk_server *s)
 	bool abr = s->features & ZNP_UBLK_F_AUTO_BUF_REG;
 
 	znp_ublk_log(s, LOG_INFO, "ublk%d: io_uring: %s, %s files, %s buffers", s->dev_id,
-		     q->ring_flags & IORING_SETUP_DEFER_TASKRUN ?
-		     "single issuer, deferred task work" : "plain ring",
+		     q->ring_flags & IORING_SETUP_COOP_TASKRUN ?
+		     "cooperative task work" : "plain ring",
 		     q->sqe_flags ? "registered" : "unregistered",
 		     q->fixed_bufs ? "registered" : "unregistered");
 	znp_ublk_log(s, LOG_INFO, "ublk%d: driver features 0x%" PRIx64 ": zero copy %s, "

@@ -114,8 +114,8 @@ ok "ublk: server started on $ng (pid $srv0)"
 expect_eq "ublk: server printed the block device" "$(cat /tmp/srv0)" "/dev/ublkb0"
 q=/sys/block/ublkb0/queue
 # stock 6.12 takes the fast ring flags and registrations, and has no zero copy
-expect_match "ublk: ring with single issuer, deferred task work, registered files and buffers" \
-	"io_uring: single issuer, deferred task work, registered files, registered buffers" \
+expect_match "ublk: ring with cooperative task work, registered files and buffers" \
+	"io_uring: cooperative task work, registered files, registered buffers" \
 	"$(cat /tmp/srv0.err)"
 expect_match "ublk: 6.12 offers no zero copy: the server says so and copies" \
 	"zero copy absent, automatic buffer registration absent: data moves by user copy" \
