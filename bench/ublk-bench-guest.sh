@@ -2,6 +2,8 @@
 # test). One session runs one round on one kernel, on the npo2 namespace
 # ctrl 0 nsid 1:
 #   stock kernel:   "ublk"  the ublk device (map --ublk, ublk_drv)
+#                   "ublk0" the same with the baseline's server, when the
+#                           host passed one (UBLK_BENCH_BASE), in turn with "ublk"
 #                   "raw"   the namespace through fio io_uring_cmd on /dev/ngXnY
 #                           (random read only: 128 KiB is over the 255-sector
 #                           passthrough limit stock 6.12 keeps on a hidden namespace)
@@ -10,8 +12,9 @@
 #                           kernel has the ublk driver: both ways on one kernel
 #                   "rawp"  the namespace through fio io_uring_cmd on /dev/ngXnY
 # Workloads: randread (4 KiB, iodepth 16, zone 0, written at the start of the
-# session) and seqwrite (128 KiB, iodepth 4, zonemode=zbd, zones 1.., reset
-# before every run). Kernel command line: UB_ROUND, UB_RUNTIME (s), UB_DIAG=1
+# session), seqwrite (128 KiB, iodepth 4, zonemode=zbd, zones 1.., reset
+# before every run) and randread4j (randread with 4 jobs over both vCPUs; the
+# ublk device has 2 queues). Kernel command line: UB_ROUND, UB_RUNTIME (s), UB_DIAG=1
 # (after the round: syscall counts of the ublk server under strace, request
 # counts from /sys/block/*/stat).
 # Prints between "### BEGIN ublk-bench" and "### END ublk-bench":
@@ -88,6 +91,12 @@ run_job() {
 		res=$(fio --name=rr --filename="$dev" $eng $PIN --rw=randread --bs=4k --iodepth=16 \
 			--offset=0 --size="$ZSZE" --norandommap=1 --time_based=1 --runtime="$RUNTIME" \
 			--output-format=terse --terse-version=3 2>>/tmp/fio.err)
+	elif [ "$w" = randread4j ]; then
+		# 4 jobs over both vCPUs: both ublk queues (and both nvme queues) busy
+		res=$(fio --name=rr4 --filename="$dev" $eng --cpus_allowed=0-1 \
+			--cpus_allowed_policy=split --numjobs=4 --group_reporting=1 --rw=randread \
+			--bs=4k --iodepth=16 --offset=0 --size="$ZSZE" --norandommap=1 --time_based=1 \
+			--runtime="$RUNTIME" --output-format=terse --terse-version=3 2>>/tmp/fio.err)
 	else
 		res=$(fio --name=sw --filename="$dev" $eng $PIN --rw=write --bs=128k --iodepth=4 \
 			--zonemode=zbd --offset="$zsz" --size=$(((NZ - 1) * zsz)) \
@@ -126,20 +135,40 @@ fill_zone0() {
 		"$(awk -F';' 'NF > 50 { print $47 * 1024 }' /tmp/fill.out)" "$ZSZE"
 }
 
-if [ "$VM_KERNEL" = stock ]; then
-	expect_ok "map --ublk $NG" run_to 90 $Z map --ublk "$NG" -o json
+# use_ublk NAME: the namespace served by this build's server ("ublk") or by
+# the baseline's (/usr/bin/nvme-zns-npo2-base, "ublk0"), one at a time
+UBCUR=
+use_ublk() {
+	local bin=$Z
+	[ "$UBCUR" = "$1" ] && return 0
+	[ -n "$UBCUR" ] && { run_to 60 $Z unmap "${UB#/dev/}" >/tmp/vm-cmd.out 2>&1 ||
+		{ not_ok "unmap $UB" "$(cat /tmp/vm-cmd.out)"; return 1; }; }
+	[ "$1" = ublk0 ] && bin=/usr/bin/nvme-zns-npo2-base
+	# two queues (one per vCPU), for randread4j; single-job runs use the one
+	# of fio's vCPU either way
+	run_to 90 $bin map --ublk --queues 2 "$NG" -o json >/tmp/vm-cmd.out 2>&1 ||
+		{ not_ok "map --ublk $NG ($1)" "$(cat /tmp/vm-cmd.out)"; return 1; }
 	UB=/dev/ublkb$(sed -n 's/.*"ublk_dev_id": \([0-9]*\).*/\1/p' /tmp/vm-cmd.out | head -1)
 	SRV=$(sed -n 's/.*"server_pid": \([0-9]*\).*/\1/p' /tmp/vm-cmd.out | head -1)
-	expect_eq "ublk device $UB is a zoned block device" \
-		"$(cat /sys/block/${UB#/dev/}/queue/zoned 2>/dev/null)" host-managed
+	UBCUR=$1
 	MAPPED=$UB
 	# queue layout, for the report
-	vm_log "ublk $UB: $(cat /sys/block/${UB#/dev/}/queue/max_sectors_kb) KiB max I/O," \
+	vm_log "$1 $UB: $(cat /sys/block/${UB#/dev/}/queue/max_sectors_kb) KiB max I/O," \
 		"$(ls /sys/block/${UB#/dev/}/mq | wc -l) hw queue(s)," \
 		"nr_requests $(cat /sys/block/${UB#/dev/}/queue/nr_requests), server pid $SRV" \
 		"threads $(ls /proc/$SRV/task | wc -l)"
-	devs="ublk:$UB raw:$NG"
-	[ $((ROUND % 2)) = 0 ] && devs="raw:$NG ublk:$UB"
+}
+
+if [ "$VM_KERNEL" = stock ]; then
+	use_ublk ublk && ok "map --ublk $NG"
+	expect_eq "ublk device $UB is a zoned block device" \
+		"$(cat /sys/block/${UB#/dev/}/queue/zoned 2>/dev/null)" host-managed
+	devs="ublk:ublk raw:$NG"
+	[ $((ROUND % 2)) = 0 ] && devs="raw:$NG ublk:ublk"
+	if [ -x /usr/bin/nvme-zns-npo2-base ]; then
+		devs="ublk:ublk ublk0:ublk raw:$NG"
+		[ $((ROUND % 2)) = 0 ] && devs="raw:$NG ublk0:ublk ublk:ublk"
+	fi
 else
 	BLK=$(vm_blk 0 1)
 	expect_ok "dm-po2zone over $BLK" dmsetup create ubpo2 --table "0 $((NZ * PO2 / 512)) po2zone $BLK"
@@ -153,7 +182,7 @@ else
 	[ $((ROUND % 2)) = 0 ] && devs="rawp:$NG dm:$MAPPED"
 	if [ -c /dev/ublk-control ]; then
 		# the block device is visible here: --force serves it through ublk anyway
-		expect_ok "map --ublk --force $NG" run_to 90 $Z map --ublk --force "$NG" -o json
+		expect_ok "map --ublk --force $NG" run_to 90 $Z map --ublk --force --queues 2 "$NG" -o json
 		UB=/dev/ublkb$(sed -n 's/.*"ublk_dev_id": \([0-9]*\).*/\1/p' /tmp/vm-cmd.out | head -1)
 		SRV=$(sed -n 's/.*"server_pid": \([0-9]*\).*/\1/p' /tmp/vm-cmd.out | head -1)
 		expect_eq "ublk device $UB is a zoned block device" \
@@ -173,12 +202,17 @@ reset_writes() {
 
 fill_zone0 "$MAPPED"
 echo "### BEGIN ublk-bench"
-for w in randread seqwrite; do
+for w in randread seqwrite randread4j; do
 	for d in $devs; do
 		# stock 6.12 keeps a hidden namespace at 255 sectors per passthrough
 		# command: 128 KiB writes on its ng node fail with EINVAL
 		[ "$w" = seqwrite ] && [ "${d%%:*}" = raw ] && continue
-		job "${d%%:*}" "${d#*:}" "$w"
+		if [ "${d#*:}" = ublk ]; then
+			use_ublk "${d%%:*}" || continue
+			job "${d%%:*}" "$UB" "$w"
+		else
+			job "${d%%:*}" "${d#*:}" "$w"
+		fi
 	done
 done
 echo "### END ublk-bench"
@@ -204,6 +238,7 @@ if [ "$DIAG" = 1 ]; then
 	echo "### BEGIN ublk-diag"
 	for w in randread seqwrite; do
 		if [ "$VM_KERNEL" = stock ]; then
+			use_ublk ublk
 			b=${UB#/dev/}
 			x0=$(srv_ctx)
 			r=$(job ublk "$UB" "$w")

@@ -16,7 +16,8 @@
 # ublk >= 70% of dm-po2zone's IOPS on random read, >= 80% of its bandwidth on
 # sequential write.
 #
-# usage: bench/ublk-bench.sh [BZIMAGE]   (default build/kernel/bzImage)
+# usage: bench/ublk-bench.sh [BZIMAGE|none]   (default build/kernel/bzImage;
+#        none: the stock kernel's sessions only, no dm-po2zone column)
 # env:   UBLK_BENCH_ROUNDS (3), UBLK_BENCH_RUNTIME seconds per fio run (10),
 #        UBLK_BENCH_ICOUNT QEMU -icount options (shift=3,sleep=on: the
 #        shift of bench/dm-perf.sh, but an idle guest's clock runs at host
@@ -24,7 +25,9 @@
 #        time), UBLK_BENCH_DIAG (1: the last
 #        round also counts the server's syscalls under strace and the
 #        requests per I/O; 0: no), UBLK_BENCH_OUT (build/bench/ublk-bench.txt),
-#        UBLK_BENCH_RAW=FILE re-renders earlier raw results without a VM run.
+#        UBLK_BENCH_RAW=FILE re-renders earlier raw results without a VM run,
+#        UBLK_BENCH_BASE=BINARY a baseline nvme-zns-npo2 (another build) served
+#        in turn with this one on the stock kernel ("ublk baseline" column).
 # Under TCG the absolute numbers mean little; compare the ratios.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -35,6 +38,8 @@ runtime=${UBLK_BENCH_RUNTIME:-10}
 diag=${UBLK_BENCH_DIAG:-1}
 out=${UBLK_BENCH_OUT:-build/bench/ublk-bench.txt}
 icount=${UBLK_BENCH_ICOUNT:-shift=3,sleep=on}
+base=${UBLK_BENCH_BASE:-}
+[ -z "$base" ] || [ -x "$base" ] || { echo "ublk-bench: UBLK_BENCH_BASE $base is not an executable" >&2; exit 1; }
 ns=ctrl=0,nsid=1,size=4032M,lbas=4096,zoned=1,zsze=96M,zcap=96M
 mkdir -p build/bench build/vm-logs
 raw=build/bench/ublk-bench.raw
@@ -43,7 +48,9 @@ if [ -n "${UBLK_BENCH_RAW:-}" ]; then
 	cp "$UBLK_BENCH_RAW" "$raw.in"
 	icount=re-rendered
 else
-	[ -f "$kernel" ] || { echo "ublk-bench: $kernel not found (run make kernel)" >&2; exit 1; }
+	# "none": the stock kernel's columns only (no patched kernel built)
+	[ "$kernel" = none ] || [ -f "$kernel" ] ||
+		{ echo "ublk-bench: $kernel not found (run make kernel, or pass none)" >&2; exit 1; }
 	[ -x build/nvme-zns-npo2 ] || { echo "ublk-bench: build/nvme-zns-npo2 not built (run make)" >&2; exit 1; }
 	strace=$(command -v strace || true)
 	[ -n "$strace" ] || diag=0
@@ -61,6 +68,7 @@ else
 		if [ "$d" = 1 ]; then
 			[ "$k" = stock ] && adds+=(--add "$strace")
 		fi
+		[ "$k" = stock ] && [ -n "$base" ] && adds+=(--add "$base:/usr/bin/nvme-zns-npo2-base")
 		echo "ublk-bench: round $r/$rounds, $name kernel" >&2
 		PATH=$qpath STOCK_MODULES="configfs nvme-core:io_timeout=10 nvme null_blk:nr_devices=0 dm-mod" \
 			bash tests/vm/vm-run.sh --kernel "$k" --guest bench/ublk-bench-guest.sh \
@@ -69,7 +77,7 @@ else
 			--timeout $((300 + 30 * runtime)) --log "$log" --quiet ||
 			{ echo "ublk-bench: $name session of round $r failed, log $log" >&2; return 1; }
 		sed -n '/^### BEGIN ublk-bench/,/^### END ublk-bench/p' "$log" |
-			grep -E '^(ublk|ublkp|raw|dm|rawp) ' >>"$raw.in" ||
+			grep -E '^(ublk|ublk0|ublkp|raw|dm|rawp) ' >>"$raw.in" ||
 			{ echo "ublk-bench: no results in $log" >&2; return 1; }
 		grep '^excluded ' "$log" >>"$raw.excluded" || true
 		grep -E '^# \[.*(ublk|dm-po2zone) ' "$log" | sed "s/^# \[[0-9.]*s\] /$name: /" | head -1 \
@@ -80,7 +88,9 @@ else
 	for r in $(seq 1 "$rounds"); do
 		d=0
 		[ "$r" = "$rounds" ] && d=$diag
-		if [ $((r % 2)) = 1 ]; then
+		if [ "$kernel" = none ]; then
+			session stock "$r" "$d"
+		elif [ $((r % 2)) = 1 ]; then
 			session stock "$r" "$d"; session "$kernel" "$r" "$d"
 		else
 			session "$kernel" "$r" "$d"; session stock "$r" "$d"
@@ -136,17 +146,20 @@ print(f"ublk vs dm-po2zone vs raw io_uring_cmd: fio, npo2 ZNS namespace 96 MiB z
 print(f"{len({r for d in v.values() for r in d})} rounds x {runtime} s per run, QEMU TCG, {clock};")
 print("median over rounds (min-max); ratios: median of per-round ratios (min-max)")
 print()
-print("| workload | ublk (stock) | dm-po2zone (patched) | ublk (patched) | raw ngXnY (stock) | raw ngXnY (patched) |")
-print("|---|---:|---:|---:|---:|---:|")
+print("| workload | ublk (stock) | ublk baseline (stock) | dm-po2zone (patched) | ublk (patched) | raw ngXnY (stock) | raw ngXnY (patched) |")
+print("|---|---:|---:|---:|---:|---:|---:|")
 rows = (("randread", "4k qd16 IOPS", 0, lambda x: f"{x:.0f}"),
-        ("seqwrite", "128k qd4 MiB/s", 1, lambda x: f"{x / 1024:.1f}"))
+        ("seqwrite", "128k qd4 MiB/s", 1, lambda x: f"{x / 1024:.1f}"),
+        ("randread4j", "4k 4 jobs x qd16, 2 queues, IOPS", 0, lambda x: f"{x:.0f}"))
 for w, label, i, fmt in rows:
-    print(f"| {w} {label} | {cell('ublk', w, i, fmt)} | {cell('dm', w, i, fmt)} | "
+    print(f"| {w} {label} | {cell('ublk', w, i, fmt)} | {cell('ublk0', w, i, fmt)} | {cell('dm', w, i, fmt)} | "
           f"{cell('ublkp', w, i, fmt)} | {cell('raw', w, i, fmt)} | {cell('rawp', w, i, fmt)} |")
 print()
-print("| ratio | randread IOPS | seqwrite bandwidth |")
-print("|---|---:|---:|")
+print("| ratio | randread IOPS | seqwrite bandwidth | randread4j IOPS |")
+print("|---|---:|---:|---:|")
 pairs = (("ublk (stock) / dm-po2zone (patched): the target", "ublk", "dm"),
+         ("ublk baseline (stock) / dm-po2zone (patched)", "ublk0", "dm"),
+         ("ublk (stock) / ublk baseline (stock): the change, one session", "ublk", "ublk0"),
          ("ublk (patched) / dm-po2zone (patched): one kernel, one session", "ublkp", "dm"),
          ("ublk (stock) / raw (stock)", "ublk", "raw"),
          ("dm-po2zone / raw (patched)", "dm", "rawp"),
@@ -154,8 +167,9 @@ pairs = (("ublk (stock) / dm-po2zone (patched): the target", "ublk", "dm"),
          ("raw (stock) / raw (patched): the two kernels", "raw", "rawp"))
 verdict = []
 for name, a, b in pairs:
-    print(f"| {name} | {ratio(a, b, 'randread', 0)[1]} | {ratio(a, b, 'seqwrite', 1)[1]} |")
-for w, label, i, fmt in rows:
+    print(f"| {name} | {ratio(a, b, 'randread', 0)[1]} | {ratio(a, b, 'seqwrite', 1)[1]} | "
+          f"{ratio(a, b, 'randread4j', 0)[1]} |")
+for w, label, i, fmt in rows[:2]:
     m, _ = ratio("ublk", "dm", w, i)
     target = 0.70 if w == "randread" else 0.80
     what = "IOPS" if w == "randread" else "bandwidth"
@@ -171,12 +185,26 @@ for w, label, i, fmt in rows:
                        + ("MET" if mp >= target else "MISS"))
 print()
 print("guest CPU busy per I/O, us of guest time (median; both vCPUs, /proc/stat):")
-print("| workload | ublk (stock) | dm-po2zone | ublk (patched) | raw (stock) | raw (patched) |")
-print("|---|---:|---:|---:|---:|---:|")
+print("| workload | ublk (stock) | ublk baseline (stock) | dm-po2zone | ublk (patched) | raw (stock) | raw (patched) |")
+print("|---|---:|---:|---:|---:|---:|---:|")
 for w, *_ in rows:
-    print(f"| {w} | {cpu_us('ublk', w)} | {cpu_us('dm', w)} | {cpu_us('ublkp', w)} | {cpu_us('raw', w)} | {cpu_us('rawp', w)} |")
-for dev, name in (("ublk", "stock"), ("ublkp", "patched")):
-    sh = [f"{w} {statistics.median(xs):.2f}" for w in ("randread", "seqwrite")
+    print(f"| {w} | {cpu_us('ublk', w)} | {cpu_us('ublk0', w)} | {cpu_us('dm', w)} | {cpu_us('ublkp', w)} | {cpu_us('raw', w)} | {cpu_us('rawp', w)} |")
+# CPU per I/O, ublk over dm-po2zone (median of per-round ratios); targets 1.5 and 2.5
+def cpu_ratio(a, b, w):
+    xs = []
+    for r in v.get((a, w), {}):
+        if r in v.get((b, w), {}):
+            x, y = v[(a, w)][r], v[(b, w)][r]
+            xs.append((x[2] / (x[0] * x[5])) / (y[2] / (y[0] * y[5])))
+    return statistics.median(xs) if xs else None
+for w, target in (("randread", 1.5), ("seqwrite", 2.5), ("randread4j", 1.5)):
+    for dev, name in (("ublk", "stock"), ("ublk0", "baseline, stock"), ("ublkp", "patched")):
+        m = cpu_ratio(dev, "dm", w)
+        if m is not None:
+            verdict.append(f"{w} CPU per I/O ublk ({name}) / dm-po2zone {m:.2f} (target <= {target:.1f}): "
+                           + ("MET" if m <= target else "MISS"))
+for dev, name in (("ublk", "stock"), ("ublk0", "baseline, stock"), ("ublkp", "patched")):
+    sh = [f"{w} {statistics.median(xs):.2f}" for w in ("randread", "seqwrite", "randread4j")
           for xs in [[x[4] / x[2] for x in v.get((dev, w), {}).values() if x[2]]] if xs]
     if sh:
         print(f"ublk server's share of the busy guest CPU ({name} kernel): " + ", ".join(sh))

@@ -181,6 +181,7 @@ static int serve(struct serve *s, int recover_id)
 				   recover_id >= 0 ? "take back" : "create",
 				   m->lib_err[0] ? m->lib_err : znp_strerror(ret));
 	dev_id = znp_ublk_server_dev_id(srv);
+	s->v.queues = znp_ublk_server_nr_queues(srv);	/* the kernel's count (recovery too) */
 	/*
 	 * Recorded before START_DEV: a server killed while starting leaves a
 	 * record, so the next one deletes the half-made device instead of

@@ -188,12 +188,55 @@ static void report_done(struct znp_ublk_queue *q, struct znp_ublk_tag *t)
 		issue_zmr(q, t);
 		return;
 	}
-	ret = znp_ublk_ucopy(q, t, true, (size_t)t->rep_nr * sizeof(struct blk_zone));
-	if (ret) {
-		fail_req(q, t, ret, "copy to the request failed");
+	/* always a copy, zero copy or not: the data is this server's, not a buffer's */
+	if (znp_ublk_ucopy(q, t, true, 0, (uint32_t)(t->rep_nr * sizeof(struct blk_zone))))
+		fail_req(q, t, -EBUSY, "no submission slot");
+}
+
+/*
+ * The two places where a request's data moves: zero copy (the request's
+ * pages registered as the ring's buffer, UBLK_F_SUPPORT_ZERO_COPY or
+ * UBLK_F_AUTO_BUF_REG) would replace these copies and point the NVMe
+ * commands at that buffer; 6.12 has neither (bench/README.md).
+ */
+static void data_in(struct znp_ublk_queue *q, struct znp_ublk_tag *t)
+{
+	if (znp_ublk_ucopy(q, t, false, 0, t->nr_sectors << 9))
+		fail_req(q, t, -EBUSY, "no submission slot");
+}
+
+static void data_out(struct znp_ublk_queue *q, struct znp_ublk_tag *t)
+{
+	if (znp_ublk_ucopy(q, t, true, 0, t->nr_sectors << 9))
+		fail_req(q, t, -EBUSY, "no submission slot");
+}
+
+/* A write's or append's data is in the tag's buffer: send it. */
+static void write_go(struct znp_ublk_queue *q, struct znp_ublk_tag *t)
+{
+	if (t->op == UBLK_IO_OP_WRITE) {
+		/* pieces in order: the namespace does not order commands */
+		if (issue_rw_piece(q, t, NVME_CMD_WRITE))
+			fail_req(q, t, -EBUSY, "no submission slot");
 		return;
 	}
-	znp_ublk_complete(q, t, (int)(t->rep_nr * sizeof(struct blk_zone)), 0);
+	/* an append: placed by this server, one at a time per zone (ublk-zone.c) */
+	if (znp_ublk_zone_take(q->s, t->ext.zone_no, t))
+		znp_ublk_append_go(q, t);
+}
+
+void znp_ublk_io_copy_done(struct znp_ublk_queue *q, struct znp_ublk_tag *t, int err)
+{
+	if (err) {
+		/* committed as an error: the request never hangs on a failed copy */
+		fail_req(q, t, err, t->copy_to_kernel ? "copy to the request failed" :
+			 "copy from the request failed");
+		return;
+	}
+	if (t->copy_to_kernel)
+		znp_ublk_complete(q, t, (int)t->copy_end, 0);
+	else
+		write_go(q, t);
 }
 
 /* READ, WRITE, ZONE_APPEND of @nr sectors on tag @t. */
@@ -217,11 +260,7 @@ static void serve_rw(struct znp_ublk_queue *q, struct znp_ublk_tag *t, uint32_t 
 		memset((char *)t->buf + ((size_t)t->ext.nlb << g->lba_shift), 0,
 		       t->ext.zero_bytes);
 		if (!t->ext.nlb) {	/* all padding */
-			ret = znp_ublk_ucopy(q, t, true, (size_t)nr << 9);
-			if (ret)
-				fail_req(q, t, ret, "copy to the request failed");
-			else
-				znp_ublk_complete(q, t, (int)(nr << 9), 0);
+			data_out(q, t);
 			return;
 		}
 		while (t->next_lba < t->ext.nlb)
@@ -233,20 +272,7 @@ static void serve_rw(struct znp_ublk_queue *q, struct znp_ublk_tag *t, uint32_t 
 			fail_req(q, t, t->err, "no submission slot");
 		return;
 	}
-	ret = znp_ublk_ucopy(q, t, false, (size_t)nr << 9);
-	if (ret) {
-		fail_req(q, t, ret, "copy from the request failed");
-		return;
-	}
-	if (t->op == UBLK_IO_OP_WRITE) {
-		/* pieces in order: the namespace does not order commands */
-		if (issue_rw_piece(q, t, NVME_CMD_WRITE))
-			fail_req(q, t, -EBUSY, "no submission slot");
-		return;
-	}
-	/* an append: placed by this server, one at a time per zone (ublk-zone.c) */
-	if (znp_ublk_zone_take(q->s, t->ext.zone_no, t))
-		znp_ublk_append_go(q, t);
+	data_in(q, t);
 }
 
 /* ---- write pointers, read-back, appends ------------------------------------ */
@@ -751,8 +777,6 @@ static bool nvme_error(struct znp_ublk_queue *q, struct znp_ublk_tag *t, int res
 void znp_ublk_io_nvme_done(struct znp_ublk_queue *q, struct znp_ublk_tag *t,
 			   const struct io_uring_cqe *cqe)
 {
-	int ret;
-
 	t->inflight--;
 	q->nvme--;
 	if (!t->busy)
@@ -800,11 +824,7 @@ void znp_ublk_io_nvme_done(struct znp_ublk_queue *q, struct znp_ublk_tag *t,
 	}
 	switch (t->op) {
 	case UBLK_IO_OP_READ:
-		ret = znp_ublk_ucopy(q, t, true, (size_t)t->nr_sectors << 9);
-		if (ret)
-			fail_req(q, t, ret, "copy to the request failed");
-		else
-			znp_ublk_complete(q, t, (int)(t->nr_sectors << 9), 0);
+		data_out(q, t);
 		return;
 	case UBLK_IO_OP_WRITE:
 	case UBLK_IO_OP_ZONE_APPEND:

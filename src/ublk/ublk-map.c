@@ -115,8 +115,14 @@ static int geom_limits(const struct znp_geom *ns, uint32_t zasl_bytes, struct zn
 	sect = ZNP_UBLK_REQ_BYTES / 512;
 	if (sect < g->max_cmd_sectors)
 		sect = g->max_cmd_sectors;
+	/*
+	 * Whole commands (whole pages too): a merged request splits into full
+	 * passthrough commands, not 248 + 248 + 16 sectors.
+	 */
+	sect -= sect % g->max_cmd_sectors;
 	if (min_report > sect)
-		sect = (min_report + ZNP_UBLK_PAGE / 512 - 1) & ~(uint64_t)(ZNP_UBLK_PAGE / 512 - 1);
+		sect = (min_report + g->max_cmd_sectors - 1) / g->max_cmd_sectors *
+		       g->max_cmd_sectors;
 	if (sect > ZNP_UBLK_IO_BUF_MAX / 512) {
 		set_why(why, "too many zones for one ublk report request");
 		return -E2BIG;

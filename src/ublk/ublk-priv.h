@@ -5,6 +5,7 @@
 
 #include <liburing.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdatomic.h>
 #include <syslog.h>
 
@@ -105,6 +106,10 @@ struct znp_ublk_tag {
 	uint64_t app_lba;		/* where the append goes, rel. zone start */
 	uint64_t last_wp;		/* the drive's write pointer, last report, rel. zone start */
 	/* REPORT_ZONES */
+	/* user copy in flight (ublk-queue.c) */
+	uint32_t copy_off, copy_end;	/* bytes of the request, done and wanted */
+	bool copy_to_kernel;
+	bool copying;
 	uint64_t rep_idx0;		/* first zone */
 	uint32_t rep_nr, rep_done;
 	uint32_t rep_len;		/* bytes of the current Zone Management Receive */
@@ -124,6 +129,11 @@ struct znp_ublk_queue {
 	size_t scratch_n;
 	unsigned int cmds;		/* ublk commands owned by the kernel */
 	unsigned int nvme;		/* NVMe commands in flight */
+	unsigned int copies;		/* user copies in flight */
+	int cdev_fd, ns_fd;		/* for SQEs: indexes of registered files, or fds */
+	uint8_t sqe_flags;		/* IOSQE_FIXED_FILE when the files are registered */
+	bool fixed_bufs;		/* tag buffers registered (IORING_URING_CMD_FIXED) */
+	unsigned int ring_flags;	/* IORING_SETUP_* the kernel accepted */
 	bool abandon;			/* start failed: drain NVMe commands, commit nothing */
 	bool parking;			/* stop without STOP_DEV: finish what was started,
 					 * start nothing new, then leave */
@@ -132,6 +142,8 @@ struct znp_ublk_queue {
 	bool gone;			/* the namespace went away: leave, for a restart */
 	int ifd;			/* appends handed over by other queues (eventfd) */
 	struct znp_ublk_tag *inbox, *inbox_tail;	/* under s->zlock */
+	cpu_set_t cpus;			/* where blk-mq maps the queue (GET_QUEUE_AFFINITY) */
+	bool cpus_ok;
 	pthread_t thread;
 	bool thread_ok;
 	atomic_int ready;		/* 0 starting, 1 every tag fetched, 2 ended after
@@ -158,6 +170,8 @@ struct znp_ublk_server {
 	int pefd;			/* to the queues: park (leave the device quiesced) */
 	bool parked;			/* run() left the device quiesced for the next server */
 	uint64_t fingerprint;		/* znp_ublk_fingerprint() of the namespace */
+	uint64_t features;		/* the driver's UBLK_F_* (GET_FEATURES), 0 unknown */
+	atomic_bool ring_logged;	/* the ring's setup has been logged once */
 	struct znp_ublk_zstate *zs;	/* per zone, under zlock */
 	pthread_mutex_t zlock;
 	bool zlock_ok;
@@ -195,8 +209,13 @@ void znp_ublk_queue_free(struct znp_ublk_queue *q);
 /* Queue an NVMe I/O command of tag @t on its ring. Return: 0 or -EBUSY (no SQE). */
 int znp_ublk_nvme_cmd(struct znp_ublk_queue *q, struct znp_ublk_tag *t, uint8_t opcode,
 		      void *buf, uint32_t len, uint64_t slba, uint32_t cdw12, uint32_t cdw13);
-/* pread (@to_kernel false) or pwrite the request's data (user copy). Return: 0 or -errno. */
-int znp_ublk_ucopy(struct znp_ublk_queue *q, struct znp_ublk_tag *t, bool to_kernel, size_t len);
+/*
+ * Start copying bytes [@off, @end) of the request from (@to_kernel false) or
+ * to the tag's buffer (user copy: a READ or WRITE on /dev/ublkcN, completing
+ * in the ring); znp_ublk_io_copy_done() follows. Return: 0 or -EBUSY (no SQE).
+ */
+int znp_ublk_ucopy(struct znp_ublk_queue *q, struct znp_ublk_tag *t, bool to_kernel,
+		   uint32_t off, uint32_t end);
 /* Commit @res and fetch the next request for this tag. */
 void znp_ublk_complete(struct znp_ublk_queue *q, struct znp_ublk_tag *t, int res, uint64_t addr);
 
@@ -218,6 +237,8 @@ struct znp_ublk_tag *znp_ublk_inbox_take(struct znp_ublk_queue *q);
 void znp_ublk_append_go(struct znp_ublk_queue *q, struct znp_ublk_tag *t);
 /* A new request on tag @t: its NVMe commands, or its completion. */
 void znp_ublk_io_start(struct znp_ublk_queue *q, struct znp_ublk_tag *t);
+/* The user copy of tag @t ended: 0, or -errno (its request failed). */
+void znp_ublk_io_copy_done(struct znp_ublk_queue *q, struct znp_ublk_tag *t, int err);
 /* An NVMe command of tag @t completed. */
 void znp_ublk_io_nvme_done(struct znp_ublk_queue *q, struct znp_ublk_tag *t,
 			   const struct io_uring_cqe *cqe);

@@ -1,11 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * ublk server: one thread and one io_uring per queue. The ring carries both
- * the ublk commands on /dev/ublkcN (FETCH_REQ, COMMIT_AND_FETCH_REQ) and the
- * NVMe passthrough commands on /dev/ngXnY (NVME_URING_CMD_IO), hence
- * 128-byte SQEs and 32-byte CQEs (the big CQE carries a Zone Append's LBA).
- * Data moves between the request and the tag's buffer with pread/pwrite on
- * /dev/ublkcN (UBLK_F_USER_COPY). What a request becomes: ublk-io.c.
+ * ublk server: one thread and one io_uring per queue. The ring carries the
+ * ublk commands on /dev/ublkcN (FETCH_REQ, COMMIT_AND_FETCH_REQ), the NVMe
+ * passthrough commands on /dev/ngXnY (NVME_URING_CMD_IO), hence 128-byte
+ * SQEs and 32-byte CQEs (the big CQE carries a Zone Append's LBA), and the
+ * user copy (UBLK_F_USER_COPY): READ and WRITE on /dev/ublkcN at the tag's
+ * offset, between the request and the tag's buffer. The ring uses
+ * COOP_TASKRUN (no IPI for task work); both files are registered, the tag
+ * buffers too (NVMe commands use them as fixed buffers). What a request
+ * becomes: ublk-io.c.
  */
 #include <errno.h>
 #include <linux/nvme_ioctl.h>
@@ -15,6 +18,7 @@
 #include <sys/eventfd.h>
 #include <sys/prctl.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "ublk-priv.h"
@@ -23,7 +27,7 @@
 #define PR_SET_IO_FLUSHER	57
 #endif
 
-enum { UD_UBLK = 1, UD_NVME = 2, UD_ABANDON = 3, UD_PARK = 4, UD_INBOX = 5 };
+enum { UD_UBLK = 1, UD_NVME = 2, UD_ABANDON = 3, UD_PARK = 4, UD_INBOX = 5, UD_COPY = 6 };
 
 static inline uint64_t ud(unsigned int kind, unsigned int tag)
 {
@@ -52,7 +56,8 @@ static int ublk_cmd(struct znp_ublk_queue *q, struct znp_ublk_tag *t, uint32_t o
 	if (!sqe)
 		return -EBUSY;
 	sqe->opcode = IORING_OP_URING_CMD;
-	sqe->fd = q->s->cdev_fd;
+	sqe->fd = q->cdev_fd;
+	sqe->flags = q->sqe_flags;
 	sqe->cmd_op = op;
 	sqe->user_data = ud(UD_UBLK, t->tag);
 	c = (struct ublksrv_io_cmd *)sqe->cmd;
@@ -73,8 +78,15 @@ int znp_ublk_nvme_cmd(struct znp_ublk_queue *q, struct znp_ublk_tag *t, uint8_t 
 	if (!sqe)
 		return -EBUSY;
 	sqe->opcode = IORING_OP_URING_CMD;
-	sqe->fd = q->s->ns->fd;
+	sqe->fd = q->ns_fd;
+	sqe->flags = q->sqe_flags;
 	sqe->cmd_op = NVME_URING_CMD_IO;
+	if (q->fixed_bufs && buf >= t->buf &&
+	    (char *)buf + len <= (char *)t->buf + (size_t)q->s->g.max_sectors * 512) {
+		/* the tag's buffer is registered: no page pinning per command */
+		sqe->uring_cmd_flags = IORING_URING_CMD_FIXED;
+		sqe->buf_index = t->tag;
+	}
 	sqe->user_data = ud(UD_NVME, t->tag);
 	c = (struct nvme_uring_cmd *)sqe->cmd;
 	c->opcode = opcode;
@@ -90,24 +102,56 @@ int znp_ublk_nvme_cmd(struct znp_ublk_queue *q, struct znp_ublk_tag *t, uint8_t 
 	return 0;
 }
 
-int znp_ublk_ucopy(struct znp_ublk_queue *q, struct znp_ublk_tag *t, bool to_kernel, size_t len)
+static int submit_copy(struct znp_ublk_queue *q, struct znp_ublk_tag *t)
 {
-	off_t off = (off_t)(UBLKSRV_IO_BUF_OFFSET + ((uint64_t)q->qid << UBLK_QID_OFF) +
-			    ((uint64_t)t->tag << UBLK_TAG_OFF));
-	size_t done = 0;
+	uint64_t off = UBLKSRV_IO_BUF_OFFSET + ((uint64_t)q->qid << UBLK_QID_OFF) +
+		       ((uint64_t)t->tag << UBLK_TAG_OFF) + t->copy_off;
+	struct io_uring_sqe *sqe = get_sqe(q);
+	char *p = (char *)t->buf + t->copy_off;
+	unsigned int n = t->copy_end - t->copy_off;
 
-	while (done < len) {
-		ssize_t r = to_kernel ?
-			pwrite(q->s->cdev_fd, (char *)t->buf + done, len - done, off + (off_t)done) :
-			pread(q->s->cdev_fd, (char *)t->buf + done, len - done, off + (off_t)done);
-
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0)
-			return r < 0 ? -errno : -EIO;
-		done += (size_t)r;
-	}
+	if (!sqe)
+		return -EBUSY;
+	/* the driver refuses READ_FIXED/WRITE_FIXED on ublkc */
+	if (t->copy_to_kernel)
+		io_uring_prep_write(sqe, q->cdev_fd, p, n, off);
+	else
+		io_uring_prep_read(sqe, q->cdev_fd, p, n, off);
+	sqe->flags |= q->sqe_flags;
+	sqe->user_data = ud(UD_COPY, t->tag);
+	q->copies++;
+	t->copying = true;
 	return 0;
+}
+
+int znp_ublk_ucopy(struct znp_ublk_queue *q, struct znp_ublk_tag *t, bool to_kernel,
+		   uint32_t off, uint32_t end)
+{
+	t->copy_to_kernel = to_kernel;
+	t->copy_off = off;
+	t->copy_end = end;
+	return submit_copy(q, t);
+}
+
+static void copy_done(struct znp_ublk_queue *q, struct znp_ublk_tag *t, int res)
+{
+	q->copies--;
+	t->copying = false;
+	if (!t->busy)
+		return;
+	if (res > 0 && (uint32_t)res < t->copy_end - t->copy_off) {
+		/* short: the rest */
+		t->copy_off += (uint32_t)res;
+		if (!submit_copy(q, t))
+			return;
+		res = -EBUSY;
+	} else if (res > 0) {
+		t->copy_off = t->copy_end;
+		res = 0;
+	} else if (!res) {
+		res = -EIO;
+	}
+	znp_ublk_io_copy_done(q, t, res);
 }
 
 void znp_ublk_complete(struct znp_ublk_queue *q, struct znp_ublk_tag *t, int res, uint64_t addr)
@@ -226,6 +270,79 @@ static void handle(struct znp_ublk_queue *q, const struct io_uring_cqe *cqe)
 		ublk_done(q, &q->tags[tag], cqe->res);
 	else if (kind == UD_NVME)
 		znp_ublk_io_nvme_done(q, &q->tags[tag], cqe);
+	else if (kind == UD_COPY)
+		copy_done(q, &q->tags[tag], cqe->res);
+}
+
+#define RING_BASE	(IORING_SETUP_SQE128 | IORING_SETUP_CQE32)
+/*
+ * Not SINGLE_ISSUER|DEFER_TASKRUN: with them a SIGKILLed server took more
+ * than 30 s to die in layer 53 (cause not found).
+ */
+#define RING_FAST	IORING_SETUP_COOP_TASKRUN
+
+/*
+ * The ring, created disabled and enabled by its thread (ready for
+ * SINGLE_ISSUER). A kernel that refuses COOP_TASKRUN gets a plain ring
+ * (logged once).
+ */
+static int ring_init(struct znp_ublk_queue *q, unsigned int entries)
+{
+	struct znp_ublk_server *s = q->s;
+	int ret;
+
+	q->ring_flags = RING_BASE | RING_FAST | IORING_SETUP_R_DISABLED;
+	ret = io_uring_queue_init(entries, &q->ring, q->ring_flags);
+	if (ret == -EINVAL) {
+		if (!atomic_exchange(&s->ring_logged, true))
+			znp_ublk_log(s, LOG_NOTICE, "ublk%d: io_uring refuses COOP_TASKRUN: "
+				     "using a plain ring", s->dev_id);
+		q->ring_flags = RING_BASE;
+		ret = io_uring_queue_init(entries, &q->ring, q->ring_flags);
+	}
+	if (ret)
+		return ret;
+	q->ring_ok = true;
+	return 0;
+}
+
+/*
+ * Registered files spare an fget/fput per command, registered tag buffers
+ * the pinning of their pages per NVMe command; both optional.
+ */
+static void register_files(struct znp_ublk_queue *q)
+{
+	struct znp_ublk_server *s = q->s;
+	int fds[2] = { s->cdev_fd, s->ns->fd };
+	struct iovec *iov;
+	unsigned int i;
+	int ret;
+
+	q->cdev_fd = s->cdev_fd;
+	q->ns_fd = s->ns->fd;
+	q->sqe_flags = 0;
+	ret = io_uring_register_files(&q->ring, fds, 2);
+	if (!ret) {
+		q->cdev_fd = 0;
+		q->ns_fd = 1;
+		q->sqe_flags = IOSQE_FIXED_FILE;
+	} else if (!q->qid) {
+		znp_ublk_log(s, LOG_NOTICE, "ublk%d: io_uring: files not registered: %s",
+			     s->dev_id, strerror(-ret));
+	}
+	iov = calloc(s->depth, sizeof(*iov));
+	if (!iov)
+		return;
+	for (i = 0; i < s->depth; i++) {
+		iov[i].iov_base = q->tags[i].buf;
+		iov[i].iov_len = (size_t)s->g.max_sectors * 512;
+	}
+	ret = io_uring_register_buffers(&q->ring, iov, s->depth);
+	free(iov);
+	q->fixed_bufs = !ret;
+	if (ret && !q->qid)
+		znp_ublk_log(s, LOG_NOTICE, "ublk%d: io_uring: buffers not registered: %s",
+			     s->dev_id, strerror(-ret));
 }
 
 int znp_ublk_queue_init(struct znp_ublk_server *s, struct znp_ublk_queue *q, unsigned int qid)
@@ -240,6 +357,13 @@ int znp_ublk_queue_init(struct znp_ublk_server *s, struct znp_ublk_queue *q, uns
 
 	q->s = s;
 	q->qid = qid;
+	/* the CPUs whose requests blk-mq sends to this queue: its thread runs there */
+	CPU_ZERO(&q->cpus);
+	ret = znp_ublk_ctrl(s, UBLK_U_CMD_GET_QUEUE_AFFINITY, qid, &q->cpus, sizeof(q->cpus));
+	q->cpus_ok = !ret && CPU_COUNT(&q->cpus);
+	if (!q->cpus_ok)
+		znp_ublk_log(s, LOG_WARNING, "ublk%d: queue %u: GET_QUEUE_AFFINITY: %s: thread "
+			     "not pinned", s->dev_id, qid, ret ? strerror(-ret) : "no CPU");
 	q->ifd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	if (q->ifd < 0)
 		return -errno;
@@ -269,10 +393,10 @@ int znp_ublk_queue_init(struct znp_ublk_server *s, struct znp_ublk_queue *q, uns
 	entries = s->depth * 4 + 8;
 	if (entries > 4096)
 		entries = 4096;
-	ret = io_uring_queue_init(entries, &q->ring, IORING_SETUP_SQE128 | IORING_SETUP_CQE32);
+	ret = ring_init(q, entries);
 	if (ret)
 		return ret;
-	q->ring_ok = true;
+	register_files(q);
 	return 0;
 }
 
@@ -283,12 +407,34 @@ void *znp_ublk_queue_thread(void *arg)
 	struct io_uring_sqe *sqe;
 	struct io_uring_cqe *cqe;
 	unsigned int i, head, n;
+	bool reg_fd = false;
 	int ret;
 
+	if (q->cpus_ok && (ret = pthread_setaffinity_np(pthread_self(), sizeof(q->cpus), &q->cpus)))
+		znp_ublk_log(s, LOG_WARNING, "ublk%d: queue %u: cannot pin the thread: %s",
+			     s->dev_id, q->qid, strerror(ret));
 	/* reclaim in this thread must not wait on writeback to the device it serves */
 	if (prctl(PR_SET_IO_FLUSHER, 1, 0, 0, 0))
 		znp_ublk_log(s, LOG_WARNING, "ublk%d: queue %u: PR_SET_IO_FLUSHER: %s", s->dev_id,
 			     q->qid, strerror(errno));
+	if (q->ring_flags & IORING_SETUP_R_DISABLED) {
+		/* (liburing's io_uring_enable_rings() is not in every 2.x library) */
+		ret = (int)syscall(__NR_io_uring_register, q->ring.ring_fd,
+				   IORING_REGISTER_ENABLE_RINGS, NULL, 0);
+		if (ret)
+			ret = -errno;
+		if (ret) {
+			znp_ublk_log(s, LOG_ERR, "ublk%d: queue %u: io_uring: %s", s->dev_id,
+				     q->qid, strerror(-ret));
+			q->err = ret;
+			atomic_store(&q->ready, q->err);
+			goto out;
+		}
+	}
+	/* the ring's fd registered for this thread: no fget/fput per io_uring_enter */
+	reg_fd = io_uring_register_ring_fd(&q->ring) == 1;
+	if (!reg_fd && !q->qid)
+		znp_ublk_log(s, LOG_NOTICE, "ublk%d: io_uring: ring fd not registered", s->dev_id);
 	/* this thread fetches every tag, so it owns the queue */
 	for (i = 0; i < s->depth; i++)
 		if (ublk_cmd(q, &q->tags[i], UBLK_U_IO_FETCH_REQ, -1, 0))
@@ -329,14 +475,14 @@ void *znp_ublk_queue_thread(void *arg)
 	}
 	atomic_store(&q->ready, 1);
 
-	while (q->cmds || q->nvme || q->deferred) {
+	while (q->cmds || q->nvme || q->copies || q->deferred) {
 		if (q->deferred)
 			flush_deferred(q);
-		if (q->abandon && !q->nvme)
+		if (q->abandon && !q->nvme && !q->copies)
 			break;
-		if (q->gone && !q->nvme)
+		if (q->gone && !q->nvme && !q->copies)
 			break;	/* the namespace went away: leave, for a restart */
-		if (q->parking && !q->nvme && !q->busy && !q->deferred) {
+		if (q->parking && !q->nvme && !q->copies && !q->busy && !q->deferred) {
 			/* every commit goes in before the ring closes */
 			io_uring_submit(&q->ring);
 			break;
@@ -356,6 +502,9 @@ void *znp_ublk_queue_thread(void *arg)
 		io_uring_cq_advance(&q->ring, n);
 	}
 out:
+	/* registered for this thread only: undone here, not by whoever frees the ring */
+	if (reg_fd)
+		io_uring_unregister_ring_fd(&q->ring);
 	if (atomic_load(&q->ready) == 1)
 		atomic_store(&q->ready, 2);
 	{

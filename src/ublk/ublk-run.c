@@ -6,6 +6,7 @@
  */
 #include <dirent.h>
 #include <errno.h>
+#include <inttypes.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
@@ -287,6 +288,29 @@ static int stop_dev(struct znp_ublk_server *s, int exfd)
 	return ret;
 }
 
+/*
+ * How requests move, once: the ring's setup, and whether the driver offers
+ * zero copy (UBLK_F_SUPPORT_ZERO_COPY from 6.15, UBLK_F_AUTO_BUF_REG from
+ * 6.16). This server moves data by user copy either way; zero copy would
+ * take the place of the two copies in ublk-io.c (data_in, data_out).
+ */
+static void log_io_path(struct znp_ublk_server *s)
+{
+	const struct znp_ublk_queue *q = &s->queues[0];
+	bool zc = s->features & ZNP_UBLK_F_SUPPORT_ZERO_COPY;
+	bool abr = s->features & ZNP_UBLK_F_AUTO_BUF_REG;
+
+	znp_ublk_log(s, LOG_INFO, "ublk%d: io_uring: %s, %s files, %s buffers", s->dev_id,
+		     q->ring_flags & IORING_SETUP_COOP_TASKRUN ?
+		     "cooperative task work" : "plain ring",
+		     q->sqe_flags ? "registered" : "unregistered",
+		     q->fixed_bufs ? "registered" : "unregistered");
+	znp_ublk_log(s, LOG_INFO, "ublk%d: driver features 0x%" PRIx64 ": zero copy %s, "
+		     "automatic buffer registration %s: data moves by user copy", s->dev_id,
+		     s->features, zc ? "offered (not used)" : "absent",
+		     abr ? "offered (not used)" : "absent");
+}
+
 int znp_ublk_server_run(struct znp_ublk_server *s, void (*ready)(void *arg, int dev_id),
 			void *arg)
 {
@@ -295,7 +319,8 @@ int znp_ublk_server_run(struct znp_ublk_server *s, void (*ready)(void *arg, int 
 	int ret;
 
 	snprintf(path, sizeof(path), "/dev/ublkc%d", s->dev_id);
-	s->cdev_fd = open(path, O_RDWR | O_CLOEXEC);
+	/* non-blocking: io_uring then runs the user copy inline, not in io-wq */
+	s->cdev_fd = open(path, O_RDWR | O_CLOEXEC | O_NONBLOCK);
 	if (s->cdev_fd < 0) {
 		ret = -errno;
 		znp_ublk_log(s, LOG_ERR, "%s: %s", path, strerror(-ret));
@@ -315,8 +340,10 @@ int znp_ublk_server_run(struct znp_ublk_server *s, void (*ready)(void *arg, int 
 	s->main_thread = pthread_self();
 	s->log_async = true;
 	ret = start_queues(s);
-	if (!ret)
+	if (!ret) {
+		log_io_path(s);
 		ret = start_dev(s);
+	}
 	if (ret)
 		goto fail;
 	if (ready)

@@ -25,10 +25,12 @@
 #include "geometry.h"
 
 /* Feature bits of ublk_drv (same values as the kernel's UBLK_F_*). */
+#define ZNP_UBLK_F_SUPPORT_ZERO_COPY	(1ULL << 0)	/* offered from 6.15 */
 #define ZNP_UBLK_F_USER_RECOVERY	(1ULL << 3)
 #define ZNP_UBLK_F_CMD_IOCTL_ENCODE	(1ULL << 6)
 #define ZNP_UBLK_F_USER_COPY		(1ULL << 7)
 #define ZNP_UBLK_F_ZONED		(1ULL << 8)
+#define ZNP_UBLK_F_AUTO_BUF_REG		(1ULL << 11)	/* 6.16; not for zoned devices */
 #define ZNP_UBLK_F_NEEDED	(ZNP_UBLK_F_ZONED | ZNP_UBLK_F_USER_COPY | ZNP_UBLK_F_USER_RECOVERY)
 
 /* Device states (the kernel's UBLK_S_DEV_*). */
@@ -65,8 +67,9 @@ struct znp_ublk_geom {
 	uint32_t max_active;		/* 0 = no limit (Identify MAR + 1) */
 	uint32_t max_append_sectors;	/* min(ZASL, MDTS, passthrough limit) */
 	uint32_t max_cmd_sectors;	/* one NVMe command: min(MDTS, passthrough limit) */
-	uint32_t max_sectors;		/* ublk request limit: 256 KiB, or more so that one
-					 * report request holds every zone (nr_zones / 8) */
+	uint32_t max_sectors;		/* ublk request limit: whole commands up to 256 KiB,
+					 * or more so that one report request holds every
+					 * zone (nr_zones / 8) */
 	bool volatile_cache;		/* Identify Controller VWC */
 };
 
@@ -131,6 +134,8 @@ int znp_ublk_server_recover(struct znp_dev *ns, int dev_id, const struct znp_ubl
 			    struct znp_ublk_server **out);
 
 int znp_ublk_server_dev_id(const struct znp_ublk_server *s);
+/* The number of queues the device has (the kernel's, after ADD_DEV or recovery). */
+unsigned int znp_ublk_server_nr_queues(const struct znp_ublk_server *s);
 const struct znp_ublk_geom *znp_ublk_server_geom(const struct znp_ublk_server *s);
 
 /**

@@ -51,8 +51,8 @@ static void test_geom(void)
 	/* 127 KiB rounded down to pages: 124 KiB = 248 sectors */
 	CHECK_INT(g.max_cmd_sectors, 248);
 	CHECK_INT(g.max_append_sectors, 248);
-	/* requests of 256 KiB, split into commands by the server */
-	CHECK_INT(g.max_sectors, 512);
+	/* requests of at most 256 KiB in whole commands: 2 x 124 KiB */
+	CHECK_INT(g.max_sectors, 496);
 	CHECK(g.volatile_cache, "VWC passed through");
 
 	/* no MDTS: the 255-sector passthrough limit, in pages (248) */
@@ -76,7 +76,7 @@ static void test_geom(void)
 	CHECK_U64(h.zone_sectors, 131072);
 	CHECK_U64(h.zone_cap_sectors, 98304);
 	CHECK_INT(h.max_cmd_sectors, 248);
-	CHECK_INT(h.max_sectors, 512);
+	CHECK_INT(h.max_sectors, 496);
 
 	/* limits >= the zone count mean "none"; open > active is clamped */
 	n = ns(4096, 24576, 8, 0);
@@ -121,7 +121,7 @@ static void test_geom(void)
 	/* the report pitfall: one request must hold every zone (8 per sector) */
 	n = ns(4096, 24576, 6000, 0);
 	CHECK_INT(znp_ublk_geom_compute(&n, 0, false, &h, &why), 0);
-	CHECK_INT(h.max_sectors, 752);			/* 750 rounded up to pages */
+	CHECK_INT(h.max_sectors, 992);			/* 750 rounded up to whole commands */
 	CHECK_INT(h.max_cmd_sectors, 248);
 	CHECK(h.max_sectors * 8 >= h.nr_zones, "one report request holds every zone");
 }
@@ -278,9 +278,9 @@ static void test_rw(void)
 	CHECK_INT(znp_ublk_map_rw(&g, 8 * 262144, 8, false, &e), -EINVAL);
 	CHECK_INT(znp_ublk_map_rw(&g, 8 * 262144 - 8, 16, false, &e), -EINVAL);
 	CHECK_INT(znp_ublk_map_rw(&g, UINT64_MAX - 7, 8, false, &e), -EINVAL);
-	CHECK_INT(znp_ublk_map_rw(&g, 0, 520, false, &e), -EINVAL);	/* > max_sectors */
-	CHECK_INT(znp_ublk_map_rw(&g, 0, 512, true, &e), 0);		/* = max_sectors */
-	CHECK_INT(e.nlb, 64);
+	CHECK_INT(znp_ublk_map_rw(&g, 0, 504, false, &e), -EINVAL);	/* > max_sectors */
+	CHECK_INT(znp_ublk_map_rw(&g, 0, 496, true, &e), 0);		/* = max_sectors */
+	CHECK_INT(e.nlb, 62);
 	CHECK_INT(znp_ublk_map_rw(&g, 0, UINT32_MAX - 7, false, &e), -EINVAL);
 }
 
