@@ -120,9 +120,13 @@ static int geom_limits(const struct znp_geom *ns, uint32_t zasl_bytes, struct zn
 	 * passthrough commands, not 248 + 248 + 16 sectors.
 	 */
 	sect -= sect % g->max_cmd_sectors;
-	if (min_report > sect)
+	if (min_report > sect) {
 		sect = (min_report + g->max_cmd_sectors - 1) / g->max_cmd_sectors *
 		       g->max_cmd_sectors;
+		/* the report first: whole commands only while they fit the buffer */
+		if (sect > ZNP_UBLK_IO_BUF_MAX / 512)
+			sect = min_report;
+	}
 	if (sect > ZNP_UBLK_IO_BUF_MAX / 512) {
 		set_why(why, "too many zones for one ublk report request");
 		return -E2BIG;
