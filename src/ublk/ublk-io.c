@@ -113,6 +113,18 @@ static int issue_rw_piece(struct znp_ublk_queue *q, struct znp_ublk_tag *t, uint
 	return ret;
 }
 
+/* Every read piece of tag @t from next_lba on, all at once (reads need no order). */
+static void issue_reads(struct znp_ublk_queue *q, struct znp_ublk_tag *t)
+{
+	while (t->next_lba < t->ext.nlb)
+		if (issue_rw_piece(q, t, NVME_CMD_READ)) {
+			t->err = -EBUSY;
+			break;
+		}
+	if (t->err && !t->inflight)
+		fail_req(q, t, t->err, "no submission slot");
+}
+
 static void issue_zmr(struct znp_ublk_queue *q, struct znp_ublk_tag *t)
 {
 	const struct znp_ublk_geom *g = &q->s->g;
@@ -263,13 +275,7 @@ static void serve_rw(struct znp_ublk_queue *q, struct znp_ublk_tag *t, uint32_t 
 			data_out(q, t);
 			return;
 		}
-		while (t->next_lba < t->ext.nlb)
-			if (issue_rw_piece(q, t, NVME_CMD_READ)) {
-				t->err = -EBUSY;
-				break;
-			}
-		if (t->err && !t->inflight)
-			fail_req(q, t, t->err, "no submission slot");
+		issue_reads(q, t);
 		return;
 	}
 	data_in(q, t);
@@ -813,13 +819,7 @@ void znp_ublk_io_nvme_done(struct znp_ublk_queue *q, struct znp_ublk_tag *t,
 			return;
 		}
 		t->next_lba = 0;
-		while (t->next_lba < t->ext.nlb)
-			if (issue_rw_piece(q, t, NVME_CMD_READ)) {
-				t->err = -EBUSY;
-				break;
-			}
-		if (t->err && !t->inflight)
-			fail_req(q, t, t->err, "no submission slot");
+		issue_reads(q, t);
 		return;
 	}
 	switch (t->op) {
