@@ -116,25 +116,6 @@ srv_stop() {
 	reap "$1"
 }
 
-# ns_wps NG LBAS: write pointer offset of every zone (512-byte sectors),
-# from the namespace's own report (nvme-cli through the ng node); a full zone
-# counts as written to its capacity
-ns_wps() {
-	local lbas=$2
-	nvme zns report-zones "$1" -o json >/tmp/ns-rep.json 2>/dev/null
-	tr -d ' \n' </tmp/ns-rep.json | tr '{},[]' '\n\n\n\n\n' >/tmp/ns-rep.kv
-	grep '^"slba":' /tmp/ns-rep.kv | cut -d: -f2 >/tmp/ns-rep.s
-	grep '^"wp":' /tmp/ns-rep.kv | cut -d: -f2 >/tmp/ns-rep.w
-	grep '^"cap":' /tmp/ns-rep.kv | cut -d: -f2 >/tmp/ns-rep.c
-	paste -d' ' /tmp/ns-rep.s /tmp/ns-rep.w /tmp/ns-rep.c |
-		while read -r s w c; do
-			if [ "$w" = 18446744073709551615 ]; then
-				echo $((c * lbas / 512))
-			else
-				echo $(((w - s) * lbas / 512))
-			fi
-		done
-}
 
 # ns_vs_ublk NG UBLKB DESC: every zone's write pointer on the ublk device
 # equals the namespace's own

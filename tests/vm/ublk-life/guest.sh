@@ -13,25 +13,6 @@ Z=nvme-zns-npo2
 MIB=1048576
 export DM_DISABLE_UDEV=1
 
-# ns_wps NG LBAS: the write pointer offset of every zone of the namespace, in
-# 512-byte sectors (nvme-cli's report of the namespace itself); a full zone
-# (wp reported as 2^64-1) counts as written to its capacity
-ns_wps() {
-	local lbas=$2
-	nvme zns report-zones "$1" -o json >/tmp/ns-rep.json 2>/dev/null
-	tr -d ' \n' </tmp/ns-rep.json | tr '{},[]' '\n\n\n\n\n' >/tmp/ns-rep.kv
-	grep '^"slba":' /tmp/ns-rep.kv | cut -d: -f2 >/tmp/ns-rep.s
-	grep '^"wp":' /tmp/ns-rep.kv | cut -d: -f2 >/tmp/ns-rep.w
-	grep '^"cap":' /tmp/ns-rep.kv | cut -d: -f2 >/tmp/ns-rep.c
-	paste -d' ' /tmp/ns-rep.s /tmp/ns-rep.w /tmp/ns-rep.c |
-		while read -r s w c; do
-			if [ "$w" = 18446744073709551615 ]; then
-				echo $((c * lbas / 512))
-			else
-				echo $(((w - s) * lbas / 512))
-			fi
-		done
-}
 
 # server_pid UBLKB: the server PID status reports for /dev/ublkbN
 server_pid() {
