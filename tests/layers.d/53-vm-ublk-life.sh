@@ -12,11 +12,7 @@ cd "$(dirname "$0")/../.."
 log=build/vm-logs/ublk-life-$(date +%Y%m%d-%H%M%S).log
 start=$SECONDS
 adds=()
-for t in mkfs.btrfs btrfs; do
-	p=$(PATH=/usr/sbin:/usr/bin:/sbin:/bin command -v $t) ||
-		{ echo "53-vm-ublk-life: $t not installed (make deps: btrfs-progs)" >&2; exit 1; }
-	adds+=(--add "$p:/usr/bin/$t")
-done
+layer_btrfs_tools 53-vm-ublk-life
 # systemd's notification socket, for the Type=notify check of --foreground
 mkdir -p build/vm-ublk-life
 gcc -static -O2 -Wall -Wextra -Werror -o build/vm-ublk-life/notify-listen \

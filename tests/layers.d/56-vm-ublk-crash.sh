@@ -16,11 +16,7 @@ cd "$(dirname "$0")/../.."
 log=build/vm-logs/ublk-crash-$(date +%Y%m%d-%H%M%S).log
 start=$SECONDS
 adds=()
-for t in mkfs.btrfs btrfs; do
-	p=$(PATH=/usr/sbin:/usr/bin:/sbin:/bin command -v $t) ||
-		{ echo "56-vm-ublk-crash: $t not installed (make deps: btrfs-progs)" >&2; exit 1; }
-	adds+=(--add "$p:/usr/bin/$t")
-done
+layer_btrfs_tools 56-vm-ublk-crash
 bash tests/vm/vm-run.sh --kernel stock --guest tests/vm/ublk-crash/guest.sh \
 	--ns ctrl=0,nsid=1,size=768M,lbas=4096,zoned=1,zsze=48M,zcap=48M \
 	--ns ctrl=0,nsid=2,size=1152M,lbas=4096,zoned=1,zsze=24M,zcap=24M \

@@ -15,11 +15,7 @@ cd "$(dirname "$0")/../.."
 . tests/vm/layer.sh
 [ -x build/nvme-zns-npo2 ] || { echo "57-vm-ublk-faults: nvme-zns-npo2 not built: run make" >&2; exit 1; }
 adds=()
-for t in mkfs.btrfs btrfs; do
-	p=$(PATH=/usr/sbin:/usr/bin:/sbin:/bin command -v $t) ||
-		{ echo "57-vm-ublk-faults: $t not installed (make deps: btrfs-progs)" >&2; exit 1; }
-	adds+=(--add "$p:/usr/bin/$t")
-done
+layer_btrfs_tools 57-vm-ublk-faults
 start=$SECONDS
 rc=0
 log1=build/vm-logs/ublk-faults-$(date +%Y%m%d-%H%M%S).log

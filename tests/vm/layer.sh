@@ -54,3 +54,14 @@ layer_totals() {
 	done
 	echo "$tot_p guest checks passed, $tot_f failed"
 }
+
+# layer_btrfs_tools LAYER: append "--add PATH:/usr/bin/TOOL" for mkfs.btrfs
+# and btrfs to the caller's array "adds"; a missing tool ends the layer
+layer_btrfs_tools() {
+	local t p
+	for t in mkfs.btrfs btrfs; do
+		p=$(PATH=/usr/sbin:/usr/bin:/sbin:/bin command -v $t) ||
+			{ echo "$1: $t not installed (make deps: btrfs-progs)" >&2; exit 1; }
+		adds+=(--add "$p:/usr/bin/$t")
+	done
+}
