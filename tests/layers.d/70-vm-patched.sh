@@ -2,7 +2,8 @@
 # Layer 70: the patched kernel in QEMU: npo2 NVMe ZNS namespaces as zoned
 # block devices (and the po2 ones unchanged), npo2 null_blk through module
 # parameters and configfs, the NVMe target exporting npo2 zoned devices,
-# zonefs, zone append, dm-zoned refusing npo2. Guest scripts live in
+# zonefs, zone append, dm-zoned refusing npo2, failed zone reports while a
+# namespace is set up. Guest scripts live in
 # tests/vm/patched/; each run fails on any failed check or on BUG:/WARNING:/
 # Oops/panic in the console log (tests/vm/vm-run.sh).
 set -uo pipefail
@@ -35,6 +36,12 @@ vm nullblk.sh --ns ctrl=0,nsid=1,size=64M,lbas=4096 --timeout 420 \
 	fail=1
 # NVMe target (loop transport) exporting npo2 null_blk devices
 vm nvmet.sh --ns ctrl=0,nsid=1,size=64M,lbas=4096 --timeout 300 || fail=1
+# failed zone reports on a first scan and on rescans (nvmet over suspended
+# dm-linear mappings), controllers deleted and connected again; zones of
+# 1025 sectors (an odd npo2 zone size) on 512 B LBAs; dm-po2zone refusing
+# a resume after its device's zone size changed
+vm faults.sh --ns ctrl=0,nsid=1,size=33587200,lbas=512,zoned=1,zsze=524800,zcap=524800 \
+	--timeout 300 || fail=1
 
-echo "70-vm-patched: $(layer_totals build/vm-logs/patched-nvme.log build/vm-logs/patched-nullblk.log build/vm-logs/patched-nvmet.log)"
+echo "70-vm-patched: $(layer_totals build/vm-logs/patched-nvme.log build/vm-logs/patched-nullblk.log build/vm-logs/patched-nvmet.log build/vm-logs/patched-faults.log)"
 exit $fail
