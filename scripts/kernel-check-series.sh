@@ -129,7 +129,7 @@ dm|drivers/md/dm.c|has|ti->len >> ilog2(zone_sectors)
 '
 # consumers that must refuse npo2 devices once they exist: file|string
 PO2_REFUSALS='
-drivers/md/dm-zoned-target.c|is_power_of_2(dmz->dev[i].zone_nr_sectors)
+drivers/md/dm-zoned-target.c|ti->error = "Zone size is not a power of 2";
 fs/btrfs/zoned.c|if (!is_power_of_2(zone_sectors))
 '
 # print the violations of the bisect rule in the tree (none: empty output)
