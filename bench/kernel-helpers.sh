@@ -30,6 +30,7 @@ want=(
 	'div_u64_rem(sector, zone_sectors, &offset);'
 	'return mul_u64_u64_shr(sector, lim->zone_recip, 64);'
 	'if (likely(sector <= lim->zone_recip_max))'
+	'return blk_zone_npo2_div_slow(lim, sector);'
 )
 added=$(grep -h '^+' kernel-patches/*.patch)
 for w in "${want[@]}"; do

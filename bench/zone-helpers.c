@@ -125,13 +125,20 @@ static inline u64 mul_u64_u64_shr(u64 a, u64 mul, unsigned int shift)
 	return (u64)(((unsigned __int128)a * mul) >> shift);
 }
 
+/* the out-of-line fallback of the series (block/blk-settings.c) */
+static __attribute__((noinline)) sector_t
+blk_zone_npo2_div_slow(const struct disk *lim, sector_t sector)
+{
+	return div_u64(sector, lim->chunk_sectors);
+}
+
 /* blk_zone_npo2_div() of the series; @lim: the disk's queue limits */
 static inline sector_t blk_zone_npo2_div(const struct disk *lim,
 					 sector_t sector)
 {
 	if (likely(sector <= lim->zone_recip_max))
 		return mul_u64_u64_shr(sector, lim->zone_recip, 64);
-	return div_u64(sector, lim->chunk_sectors);
+	return blk_zone_npo2_div_slow(lim, sector);
 }
 
 static inline u64 recip_div(const struct disk *disk, u64 n)
