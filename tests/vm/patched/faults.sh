@@ -187,9 +187,11 @@ if [ -n "$da" ] && [ -n "$db" ]; then
 	sleep 1
 	expect_eq "no disk and no bdi left of either" \
 		"$(ls -d "/sys/block/$da" "/sys/block/$db" "/sys/class/bdi/$deva" "/sys/class/bdi/$devb" 2>/dev/null | wc -l)" 0
-	expect_ok "connect both again" sh -c \
-		"echo transport=loop,nqn=npo2 >/dev/nvme-fabrics && echo transport=loop,nqn=po2 >/dev/nvme-fabrics"
-	da2=$(wait_disk npo2) db2=$(wait_disk po2)
+	# one after the other: each scan allocates its devts
+	expect_ok "connect npo2 again" sh -c "echo transport=loop,nqn=npo2 >/dev/nvme-fabrics"
+	da2=$(wait_disk npo2)
+	expect_ok "connect po2 again" sh -c "echo transport=loop,nqn=po2 >/dev/nvme-fabrics"
+	db2=$(wait_disk po2)
 	expect_eq "both disks back with their devts" \
 		"$(cat "/sys/block/$da2/dev" 2>/dev/null) $(cat "/sys/block/$db2/dev" 2>/dev/null)" "$deva $devb"
 	expect_eq "no duplicate sysfs entry logged" "$(dmesg | grep -c 'duplicate filename')" 0
