@@ -173,6 +173,36 @@ static void ctrl_from_multipath(const struct znp_env *env, const char *blk,
 		snprintf(ns->ctrl, sizeof(ns->ctrl), "nvme%d", best);
 }
 
+enum znp_ns_path znp_ns_path_state(const struct znp_env *env, const struct znp_ns_info *ns)
+{
+	enum znp_ns_path st = ZNP_NS_PATH_GONE;
+	char dir[512], path[512], state[32];
+	unsigned int a, b, c;
+	struct dirent *de;
+	bool is_path;
+	DIR *d;
+
+	if (!ns->blk_name[0] ||
+	    znp_sysfs_path(env, dir, sizeof(dir), "block/%s/multipath", ns->blk_name))
+		return ZNP_NS_PATH_GONE;
+	d = opendir(dir);
+	if (!d)
+		return ZNP_NS_PATH_GONE;	/* the head's disk went with its last path */
+	while (st != ZNP_NS_PATH_LIVE && (de = readdir(d))) {
+		if (!parse_disk(de->d_name, &a, &c, &b, &is_path) || !is_path ||
+		    znp_sysfs_path(env, path, sizeof(path), "class/nvme/nvme%u/state", c) ||
+		    znp_attr_read(path, state, sizeof(state)))
+			continue;
+		if (!strcmp(state, "live"))
+			st = ZNP_NS_PATH_LIVE;
+		else if (!strcmp(state, "resetting") || !strcmp(state, "connecting") ||
+			 !strcmp(state, "new"))
+			st = ZNP_NS_PATH_COMING;
+	}
+	closedir(d);
+	return st;
+}
+
 /*
  * Disk of controller nvme<a> for head instance @b: nvme<a>n<b> (multipath
  * off), nvme<s>n<b> (multipath on but namespace not shared: the name takes
@@ -237,6 +267,7 @@ int znp_nsinfo_from_ng(const struct znp_env *env, const char *ng, struct znp_ns_
 		p = eat_uint(p, &s);
 	if (p && !*p) {
 		/* multipath head node */
+		ns->mpath = true;
 		snprintf(blk, sizeof(blk), "nvme%un%u", s, b);
 		set_blk(env, ns, blk);
 		ctrl_from_multipath(env, blk, ns);
@@ -272,6 +303,7 @@ int znp_nsinfo_from_blk(const struct znp_env *env, const char *blk, struct znp_n
 		snprintf(ng, sizeof(ng), "ng%dn%u", znp_ctrl_instance(parent), b);
 	} else {
 		/* multipath head: ng<subsys>n<head>, like the disk */
+		ns->mpath = true;
 		ctrl_from_multipath(env, blk, ns);
 		if (!ns->ctrl[0])
 			snprintf(ns->ctrl, sizeof(ns->ctrl), "nvme%u", a);

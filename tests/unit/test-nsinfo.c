@@ -170,6 +170,54 @@ static void test_subsys_instance(const struct znp_env *env)
 	CHECK_INT(ns.nsid, 5);
 }
 
+/* A head's paths, as the kernel shows them while a controller resets or goes away. */
+static void test_path_state(const struct znp_env *env)
+{
+	struct znp_ns_info ns;
+
+	memset(&ns, 0, sizeof(ns));
+	CHECK_INT(znp_nsinfo_from_ng(env, "ng7n2", &ns), 0);
+	CHECK(!ns.mpath, "ng7n2 is a controller's node, not a head's");
+	memset(&ns, 0, sizeof(ns));
+	CHECK_INT(znp_nsinfo_from_blk(env, "nvme6n2", &ns), 0);
+	CHECK(!ns.mpath, "nvme6n2 is a controller's disk, not a head's");
+	memset(&ns, 0, sizeof(ns));
+	CHECK_INT(znp_nsinfo_from_blk(env, "nvme2n1", &ns), 0);
+	CHECK(ns.mpath, "nvme2n1 is a head");
+	memset(&ns, 0, sizeof(ns));
+	CHECK_INT(znp_nsinfo_from_ng(env, "ng2n1", &ns), 0);
+	CHECK(ns.mpath, "ng2n1 is a head's node");
+
+	/* no path controller with a readable state: nothing to wait for */
+	CHECK_INT(znp_ns_path_state(env, &ns), ZNP_NS_PATH_GONE);
+	ft_write("sys/devices/nvme4/state", "resetting");
+	CHECK_INT(znp_ns_path_state(env, &ns), ZNP_NS_PATH_COMING);
+	ft_write("sys/devices/nvme4/state", "connecting");
+	CHECK_INT(znp_ns_path_state(env, &ns), ZNP_NS_PATH_COMING);
+	ft_link("sys/class/nvme/nvme5", "../../devices/nvme5");
+	ft_write("sys/devices/nvme5/state", "live");
+	CHECK_INT(znp_ns_path_state(env, &ns), ZNP_NS_PATH_LIVE);
+	ft_write("sys/devices/nvme5/state", "deleting");
+	CHECK_INT(znp_ns_path_state(env, &ns), ZNP_NS_PATH_COMING);
+	ft_write("sys/devices/nvme4/state", "dead");
+	CHECK_INT(znp_ns_path_state(env, &ns), ZNP_NS_PATH_GONE);
+	ft_write("sys/devices/nvme4/state", "live");
+	CHECK_INT(znp_ns_path_state(env, &ns), ZNP_NS_PATH_LIVE);
+	/* a disk name that is not a path disk is not a path */
+	ft_write("sys/devices/nvme4/state", "resetting");
+	ft_link("sys/devices/virtual/nvme-subsystem/nvme-subsys2/nvme2n1/multipath/nvme5n1", "x");
+	ft_write("sys/devices/nvme5/state", "live");
+	ft_link("sys/devices/virtual/nvme-subsystem/nvme-subsys2/nvme2n1/multipath/nvme2c5n1", "x");
+	CHECK_INT(znp_ns_path_state(env, &ns), ZNP_NS_PATH_LIVE);
+	ft_write("sys/devices/nvme5/state", "dead");
+	CHECK_INT(znp_ns_path_state(env, &ns), ZNP_NS_PATH_COMING);
+	/* the head's disk went with its last path */
+	strcpy(ns.blk_name, "nvme2n9");
+	CHECK_INT(znp_ns_path_state(env, &ns), ZNP_NS_PATH_GONE);
+	ns.blk_name[0] = '\0';
+	CHECK_INT(znp_ns_path_state(env, &ns), ZNP_NS_PATH_GONE);
+}
+
 static void test_set_nsid(void)
 {
 	struct znp_ns_info ns = { .nsid = 3, .blk_visible = true };
@@ -223,6 +271,7 @@ int main(void)
 	test_pairing(&env);
 	test_multipath(&env);
 	test_subsys_instance(&env);
+	test_path_state(&env);
 	test_set_nsid();
 	test_attr_u64();
 	ft_cleanup();
