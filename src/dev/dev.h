@@ -171,16 +171,17 @@ enum znp_ns_path {
 };
 
 /**
- * znp_ns_path_state() - the paths of multipath head @ns (znp_ns_info.mpath),
- * from sysfs (<head disk>/multipath and each path controller's state);
- * sends no command
+ * znp_ns_path_state() - the paths of multipath head @ns (znp_ns_info.mpath:
+ * ng_name is the head's ng<subsys>n<head>), from sysfs (the subsystem's
+ * controllers, their path disks and states); sends no command
  *
  * A head without a live path refuses passthrough commands (-EINVAL from
  * its generic node) until a path comes back, if one does.
  *
  * Return: ZNP_NS_PATH_LIVE when a path's controller is live,
  * ZNP_NS_PATH_COMING when none is but one is resetting, connecting or new,
- * ZNP_NS_PATH_GONE otherwise (the head's disk or its last path removed).
+ * ZNP_NS_PATH_GONE otherwise (the last path disk removed: detached, or the
+ * controllers gone).
  */
 enum znp_ns_path znp_ns_path_state(const struct znp_env *env, const struct znp_ns_info *ns);
 

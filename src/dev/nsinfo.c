@@ -173,24 +173,32 @@ static void ctrl_from_multipath(const struct znp_env *env, const char *blk,
 		snprintf(ns->ctrl, sizeof(ns->ctrl), "nvme%d", best);
 }
 
+/*
+ * The paths of head ng<s>n<h>: the controllers linked from nvme-subsys<s>
+ * (every kernel; <head disk>/multipath is newer than 6.12) that still have
+ * the path disk nvme<s>c<c>n<h>, each with its controller's state.
+ */
 enum znp_ns_path znp_ns_path_state(const struct znp_env *env, const struct znp_ns_info *ns)
 {
 	enum znp_ns_path st = ZNP_NS_PATH_GONE;
 	char dir[512], path[512], state[32];
-	unsigned int a, b, c;
+	unsigned int s, h;
 	struct dirent *de;
-	bool is_path;
 	DIR *d;
 
-	if (!ns->blk_name[0] ||
-	    znp_sysfs_path(env, dir, sizeof(dir), "block/%s/multipath", ns->blk_name))
+	if (!parse_ng(ns->ng_name, &s, &h) ||
+	    znp_sysfs_path(env, dir, sizeof(dir), "class/nvme-subsystem/nvme-subsys%u", s))
 		return ZNP_NS_PATH_GONE;
 	d = opendir(dir);
 	if (!d)
-		return ZNP_NS_PATH_GONE;	/* the head's disk went with its last path */
+		return ZNP_NS_PATH_GONE;
 	while (st != ZNP_NS_PATH_LIVE && (de = readdir(d))) {
-		if (!parse_disk(de->d_name, &a, &c, &b, &is_path) || !is_path ||
-		    znp_sysfs_path(env, path, sizeof(path), "class/nvme/nvme%u/state", c) ||
+		int c = znp_name_is_ctrl(de->d_name) ? znp_ctrl_instance(de->d_name) : -1;
+
+		if (c < 0 ||
+		    znp_sysfs_path(env, path, sizeof(path), "class/nvme/nvme%d/nvme%uc%dn%u", c, s,
+				   c, h) || !znp_path_exists(path) ||
+		    znp_sysfs_path(env, path, sizeof(path), "class/nvme/nvme%d/state", c) ||
 		    znp_attr_read(path, state, sizeof(state)))
 			continue;
 		if (!strcmp(state, "live"))

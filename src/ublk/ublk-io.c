@@ -47,6 +47,8 @@ static const char *op_name(uint8_t op)
 }
 
 static void release_zone(struct znp_ublk_queue *q, struct znp_ublk_tag *t);
+static bool is_nopath(const struct znp_ublk_queue *q, int res);
+static void nopath_wait(struct znp_ublk_queue *q, struct znp_ublk_tag *t);
 
 static void fail_req(struct znp_ublk_queue *q, struct znp_ublk_tag *t, int err, const char *why)
 {
@@ -505,6 +507,10 @@ static void wp_done(struct znp_ublk_queue *q, struct znp_ublk_tag *t, int res)
 			leave_req(q, t);
 			return;
 		}
+		if (is_nopath(q, res)) {
+			nopath_wait(q, t);
+			return;
+		}
 		if (znp_ublk_status_verdict(res, false) == ZNP_UBLK_RETRY && t->retries++ < 5) {
 			query_wp(q, t);
 			return;
@@ -596,6 +602,10 @@ static bool write_error(struct znp_ublk_queue *q, struct znp_ublk_tag *t, int re
 {
 	enum znp_ublk_verdict v = znp_ublk_status_verdict(res, true);
 
+	if (is_nopath(q, res)) {
+		nopath_wait(q, t);	/* one piece at a time: nothing else in flight */
+		return true;
+	}
 	if (v == ZNP_UBLK_GONE) {
 		leave_req(q, t);
 		return true;
@@ -645,6 +655,8 @@ void znp_ublk_io_start(struct znp_ublk_queue *q, struct znp_ublk_tag *t)
 	t->stage = ZNP_ST_IO;
 	t->retries = 0;
 	t->recon = t->retry_same = t->restart = t->owns_zone = false;
+	t->nopath = t->gone = false;
+	t->nopath_ms = t->nopath_step = 0;
 	t->inh = -1;
 	t->ntried = 0;
 
@@ -730,6 +742,120 @@ static int resend(struct znp_ublk_queue *q, struct znp_ublk_tag *t)
 	return znp_ublk_nvme_cmd(q, t, NVME_CMD_ZMS, NULL, 0, zslba, 0, zsa);
 }
 
+/* ---- a multipath head without a path -------------------------------------- */
+
+/*
+ * A multipath head's generic node refuses a command with -EINVAL while no
+ * path is live (nvme_ns_head_chr_uring_cmd): the command never reached a
+ * controller. Every command the server sends it built and checked itself,
+ * so on a head -EINVAL means just that. While a path's controller resets
+ * or connects, the request waits (a timeout in the ring, the wait doubling
+ * up to NOPATH_STEP_MS) and is sent again; when the head has no path left
+ * (the namespace was detached, its controllers removed), or none came back
+ * within NOPATH_MAX_MS, it is left to the next server as for ENODEV.
+ */
+#define NOPATH_FIRST_MS		10
+#define NOPATH_STEP_MS		1000
+#define NOPATH_MAX_MS		60000
+#define NOPATH_MAX_TEXT		"60 s"
+
+static bool is_nopath(const struct znp_ublk_queue *q, int res)
+{
+	return res == -EINVAL && q->s->ns->ns.mpath;
+}
+
+static const char *path_text(enum znp_ns_path st)
+{
+	switch (st) {
+	case ZNP_NS_PATH_LIVE: return "a path is live again";
+	case ZNP_NS_PATH_COMING: return "a controller is resetting or connecting";
+	default: return "no path left under the head (namespace detached or removed)";
+	}
+}
+
+static void nopath_leave(struct znp_ublk_queue *q, struct znp_ublk_tag *t, const char *why)
+{
+	znp_ublk_log(q->s, LOG_ERR, "ublk%d: %s at sector %" PRIu64 " (+%u): no path to the "
+		     "namespace: %s: left to the next server", q->s->dev_id, op_name(t->op),
+		     t->sector, t->nr_sectors, why);
+	leave_req(q, t);
+}
+
+/* Tag @t's commands are back and one found no path: wait, or leave it. */
+static void nopath_wait(struct znp_ublk_queue *q, struct znp_ublk_tag *t)
+{
+	enum znp_ns_path st = znp_ns_path_state(NULL, &q->s->ns->ns);
+	uint32_t ms;
+
+	t->nopath = t->restart = false;
+	if (st == ZNP_NS_PATH_GONE) {
+		nopath_leave(q, t, path_text(st));
+		return;
+	}
+	if (t->nopath_ms >= NOPATH_MAX_MS) {
+		nopath_leave(q, t, "none came back in " NOPATH_MAX_TEXT);
+		return;
+	}
+	ms = t->nopath_step ? 2 * t->nopath_step : NOPATH_FIRST_MS;
+	if (ms > NOPATH_STEP_MS)
+		ms = NOPATH_STEP_MS;
+	if (!t->nopath_ms)
+		znp_ublk_log(q->s, LOG_WARNING, "ublk%d: %s at sector %" PRIu64 " (+%u): no path "
+			     "to the namespace (%s): waiting for it", q->s->dev_id, op_name(t->op),
+			     t->sector, t->nr_sectors, path_text(st));
+	t->nopath_step = ms;
+	t->nopath_ms += ms;
+	if (znp_ublk_timer(q, t, ms))
+		nopath_leave(q, t, "no submission slot for the timer");
+}
+
+void znp_ublk_io_timer_done(struct znp_ublk_queue *q, struct znp_ublk_tag *t)
+{
+	enum znp_ns_path st = znp_ns_path_state(NULL, &q->s->ns->ns);
+	int ret = 0;
+
+	if (st != ZNP_NS_PATH_LIVE) {
+		/* still none: wait on (or leave, when it is gone or the wait too long) */
+		nopath_wait(q, t);
+		return;
+	}
+	znp_ublk_log(q->s, LOG_NOTICE, "ublk%d: %s at sector %" PRIu64 " (+%u): %s after %u ms: "
+		     "sending it again%s", q->s->dev_id, op_name(t->op), t->sector, t->nr_sectors,
+		     path_text(st), t->nopath_ms, t->stage == ZNP_ST_IO &&
+		     (t->op == UBLK_IO_OP_WRITE || t->op == UBLK_IO_OP_ZONE_APPEND) ?
+		     ", after checking the zone's write pointer" : "");
+	if (t->stage == ZNP_ST_WP) {
+		query_wp(q, t);
+		return;
+	}
+	if (t->stage == ZNP_ST_VERIFY) {
+		verify(q, t, t->vfrom, t->vend);
+		return;
+	}
+	switch (t->op) {
+	case UBLK_IO_OP_READ:
+		t->err = 0;
+		t->next_lba = 0;
+		issue_reads(q, t);
+		return;
+	case UBLK_IO_OP_REPORT_ZONES:
+		issue_zmr(q, t);
+		return;
+	case UBLK_IO_OP_WRITE:
+	case UBLK_IO_OP_ZONE_APPEND:
+		/* refused, so not applied; the write pointer says so before it goes again */
+		t->recon = true;
+		t->retry_same = true;
+		query_wp(q, t);
+		return;
+	default:
+		ret = resend(q, t);
+		if (ret)
+			fail_req(q, t, ret, "no submission slot");
+		return;
+	}
+}
+
 static void log_nvme_error(struct znp_ublk_queue *q, struct znp_ublk_tag *t, int res)
 {
 	znp_ublk_log(q->s, LOG_ERR, "ublk%d: %s at sector %" PRIu64 " (+%u): namespace returned "
@@ -759,6 +885,8 @@ static bool nvme_error(struct znp_ublk_queue *q, struct znp_ublk_tag *t, int res
 		v = znp_ublk_status_verdict(res, false);
 		if (v == ZNP_UBLK_GONE) {
 			t->gone = true;
+		} else if (is_nopath(q, res)) {
+			t->nopath = true;	/* when the other pieces are back */
 		} else if (v == ZNP_UBLK_RETRY && t->retries < 5) {
 			t->restart = true;	/* when the other pieces are back */
 		} else if (!t->err) {
@@ -770,6 +898,10 @@ static bool nvme_error(struct znp_ublk_queue *q, struct znp_ublk_tag *t, int res
 		v = znp_ublk_status_verdict(res, false);
 		if (v == ZNP_UBLK_GONE) {
 			leave_req(q, t);
+			return true;
+		}
+		if (is_nopath(q, res)) {
+			nopath_wait(q, t);
 			return true;
 		}
 		if (v == ZNP_UBLK_RETRY && t->retries++ < 5 && !resend(q, t))
@@ -792,9 +924,19 @@ void znp_ublk_io_nvme_done(struct znp_ublk_queue *q, struct znp_ublk_tag *t,
 		return;
 	}
 	if (t->stage == ZNP_ST_VERIFY) {
-		if (cqe->res && !t->err)
+		if (cqe->res && znp_ublk_status_verdict(cqe->res, false) == ZNP_UBLK_GONE)
+			t->gone = true;
+		else if (cqe->res && is_nopath(q, cqe->res))
+			t->nopath = true;
+		else if (cqe->res && !t->err)
 			t->err = znp_ublk_status_errno(cqe->res);
-		if (!t->inflight)
+		if (t->inflight)
+			return;
+		if (t->gone)
+			leave_req(q, t);
+		else if (t->nopath && !t->err)
+			nopath_wait(q, t);
+		else
 			verify_done(q, t);
 		return;
 	}
@@ -808,6 +950,10 @@ void znp_ublk_io_nvme_done(struct znp_ublk_queue *q, struct znp_ublk_tag *t,
 	}
 	if (t->err) {
 		fail_req(q, t, t->err, "the namespace failed it");
+		return;
+	}
+	if (t->nopath) {
+		nopath_wait(q, t);
 		return;
 	}
 	if (t->restart) {

@@ -94,6 +94,12 @@ struct znp_ublk_tag {
 	bool owns_zone;
 	bool restart;			/* a read piece failed transiently: read again */
 	bool gone;			/* a piece met a namespace that is gone */
+	/* a multipath head without a path (ublk-io.c) */
+	bool nopath;			/* a command was refused for want of a path */
+	bool waiting;			/* its timer is armed: sent again when it fires */
+	uint32_t nopath_ms;		/* waited so far for a path */
+	uint32_t nopath_step;		/* the last wait, ms */
+	struct __kernel_timespec ts;	/* the timer's (read when it is submitted) */
 	bool commit_deferred;		/* its commit found no SQE free: sent next turn */
 	uint64_t jzone;			/* zone + 1 whose append record goes with that commit */
 	int commit_res;
@@ -130,6 +136,7 @@ struct znp_ublk_queue {
 	unsigned int cmds;		/* ublk commands owned by the kernel */
 	unsigned int nvme;		/* NVMe commands in flight */
 	unsigned int copies;		/* user copies in flight */
+	unsigned int timers;		/* tags waiting for a path (timeouts armed) */
 	int cdev_fd, ns_fd;		/* for SQEs: indexes of registered files, or fds */
 	uint8_t sqe_flags;		/* IOSQE_FIXED_FILE when the files are registered */
 	bool fixed_bufs;		/* tag buffers registered (IORING_URING_CMD_FIXED) */
@@ -216,6 +223,8 @@ int znp_ublk_nvme_cmd(struct znp_ublk_queue *q, struct znp_ublk_tag *t, uint8_t 
  */
 int znp_ublk_ucopy(struct znp_ublk_queue *q, struct znp_ublk_tag *t, bool to_kernel,
 		   uint32_t off, uint32_t end);
+/* Wake tag @t in @ms milliseconds: znp_ublk_io_timer_done(). Return: 0 or -EBUSY (no SQE). */
+int znp_ublk_timer(struct znp_ublk_queue *q, struct znp_ublk_tag *t, unsigned int ms);
 /* Commit @res and fetch the next request for this tag. */
 void znp_ublk_complete(struct znp_ublk_queue *q, struct znp_ublk_tag *t, int res, uint64_t addr);
 
@@ -239,6 +248,8 @@ void znp_ublk_append_go(struct znp_ublk_queue *q, struct znp_ublk_tag *t);
 void znp_ublk_io_start(struct znp_ublk_queue *q, struct znp_ublk_tag *t);
 /* The user copy of tag @t ended: 0, or -errno (its request failed). */
 void znp_ublk_io_copy_done(struct znp_ublk_queue *q, struct znp_ublk_tag *t, int err);
+/* The timer of tag @t (waiting for a path) fired. */
+void znp_ublk_io_timer_done(struct znp_ublk_queue *q, struct znp_ublk_tag *t);
 /* An NVMe command of tag @t completed. */
 void znp_ublk_io_nvme_done(struct znp_ublk_queue *q, struct znp_ublk_tag *t,
 			   const struct io_uring_cqe *cqe);

@@ -188,33 +188,35 @@ static void test_path_state(const struct znp_env *env)
 	CHECK_INT(znp_nsinfo_from_ng(env, "ng2n1", &ns), 0);
 	CHECK(ns.mpath, "ng2n1 is a head's node");
 
+	/* the subsystem's controllers: nvme4 with its path disk, nvme5 without yet */
+	ft_link("sys/class/nvme-subsystem/nvme-subsys2",
+		"../../devices/virtual/nvme-subsystem/nvme-subsys2");
+	ft_link("sys/devices/virtual/nvme-subsystem/nvme-subsys2/nvme4", "../../../nvme4");
+	ft_link("sys/devices/virtual/nvme-subsystem/nvme-subsys2/nvme5", "../../../nvme5");
+	ft_link("sys/class/nvme/nvme5", "../../devices/nvme5");
+	ft_write("sys/devices/nvme5/state", "live");
 	/* no path controller with a readable state: nothing to wait for */
 	CHECK_INT(znp_ns_path_state(env, &ns), ZNP_NS_PATH_GONE);
 	ft_write("sys/devices/nvme4/state", "resetting");
 	CHECK_INT(znp_ns_path_state(env, &ns), ZNP_NS_PATH_COMING);
 	ft_write("sys/devices/nvme4/state", "connecting");
 	CHECK_INT(znp_ns_path_state(env, &ns), ZNP_NS_PATH_COMING);
-	ft_link("sys/class/nvme/nvme5", "../../devices/nvme5");
-	ft_write("sys/devices/nvme5/state", "live");
-	CHECK_INT(znp_ns_path_state(env, &ns), ZNP_NS_PATH_LIVE);
-	ft_write("sys/devices/nvme5/state", "deleting");
-	CHECK_INT(znp_ns_path_state(env, &ns), ZNP_NS_PATH_COMING);
-	ft_write("sys/devices/nvme4/state", "dead");
-	CHECK_INT(znp_ns_path_state(env, &ns), ZNP_NS_PATH_GONE);
 	ft_write("sys/devices/nvme4/state", "live");
 	CHECK_INT(znp_ns_path_state(env, &ns), ZNP_NS_PATH_LIVE);
-	/* a disk name that is not a path disk is not a path */
-	ft_write("sys/devices/nvme4/state", "resetting");
-	ft_link("sys/devices/virtual/nvme-subsystem/nvme-subsys2/nvme2n1/multipath/nvme5n1", "x");
-	ft_write("sys/devices/nvme5/state", "live");
-	ft_link("sys/devices/virtual/nvme-subsystem/nvme-subsys2/nvme2n1/multipath/nvme2c5n1", "x");
+	ft_write("sys/devices/nvme4/state", "deleting");
+	CHECK_INT(znp_ns_path_state(env, &ns), ZNP_NS_PATH_GONE);
+	/* nvme5 gets its path disk (another head's disk is not one) */
+	ft_write("sys/devices/nvme5/nvme2c5n2/nsid", "10");
+	CHECK_INT(znp_ns_path_state(env, &ns), ZNP_NS_PATH_GONE);
+	ft_write("sys/devices/nvme5/nvme2c5n1/nsid", "9");
 	CHECK_INT(znp_ns_path_state(env, &ns), ZNP_NS_PATH_LIVE);
 	ft_write("sys/devices/nvme5/state", "dead");
+	ft_write("sys/devices/nvme4/state", "resetting");
 	CHECK_INT(znp_ns_path_state(env, &ns), ZNP_NS_PATH_COMING);
-	/* the head's disk went with its last path */
-	strcpy(ns.blk_name, "nvme2n9");
+	/* a head of another subsystem, and no generic node */
+	strcpy(ns.ng_name, "ng3n1");
 	CHECK_INT(znp_ns_path_state(env, &ns), ZNP_NS_PATH_GONE);
-	ns.blk_name[0] = '\0';
+	ns.ng_name[0] = '\0';
 	CHECK_INT(znp_ns_path_state(env, &ns), ZNP_NS_PATH_GONE);
 }
 
