@@ -47,8 +47,9 @@ static const char *op_name(uint8_t op)
 }
 
 static void release_zone(struct znp_ublk_queue *q, struct znp_ublk_tag *t);
-static bool is_nopath(const struct znp_ublk_queue *q, int res);
+static bool is_nopath(const struct znp_ublk_queue *q, struct znp_ublk_tag *t, int res);
 static void nopath_wait(struct znp_ublk_queue *q, struct znp_ublk_tag *t);
+static void log_nvme_error(struct znp_ublk_queue *q, struct znp_ublk_tag *t, int res);
 
 static void fail_req(struct znp_ublk_queue *q, struct znp_ublk_tag *t, int err, const char *why)
 {
@@ -507,7 +508,7 @@ static void wp_done(struct znp_ublk_queue *q, struct znp_ublk_tag *t, int res)
 			leave_req(q, t);
 			return;
 		}
-		if (is_nopath(q, res)) {
+		if (is_nopath(q, t, res)) {
 			nopath_wait(q, t);
 			return;
 		}
@@ -602,7 +603,7 @@ static bool write_error(struct znp_ublk_queue *q, struct znp_ublk_tag *t, int re
 {
 	enum znp_ublk_verdict v = znp_ublk_status_verdict(res, true);
 
-	if (is_nopath(q, res)) {
+	if (is_nopath(q, t, res)) {
 		nopath_wait(q, t);	/* one piece at a time: nothing else in flight */
 		return true;
 	}
@@ -657,6 +658,7 @@ void znp_ublk_io_start(struct znp_ublk_queue *q, struct znp_ublk_tag *t)
 	t->recon = t->retry_same = t->restart = t->owns_zone = false;
 	t->nopath = t->gone = false;
 	t->nopath_ms = t->nopath_step = 0;
+	t->nopath_res = 0;
 	t->inh = -1;
 	t->ntried = 0;
 
@@ -753,21 +755,34 @@ static int resend(struct znp_ublk_queue *q, struct znp_ublk_tag *t)
  * up to NOPATH_STEP_MS) and is sent again; when the head has no path left
  * (the namespace was detached, its controllers removed), or none came back
  * within NOPATH_MAX_MS, it is left to the next server as for ENODEV.
+ *
+ * A controller may also answer a command for a namespace detached a moment
+ * ago with Invalid Field in Command (QEMU does; the spec allows it for an
+ * inactive NSID) before the host has seen the change and removed the path.
+ * On a head that status too waits for sysfs to show the path gone (the
+ * request is then left as above), but for NOPATH_CHECK_MS only: a path
+ * still there after that is a real Invalid Field, and the request fails.
  */
 #define NOPATH_FIRST_MS		10
 #define NOPATH_STEP_MS		1000
 #define NOPATH_MAX_MS		60000
 #define NOPATH_MAX_TEXT		"60 s"
+#define NOPATH_CHECK_MS		5000
 
-static bool is_nopath(const struct znp_ublk_queue *q, int res)
+/* Did @res (of a command of @t) meet a head without a path, or maybe a detach? */
+static bool is_nopath(const struct znp_ublk_queue *q, struct znp_ublk_tag *t, int res)
 {
-	return res == -EINVAL && q->s->ns->ns.mpath;
+	if (!q->s->ns->ns.mpath || (res != -EINVAL && (res <= 0 || (res & 0x7ff) != 0x002)))
+		return false;
+	if (res == -EINVAL || !t->nopath_res)
+		t->nopath_res = res;	/* "no path" outweighs "maybe detached" */
+	return true;
 }
 
 static const char *path_text(enum znp_ns_path st)
 {
 	switch (st) {
-	case ZNP_NS_PATH_LIVE: return "a path is live again";
+	case ZNP_NS_PATH_LIVE: return "a path's controller is live";
 	case ZNP_NS_PATH_COMING: return "a controller is resetting or connecting";
 	default: return "no path left under the head (namespace detached or removed)";
 	}
@@ -792,6 +807,12 @@ static void nopath_wait(struct znp_ublk_queue *q, struct znp_ublk_tag *t)
 		nopath_leave(q, t, path_text(st));
 		return;
 	}
+	if (t->nopath_res != -EINVAL && t->nopath_ms >= NOPATH_CHECK_MS) {
+		/* the path stayed: the controller meant the status */
+		log_nvme_error(q, t, t->nopath_res);
+		fail_req(q, t, znp_ublk_status_errno(t->nopath_res), "the namespace failed it");
+		return;
+	}
 	if (t->nopath_ms >= NOPATH_MAX_MS) {
 		nopath_leave(q, t, "none came back in " NOPATH_MAX_TEXT);
 		return;
@@ -799,10 +820,15 @@ static void nopath_wait(struct znp_ublk_queue *q, struct znp_ublk_tag *t)
 	ms = t->nopath_step ? 2 * t->nopath_step : NOPATH_FIRST_MS;
 	if (ms > NOPATH_STEP_MS)
 		ms = NOPATH_STEP_MS;
-	if (!t->nopath_ms)
+	if (!t->nopath_ms && t->nopath_res == -EINVAL)
 		znp_ublk_log(q->s, LOG_WARNING, "ublk%d: %s at sector %" PRIu64 " (+%u): no path "
 			     "to the namespace (%s): waiting for it", q->s->dev_id, op_name(t->op),
 			     t->sector, t->nr_sectors, path_text(st));
+	else if (!t->nopath_ms)
+		znp_ublk_log(q->s, LOG_WARNING, "ublk%d: %s at sector %" PRIu64 " (+%u): NVMe "
+			     "status 0x%x on the head (detached?): waiting for its path to go, or "
+			     "%u ms", q->s->dev_id, op_name(t->op), t->sector, t->nr_sectors,
+			     (unsigned int)t->nopath_res, NOPATH_CHECK_MS);
 	t->nopath_step = ms;
 	t->nopath_ms += ms;
 	if (znp_ublk_timer(q, t, ms))
@@ -819,6 +845,7 @@ void znp_ublk_io_timer_done(struct znp_ublk_queue *q, struct znp_ublk_tag *t)
 		nopath_wait(q, t);
 		return;
 	}
+	t->nopath_res = 0;	/* what the next refusal says */
 	znp_ublk_log(q->s, LOG_NOTICE, "ublk%d: %s at sector %" PRIu64 " (+%u): %s after %u ms: "
 		     "sending it again%s", q->s->dev_id, op_name(t->op), t->sector, t->nr_sectors,
 		     path_text(st), t->nopath_ms, t->stage == ZNP_ST_IO &&
@@ -885,7 +912,7 @@ static bool nvme_error(struct znp_ublk_queue *q, struct znp_ublk_tag *t, int res
 		v = znp_ublk_status_verdict(res, false);
 		if (v == ZNP_UBLK_GONE) {
 			t->gone = true;
-		} else if (is_nopath(q, res)) {
+		} else if (is_nopath(q, t, res)) {
 			t->nopath = true;	/* when the other pieces are back */
 		} else if (v == ZNP_UBLK_RETRY && t->retries < 5) {
 			t->restart = true;	/* when the other pieces are back */
@@ -900,7 +927,7 @@ static bool nvme_error(struct znp_ublk_queue *q, struct znp_ublk_tag *t, int res
 			leave_req(q, t);
 			return true;
 		}
-		if (is_nopath(q, res)) {
+		if (is_nopath(q, t, res)) {
 			nopath_wait(q, t);
 			return true;
 		}
@@ -926,7 +953,7 @@ void znp_ublk_io_nvme_done(struct znp_ublk_queue *q, struct znp_ublk_tag *t,
 	if (t->stage == ZNP_ST_VERIFY) {
 		if (cqe->res && znp_ublk_status_verdict(cqe->res, false) == ZNP_UBLK_GONE)
 			t->gone = true;
-		else if (cqe->res && is_nopath(q, cqe->res))
+		else if (cqe->res && is_nopath(q, t, cqe->res))
 			t->nopath = true;
 		else if (cqe->res && !t->err)
 			t->err = znp_ublk_status_errno(cqe->res);

@@ -99,6 +99,8 @@ struct znp_ublk_tag {
 	bool waiting;			/* its timer is armed: sent again when it fires */
 	uint32_t nopath_ms;		/* waited so far for a path */
 	uint32_t nopath_step;		/* the last wait, ms */
+	int nopath_res;			/* -EINVAL (no path), or the NVMe status that may
+					 * mean a detach (Invalid Field) */
 	struct __kernel_timespec ts;	/* the timer's (read when it is submitted) */
 	bool commit_deferred;		/* its commit found no SQE free: sent next turn */
 	uint64_t jzone;			/* zone + 1 whose append record goes with that commit */
