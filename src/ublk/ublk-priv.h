@@ -36,7 +36,7 @@ struct znp_ublk_queue;
 #define ZNP_UBLK_LOG_LINE	512
 #define ZNP_UBLK_LOG_RING	64
 
-/* Where a tag's request is (ublk-io.c). */
+/* Where a tag's request is (ublk-io.c, ublk-reconcile.c). */
 enum znp_ublk_stage {
 	ZNP_ST_IO,		/* its own NVMe commands */
 	ZNP_ST_WP,		/* Zone Management Receive of its zone (write pointer) */
@@ -82,7 +82,7 @@ struct znp_ublk_tag {
 	uint32_t inflight;		/* NVMe commands in flight */
 	int err;			/* first error of the pieces */
 	uint64_t append_sector;
-	/* reconciliation and retries (ublk-io.c) */
+	/* reconciliation and retries (ublk-reconcile.c) */
 	enum znp_ublk_stage stage;
 	uint32_t piece_lba;		/* first LBA of the write piece in flight (rel. ext.lba) */
 	uint32_t retries;
@@ -94,7 +94,7 @@ struct znp_ublk_tag {
 	bool owns_zone;
 	bool restart;			/* a read piece failed transiently: read again */
 	bool gone;			/* a piece met a namespace that is gone */
-	/* a multipath head without a path (ublk-io.c) */
+	/* a multipath head without a path (ublk-nopath.c) */
 	bool nopath;			/* a command was refused for want of a path */
 	bool waiting;			/* its timer is armed: sent again when it fires */
 	uint32_t nopath_ms;		/* waited so far for a path */
@@ -243,15 +243,16 @@ bool znp_ublk_zone_take(struct znp_ublk_server *s, uint64_t z, struct znp_ublk_t
 struct znp_ublk_tag *znp_ublk_zone_release(struct znp_ublk_queue *q, uint64_t z);
 struct znp_ublk_tag *znp_ublk_inbox_take(struct znp_ublk_queue *q);
 
-/* ublk-io.c */
-/* An append that waited for its zone now owns it. */
+/* ublk-reconcile.c: an append that waited for its zone now owns it. */
 void znp_ublk_append_go(struct znp_ublk_queue *q, struct znp_ublk_tag *t);
+/* ublk-nopath.c: the timer of tag @t (waiting for a path) fired. */
+void znp_ublk_io_timer_done(struct znp_ublk_queue *q, struct znp_ublk_tag *t);
+
+/* ublk-io.c (its private helpers: ublk-io.h) */
 /* A new request on tag @t: its NVMe commands, or its completion. */
 void znp_ublk_io_start(struct znp_ublk_queue *q, struct znp_ublk_tag *t);
 /* The user copy of tag @t ended: 0, or -errno (its request failed). */
 void znp_ublk_io_copy_done(struct znp_ublk_queue *q, struct znp_ublk_tag *t, int err);
-/* The timer of tag @t (waiting for a path) fired. */
-void znp_ublk_io_timer_done(struct znp_ublk_queue *q, struct znp_ublk_tag *t);
 /* An NVMe command of tag @t completed. */
 void znp_ublk_io_nvme_done(struct znp_ublk_queue *q, struct znp_ublk_tag *t,
 			   const struct io_uring_cqe *cqe);
