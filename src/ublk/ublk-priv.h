@@ -96,7 +96,6 @@ struct znp_ublk_tag {
 	bool gone;			/* a piece met a namespace that is gone */
 	/* a multipath head without a path (ublk-nopath.c) */
 	bool nopath;			/* a command was refused for want of a path */
-	bool waiting;			/* its timer is armed: sent again when it fires */
 	uint32_t nopath_ms;		/* waited so far for a path */
 	uint32_t nopath_step;		/* the last wait, ms */
 	int nopath_res;			/* -EINVAL (no path), or the NVMe status that may

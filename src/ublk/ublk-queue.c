@@ -114,7 +114,6 @@ int znp_ublk_timer(struct znp_ublk_queue *q, struct znp_ublk_tag *t, unsigned in
 	io_uring_prep_timeout(sqe, &t->ts, 0, 0);
 	sqe->user_data = ud(UD_TIMER, t->tag);
 	q->timers++;
-	t->waiting = true;
 	return 0;
 }
 
@@ -266,7 +265,6 @@ static void inbox(struct znp_ublk_queue *q)
 static void timer_done(struct znp_ublk_queue *q, struct znp_ublk_tag *t)
 {
 	q->timers--;
-	t->waiting = false;
 	if (t->busy)
 		znp_ublk_io_timer_done(q, t);
 }
