@@ -36,7 +36,7 @@ log3=build/vm-logs/ublk-detach-$(date +%Y%m%d-%H%M%S).log
 bash tests/vm/vm-run.sh --kernel stock --guest tests/vm/ublk-faults/guest.sh --subsys 0 \
 	--ns ctrl=0,nsid=1,size=768M,lbas=4096,zoned=1,zsze=48M,zcap=48M \
 	--modules "ublk_drv" --append "no_timer_check DETACH=1" \
-	--timeout 300 --log "$log3" --quiet
+	--timeout 420 --log "$log3" --quiet
 vm=$?
 layer_report 57-vm-ublk-faults "$log3" $vm $start || rc=1
 log2=build/vm-logs/ublk-mempress-$(date +%Y%m%d-%H%M%S).log

@@ -132,7 +132,7 @@ if [ -n "${DETACH:-}" ]; then
 	expect_ok "detach: server started on $A" start_srv "$A"
 	ZS=$(($(cat /sys/block/ublkb0/queue/chunk_sectors) * 512))
 	# ---- controller reset under fio verify: the head has no path meanwhile ---
-	fio_verify reset 0 3
+	fio_verify reset 0 2
 	expect_ok "detach: nvme reset of $C with fio's writes in flight" busy_reset $C
 	wait $FIO
 	expect_eq "detach: fio write + verify across a controller reset (no path for a while) passes" $? 0
@@ -148,7 +148,7 @@ if [ -n "${DETACH:-}" ]; then
 	head -c $((8 * 1048576)) /dev/urandom >/tmp/pat
 	expect_ok "detach: 8 MiB pattern written to zone 0" \
 		dd if=/tmp/pat of=$UA bs=1M oflag=direct status=none
-	fio_verify gone $ZS 3
+	fio_verify gone $ZS 2
 	i=0
 	while [ "$(inflight)" = 0 ] && [ $i -lt 200 ]; do
 		sleep 0.05
