@@ -33,6 +33,8 @@ struct znp_ns_info {
 	char ng_name[32];	/* "ng0n1", "" if none */
 	char blk_name[32];	/* "nvme0n1", "" if none */
 	bool blk_visible;	/* block node usable (kernel did not hide it) */
+	bool mpath;		/* ng_name and blk_name are a multipath head's (native
+				 * multipath: the nodes outlive a path, not the last) */
 	bool blk_size_known;	/* blk_sectors read from sysfs */
 	uint64_t blk_sectors;	/* the kernel's capacity of the block node (0: it
 				 * cannot do I/O to the namespace's format) */
@@ -160,6 +162,28 @@ int znp_dev_path(const struct znp_env *env, char *buf, size_t len, const char *n
  * Return: 0, or -EINVAL when @blk is not an NVMe namespace block device.
  */
 int znp_ns_from_blk(const struct znp_env *env, const char *blk, struct znp_ns_info *ns);
+
+/* Can the namespace behind a multipath head be reached? (znp_ns_path_state) */
+enum znp_ns_path {
+	ZNP_NS_PATH_LIVE,	/* a path's controller is live */
+	ZNP_NS_PATH_COMING,	/* a path's controller is resetting or connecting */
+	ZNP_NS_PATH_GONE,	/* no path: the namespace was detached or its controllers removed */
+};
+
+/**
+ * znp_ns_path_state() - the paths of multipath head @ns (znp_ns_info.mpath:
+ * ng_name is the head's ng<subsys>n<head>), from sysfs (the subsystem's
+ * controllers, their path disks and states); sends no command
+ *
+ * A head without a live path refuses passthrough commands (-EINVAL from
+ * its generic node) until a path comes back, if one does.
+ *
+ * Return: ZNP_NS_PATH_LIVE when a path's controller is live,
+ * ZNP_NS_PATH_COMING when none is but one is resetting, connecting or new,
+ * ZNP_NS_PATH_GONE otherwise (the last path disk removed: detached, or the
+ * controllers gone).
+ */
+enum znp_ns_path znp_ns_path_state(const struct znp_env *env, const struct znp_ns_info *ns);
 
 /*
  * Block devices, from sysfs and /proc/self/mountinfo (the library's one

@@ -174,6 +174,44 @@ static void ctrl_from_multipath(const struct znp_env *env, const char *blk,
 }
 
 /*
+ * The paths of head ng<s>n<h>: the controllers linked from nvme-subsys<s>
+ * (every kernel; <head disk>/multipath is newer than 6.12) that still have
+ * the path disk nvme<s>c<c>n<h>, each with its controller's state.
+ */
+enum znp_ns_path znp_ns_path_state(const struct znp_env *env, const struct znp_ns_info *ns)
+{
+	enum znp_ns_path st = ZNP_NS_PATH_GONE;
+	char dir[512], path[512], state[32];
+	unsigned int s, h;
+	struct dirent *de;
+	DIR *d;
+
+	if (!parse_ng(ns->ng_name, &s, &h) ||
+	    znp_sysfs_path(env, dir, sizeof(dir), "class/nvme-subsystem/nvme-subsys%u", s))
+		return ZNP_NS_PATH_GONE;
+	d = opendir(dir);
+	if (!d)
+		return ZNP_NS_PATH_GONE;
+	while (st != ZNP_NS_PATH_LIVE && (de = readdir(d))) {
+		int c = znp_name_is_ctrl(de->d_name) ? znp_ctrl_instance(de->d_name) : -1;
+
+		if (c < 0 ||
+		    znp_sysfs_path(env, path, sizeof(path), "class/nvme/nvme%d/nvme%uc%dn%u", c, s,
+				   c, h) || !znp_path_exists(path) ||
+		    znp_sysfs_path(env, path, sizeof(path), "class/nvme/nvme%d/state", c) ||
+		    znp_attr_read(path, state, sizeof(state)))
+			continue;
+		if (!strcmp(state, "live"))
+			st = ZNP_NS_PATH_LIVE;
+		else if (!strcmp(state, "resetting") || !strcmp(state, "connecting") ||
+			 !strcmp(state, "new"))
+			st = ZNP_NS_PATH_COMING;
+	}
+	closedir(d);
+	return st;
+}
+
+/*
  * Disk of controller nvme<a> for head instance @b: nvme<a>n<b> (multipath
  * off), nvme<s>n<b> (multipath on but namespace not shared: the name takes
  * the subsystem instance), or the hidden path disk nvme<s>c<a>n<b> whose
@@ -237,6 +275,7 @@ int znp_nsinfo_from_ng(const struct znp_env *env, const char *ng, struct znp_ns_
 		p = eat_uint(p, &s);
 	if (p && !*p) {
 		/* multipath head node */
+		ns->mpath = true;
 		snprintf(blk, sizeof(blk), "nvme%un%u", s, b);
 		set_blk(env, ns, blk);
 		ctrl_from_multipath(env, blk, ns);
@@ -272,6 +311,7 @@ int znp_nsinfo_from_blk(const struct znp_env *env, const char *blk, struct znp_n
 		snprintf(ng, sizeof(ng), "ng%dn%u", znp_ctrl_instance(parent), b);
 	} else {
 		/* multipath head: ng<subsys>n<head>, like the disk */
+		ns->mpath = true;
 		ctrl_from_multipath(env, blk, ns);
 		if (!ns->ctrl[0])
 			snprintf(ns->ctrl, sizeof(ns->ctrl), "nvme%u", a);

@@ -260,6 +260,8 @@ enum znp_ublk_verdict znp_ublk_status_verdict(int status, bool write)
 	if (status <= 0)
 		return ZNP_UBLK_FAIL;
 	switch (status & 0x7ff) {
+	case 0x00b:		/* Invalid Namespace or Format: detached under the server */
+		return ZNP_UBLK_GONE;
 	case 0x1b8:		/* Zone Boundary Error */
 	case 0x1b9:		/* Zone Is Full */
 	case 0x1bc:		/* Zone Invalid Write */

@@ -97,7 +97,8 @@ enum znp_ublk_verdict {
 	ZNP_UBLK_FAIL,		/* fail the request with znp_ublk_status_errno() */
 	ZNP_UBLK_RETRY,		/* transient (DNR clear, path error, cancelled): retry */
 	ZNP_UBLK_CHECK_WP,	/* a write met the write pointer elsewhere: look at the zone */
-	ZNP_UBLK_GONE,		/* the namespace is gone: leave the request to the next server */
+	ZNP_UBLK_GONE,		/* the namespace is gone (ENODEV, ENXIO, Invalid Namespace
+				 * or Format): leave the request to the next server */
 };
 enum znp_ublk_verdict znp_ublk_status_verdict(int status, bool write);
 

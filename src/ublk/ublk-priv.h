@@ -36,7 +36,7 @@ struct znp_ublk_queue;
 #define ZNP_UBLK_LOG_LINE	512
 #define ZNP_UBLK_LOG_RING	64
 
-/* Where a tag's request is (ublk-io.c). */
+/* Where a tag's request is (ublk-io.c, ublk-reconcile.c). */
 enum znp_ublk_stage {
 	ZNP_ST_IO,		/* its own NVMe commands */
 	ZNP_ST_WP,		/* Zone Management Receive of its zone (write pointer) */
@@ -82,7 +82,7 @@ struct znp_ublk_tag {
 	uint32_t inflight;		/* NVMe commands in flight */
 	int err;			/* first error of the pieces */
 	uint64_t append_sector;
-	/* reconciliation and retries (ublk-io.c) */
+	/* reconciliation and retries (ublk-reconcile.c) */
 	enum znp_ublk_stage stage;
 	uint32_t piece_lba;		/* first LBA of the write piece in flight (rel. ext.lba) */
 	uint32_t retries;
@@ -94,6 +94,13 @@ struct znp_ublk_tag {
 	bool owns_zone;
 	bool restart;			/* a read piece failed transiently: read again */
 	bool gone;			/* a piece met a namespace that is gone */
+	/* a multipath head without a path (ublk-nopath.c) */
+	bool nopath;			/* a command was refused for want of a path */
+	uint32_t nopath_ms;		/* waited so far for a path */
+	uint32_t nopath_step;		/* the last wait, ms */
+	int nopath_res;			/* -EINVAL (no path), or the NVMe status that may
+					 * mean a detach (Invalid Field) */
+	struct __kernel_timespec ts;	/* the timer's (read when it is submitted) */
 	bool commit_deferred;		/* its commit found no SQE free: sent next turn */
 	uint64_t jzone;			/* zone + 1 whose append record goes with that commit */
 	int commit_res;
@@ -130,6 +137,7 @@ struct znp_ublk_queue {
 	unsigned int cmds;		/* ublk commands owned by the kernel */
 	unsigned int nvme;		/* NVMe commands in flight */
 	unsigned int copies;		/* user copies in flight */
+	unsigned int timers;		/* tags waiting for a path (timeouts armed) */
 	int cdev_fd, ns_fd;		/* for SQEs: indexes of registered files, or fds */
 	uint8_t sqe_flags;		/* IOSQE_FIXED_FILE when the files are registered */
 	bool fixed_bufs;		/* tag buffers registered (IORING_URING_CMD_FIXED) */
@@ -216,6 +224,8 @@ int znp_ublk_nvme_cmd(struct znp_ublk_queue *q, struct znp_ublk_tag *t, uint8_t 
  */
 int znp_ublk_ucopy(struct znp_ublk_queue *q, struct znp_ublk_tag *t, bool to_kernel,
 		   uint32_t off, uint32_t end);
+/* Wake tag @t in @ms milliseconds: znp_ublk_io_timer_done(). Return: 0 or -EBUSY (no SQE). */
+int znp_ublk_timer(struct znp_ublk_queue *q, struct znp_ublk_tag *t, unsigned int ms);
 /* Commit @res and fetch the next request for this tag. */
 void znp_ublk_complete(struct znp_ublk_queue *q, struct znp_ublk_tag *t, int res, uint64_t addr);
 
@@ -232,9 +242,12 @@ bool znp_ublk_zone_take(struct znp_ublk_server *s, uint64_t z, struct znp_ublk_t
 struct znp_ublk_tag *znp_ublk_zone_release(struct znp_ublk_queue *q, uint64_t z);
 struct znp_ublk_tag *znp_ublk_inbox_take(struct znp_ublk_queue *q);
 
-/* ublk-io.c */
-/* An append that waited for its zone now owns it. */
+/* ublk-reconcile.c: an append that waited for its zone now owns it. */
 void znp_ublk_append_go(struct znp_ublk_queue *q, struct znp_ublk_tag *t);
+/* ublk-nopath.c: the timer of tag @t (waiting for a path) fired. */
+void znp_ublk_io_timer_done(struct znp_ublk_queue *q, struct znp_ublk_tag *t);
+
+/* ublk-io.c (its private helpers: ublk-io.h) */
 /* A new request on tag @t: its NVMe commands, or its completion. */
 void znp_ublk_io_start(struct znp_ublk_queue *q, struct znp_ublk_tag *t);
 /* The user copy of tag @t ended: 0, or -errno (its request failed). */

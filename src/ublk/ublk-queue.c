@@ -27,7 +27,8 @@
 #define PR_SET_IO_FLUSHER	57
 #endif
 
-enum { UD_UBLK = 1, UD_NVME = 2, UD_ABANDON = 3, UD_PARK = 4, UD_INBOX = 5, UD_COPY = 6 };
+enum { UD_UBLK = 1, UD_NVME = 2, UD_ABANDON = 3, UD_PARK = 4, UD_INBOX = 5, UD_COPY = 6,
+       UD_TIMER = 7 };
 
 static inline uint64_t ud(unsigned int kind, unsigned int tag)
 {
@@ -99,6 +100,20 @@ int znp_ublk_nvme_cmd(struct znp_ublk_queue *q, struct znp_ublk_tag *t, uint8_t 
 	c->cdw13 = cdw13;
 	q->nvme++;
 	t->inflight++;
+	return 0;
+}
+
+int znp_ublk_timer(struct znp_ublk_queue *q, struct znp_ublk_tag *t, unsigned int ms)
+{
+	struct io_uring_sqe *sqe = get_sqe(q);
+
+	if (!sqe)
+		return -EBUSY;
+	t->ts.tv_sec = ms / 1000;
+	t->ts.tv_nsec = (long long)(ms % 1000) * 1000000;
+	io_uring_prep_timeout(sqe, &t->ts, 0, 0);
+	sqe->user_data = ud(UD_TIMER, t->tag);
+	q->timers++;
 	return 0;
 }
 
@@ -247,6 +262,13 @@ static void inbox(struct znp_ublk_queue *q)
 	}
 }
 
+static void timer_done(struct znp_ublk_queue *q, struct znp_ublk_tag *t)
+{
+	q->timers--;
+	if (t->busy)
+		znp_ublk_io_timer_done(q, t);
+}
+
 static void handle(struct znp_ublk_queue *q, const struct io_uring_cqe *cqe)
 {
 	unsigned int kind = (unsigned int)(cqe->user_data & 0xff);
@@ -272,6 +294,8 @@ static void handle(struct znp_ublk_queue *q, const struct io_uring_cqe *cqe)
 		znp_ublk_io_nvme_done(q, &q->tags[tag], cqe);
 	else if (kind == UD_COPY)
 		copy_done(q, &q->tags[tag], cqe->res);
+	else if (kind == UD_TIMER)
+		timer_done(q, &q->tags[tag]);
 }
 
 #define RING_BASE	(IORING_SETUP_SQE128 | IORING_SETUP_CQE32)
@@ -475,7 +499,7 @@ void *znp_ublk_queue_thread(void *arg)
 	}
 	atomic_store(&q->ready, 1);
 
-	while (q->cmds || q->nvme || q->copies || q->deferred) {
+	while (q->cmds || q->nvme || q->copies || q->deferred || q->timers) {
 		if (q->deferred)
 			flush_deferred(q);
 		if (q->abandon && !q->nvme && !q->copies)

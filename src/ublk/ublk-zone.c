@@ -8,7 +8,7 @@
  * flight, so a reissued write that an earlier server already applied (or
  * applied in part) meets the write pointer at or inside its own range; the
  * data there is read back and compared with the request's before it counts
- * as done (ublk-io.c).
+ * as done (ublk-reconcile.c).
  *
  * Zone Appends are placed by the server itself: one in flight per zone, as
  * an NVMe Write at the write pointer the server tracks, recorded in the

@@ -1,12 +1,19 @@
 #!/bin/bash
 # Layer 57: the ublk server against device faults and memory pressure on
-# Debian's stock 6.12 kernel (tests/vm/ublk-faults/guest.sh, two boots):
+# Debian's stock 6.12 kernel (tests/vm/ublk-faults/guest.sh, three boots):
 # - faults: two `nvme reset`s of the controller during a fio zbd write +
 #   verify (retried commands, writes reconciled with the write pointer: fio
 #   passes, no I/O error); the whole controller removed under the server
 #   (PCI remove: the server exits with a failure, the device stays
 #   quiesced, fio waits), brought back by a PCI rescan, and taken back by a
 #   new server: fio's verify passes;
+# - detach: the controller in an NVMe subsystem, the server on the
+#   multipath head's node (which refuses commands while no path is live):
+#   an `nvme reset` during fio write + verify (requests wait for the path:
+#   fio passes, no I/O error); the namespace detached under fio (the server
+#   exits 1, the device stays quiesced, fio waits), attached again, a new
+#   server takes the device back: fio's verify and a pattern written
+#   before the detach verify, no I/O error;
 # - memory pressure: a 512 MiB guest writes twice its memory through
 #   btrfs on the ublk device with the hung-task detector at 20 s: no hang,
 #   no I/O error, data verifies after a remount.
@@ -25,6 +32,13 @@ bash tests/vm/vm-run.sh --kernel stock --guest tests/vm/ublk-faults/guest.sh \
 	--timeout 300 --log "$log1" --quiet
 vm=$?
 layer_report 57-vm-ublk-faults "$log1" $vm $start || rc=1
+log3=build/vm-logs/ublk-detach-$(date +%Y%m%d-%H%M%S).log
+bash tests/vm/vm-run.sh --kernel stock --guest tests/vm/ublk-faults/guest.sh --subsys 0 \
+	--ns ctrl=0,nsid=1,size=768M,lbas=4096,zoned=1,zsze=48M,zcap=48M \
+	--modules "ublk_drv" --append "no_timer_check DETACH=1" \
+	--timeout 420 --log "$log3" --quiet
+vm=$?
+layer_report 57-vm-ublk-faults "$log3" $vm $start || rc=1
 log2=build/vm-logs/ublk-mempress-$(date +%Y%m%d-%H%M%S).log
 bash tests/vm/vm-run.sh --kernel stock --guest tests/vm/ublk-faults/guest.sh \
 	--ns ctrl=0,nsid=1,size=2304M,lbas=4096,zoned=1,zsze=48M,zcap=48M \
@@ -33,5 +47,5 @@ bash tests/vm/vm-run.sh --kernel stock --guest tests/vm/ublk-faults/guest.sh \
 	--timeout 330 --log "$log2" --quiet
 vm=$?
 layer_report 57-vm-ublk-faults "$log2" $vm $start || rc=1
-echo "57-vm-ublk-faults: $(layer_totals "$log1" "$log2"), $((SECONDS - start)) s"
+echo "57-vm-ublk-faults: $(layer_totals "$log1" "$log3" "$log2"), $((SECONDS - start)) s"
 exit $rc

@@ -170,6 +170,56 @@ static void test_subsys_instance(const struct znp_env *env)
 	CHECK_INT(ns.nsid, 5);
 }
 
+/* A head's paths, as the kernel shows them while a controller resets or goes away. */
+static void test_path_state(const struct znp_env *env)
+{
+	struct znp_ns_info ns;
+
+	memset(&ns, 0, sizeof(ns));
+	CHECK_INT(znp_nsinfo_from_ng(env, "ng7n2", &ns), 0);
+	CHECK(!ns.mpath, "ng7n2 is a controller's node, not a head's");
+	memset(&ns, 0, sizeof(ns));
+	CHECK_INT(znp_nsinfo_from_blk(env, "nvme6n2", &ns), 0);
+	CHECK(!ns.mpath, "nvme6n2 is a controller's disk, not a head's");
+	memset(&ns, 0, sizeof(ns));
+	CHECK_INT(znp_nsinfo_from_blk(env, "nvme2n1", &ns), 0);
+	CHECK(ns.mpath, "nvme2n1 is a head");
+	memset(&ns, 0, sizeof(ns));
+	CHECK_INT(znp_nsinfo_from_ng(env, "ng2n1", &ns), 0);
+	CHECK(ns.mpath, "ng2n1 is a head's node");
+
+	/* the subsystem's controllers: nvme4 with its path disk, nvme5 without yet */
+	ft_link("sys/class/nvme-subsystem/nvme-subsys2",
+		"../../devices/virtual/nvme-subsystem/nvme-subsys2");
+	ft_link("sys/devices/virtual/nvme-subsystem/nvme-subsys2/nvme4", "../../../nvme4");
+	ft_link("sys/devices/virtual/nvme-subsystem/nvme-subsys2/nvme5", "../../../nvme5");
+	ft_link("sys/class/nvme/nvme5", "../../devices/nvme5");
+	ft_write("sys/devices/nvme5/state", "live");
+	/* no path controller with a readable state: nothing to wait for */
+	CHECK_INT(znp_ns_path_state(env, &ns), ZNP_NS_PATH_GONE);
+	ft_write("sys/devices/nvme4/state", "resetting");
+	CHECK_INT(znp_ns_path_state(env, &ns), ZNP_NS_PATH_COMING);
+	ft_write("sys/devices/nvme4/state", "connecting");
+	CHECK_INT(znp_ns_path_state(env, &ns), ZNP_NS_PATH_COMING);
+	ft_write("sys/devices/nvme4/state", "live");
+	CHECK_INT(znp_ns_path_state(env, &ns), ZNP_NS_PATH_LIVE);
+	ft_write("sys/devices/nvme4/state", "deleting");
+	CHECK_INT(znp_ns_path_state(env, &ns), ZNP_NS_PATH_GONE);
+	/* nvme5 gets its path disk (another head's disk is not one) */
+	ft_write("sys/devices/nvme5/nvme2c5n2/nsid", "10");
+	CHECK_INT(znp_ns_path_state(env, &ns), ZNP_NS_PATH_GONE);
+	ft_write("sys/devices/nvme5/nvme2c5n1/nsid", "9");
+	CHECK_INT(znp_ns_path_state(env, &ns), ZNP_NS_PATH_LIVE);
+	ft_write("sys/devices/nvme5/state", "dead");
+	ft_write("sys/devices/nvme4/state", "resetting");
+	CHECK_INT(znp_ns_path_state(env, &ns), ZNP_NS_PATH_COMING);
+	/* a head of another subsystem, and no generic node */
+	strcpy(ns.ng_name, "ng3n1");
+	CHECK_INT(znp_ns_path_state(env, &ns), ZNP_NS_PATH_GONE);
+	ns.ng_name[0] = '\0';
+	CHECK_INT(znp_ns_path_state(env, &ns), ZNP_NS_PATH_GONE);
+}
+
 static void test_set_nsid(void)
 {
 	struct znp_ns_info ns = { .nsid = 3, .blk_visible = true };
@@ -223,6 +273,7 @@ int main(void)
 	test_pairing(&env);
 	test_multipath(&env);
 	test_subsys_instance(&env);
+	test_path_state(&env);
 	test_set_nsid();
 	test_attr_u64();
 	ft_cleanup();

@@ -403,6 +403,10 @@ static void test_verdict(void)
 {
 	CHECK_INT(znp_ublk_status_verdict(-ENODEV, true), ZNP_UBLK_GONE);
 	CHECK_INT(znp_ublk_status_verdict(-ENXIO, false), ZNP_UBLK_GONE);
+	/* the namespace detached before the host noticed: refused, never applied */
+	CHECK_INT(znp_ublk_status_verdict(0x400b, true), ZNP_UBLK_GONE);
+	CHECK_INT(znp_ublk_status_verdict(0x000b, false), ZNP_UBLK_GONE);
+	CHECK_INT(znp_ublk_status_verdict(0x400c, false), ZNP_UBLK_FAIL);
 	CHECK_INT(znp_ublk_status_verdict(-EINTR, false), ZNP_UBLK_RETRY);	/* cancelled */
 	CHECK_INT(znp_ublk_status_verdict(-ENOMEM, true), ZNP_UBLK_FAIL);
 	/* no status at all is no reason to retry */

@@ -1,9 +1,12 @@
 # ublk server against device faults and memory pressure on Debian's stock
-# kernel (busybox ash; sourced by /init after lib.sh). Two boots of
+# kernel (busybox ash; sourced by /init after lib.sh). Three boots of
 # tests/layers.d/57-vm-ublk-faults.sh run this script: FAULTS=1 (a
 # controller reset under fio verify, then the whole controller removed
-# under the server and brought back) and MEMPRESS=1 (a small guest, btrfs on
-# the ublk device, writers far beyond its memory).
+# under the server and brought back), DETACH=1 (the controller in an NVMe
+# subsystem, the server on the multipath head's node: a controller reset
+# under fio verify, then the namespace detached under the server and
+# attached again) and MEMPRESS=1 (a small guest, btrfs on the ublk device,
+# writers far beyond its memory).
 #
 # Judged on what the guest's kernel says (dmesg: I/O errors, hung tasks),
 # on fio's own verify and on data compared with its source, never on the
@@ -32,6 +35,29 @@ start_srv() {
 # ioerrs: I/O error lines of the ublk device in the kernel log so far
 ioerrs() { dmesg | grep -c 'I/O error, dev ublkb'; }
 srv_logs() { for f in /tmp/srv.*.err; do sed "s|^|#   ${f#/tmp/}: |" "$f"; done; }
+# inflight: requests in flight on the ublk device
+inflight() { awk '{ print $1 + $2 }' /sys/block/ublkb0/inflight; }
+# busy_reset CTRL: `nvme reset` of CTRL once requests are in flight on the ublk device
+busy_reset() {
+	local i=0 infl
+	while [ $i -lt 200 ]; do
+		infl=$(inflight)
+		[ "$infl" -gt 0 ] && break
+		sleep 0.05
+		i=$((i + 1))
+	done
+	vm_log "requests in flight at the reset: $infl"
+	[ "$infl" -gt 0 ] && nvme reset /dev/$1
+}
+# fio_verify NAME OFFSET ZONES: fio zbd write + verify of ZONES zones from
+# OFFSET on the ublk device, in the background (pid in $FIO)
+fio_verify() {
+	fio --name=$1 --filename=$UA --direct=1 --ioengine=io_uring --iodepth=16 \
+		--zonemode=zbd --rw=write --bs=64k --offset=$2 --size=$(($3 * $(ns_conf 0 1 zsze))) \
+		--max_open_zones=4 --verify=crc32c --verify_fatal=1 --do_verify=1 \
+		--output=/tmp/fio-$1.out >/dev/null 2>&1 &
+	FIO=$!
+}
 
 if [ -n "${FAULTS:-}" ]; then
 	C=$(vm_ctrl 0)
@@ -42,20 +68,9 @@ if [ -n "${FAULTS:-}" ]; then
 		--max_open_zones=4 --verify=crc32c --verify_fatal=1 --do_verify=1 \
 		--output=/tmp/fio-reset.out >/dev/null 2>&1 &
 	FIO=$!
-	busy_reset() {
-		local i=0 infl
-		while [ $i -lt 200 ]; do
-			infl=$(awk '{ print $1 + $2 }' /sys/block/ublkb0/inflight)
-			[ "$infl" -gt 0 ] && break
-			sleep 0.05
-			i=$((i + 1))
-		done
-		vm_log "requests in flight at the reset: $infl"
-		[ "$infl" -gt 0 ] && nvme reset /dev/$C
-	}
-	expect_ok "faults: nvme reset of $C with fio's writes in flight" busy_reset
+	expect_ok "faults: nvme reset of $C with fio's writes in flight" busy_reset $C
 	sleep 1
-	expect_ok "faults: a second nvme reset of $C with writes in flight" busy_reset
+	expect_ok "faults: a second nvme reset of $C with writes in flight" busy_reset $C
 	wait $FIO
 	expect_eq "faults: fio write + verify across two controller resets passes" $? 0
 	grep -E 'err=|verify' /tmp/fio-reset.out | head -3 | sed 's/^/#   fio: /'
@@ -105,6 +120,74 @@ if [ -n "${FAULTS:-}" ]; then
 	wait $SRV
 	expect_eq "faults: the server stops cleanly (device not held: removed)" "$?" 0
 	expect_eq "faults: /dev/ublkb0 is gone after the stop" "$([ -e $UA ] && echo present)" ""
+	srv_logs
+fi
+
+if [ -n "${DETACH:-}" ]; then
+	C=$(vm_ctrl 0)
+	CNTLID=$(cat /sys/class/nvme/$C/cntlid)
+	vm_log "subsystem $(cat /sys/class/nvme/$C/subsysnqn), controller $C (cntlid $CNTLID), head node $A"
+	expect_eq "detach: $A is a multipath head's node" \
+		"$(basename "$(readlink /sys/class/nvme-generic/${A#/dev/}/device)" | cut -c1-11)" nvme-subsys
+	expect_ok "detach: server started on $A" start_srv "$A"
+	ZS=$(($(cat /sys/block/ublkb0/queue/chunk_sectors) * 512))
+	# ---- controller reset under fio verify: the head has no path meanwhile ---
+	fio_verify reset 0 2
+	expect_ok "detach: nvme reset of $C with fio's writes in flight" busy_reset $C
+	wait $FIO
+	expect_eq "detach: fio write + verify across a controller reset (no path for a while) passes" $? 0
+	grep -E 'err=' /tmp/fio-reset.out | head -2 | sed 's/^/#   fio: /'
+	expect_eq "detach: no I/O error after the reset" "$(ioerrs)" 0
+	expect_eq "detach: the server lived through the reset" "$(kill -0 $SRV 2>/dev/null && echo alive)" alive
+	vm_log "server: $(grep -c 'waiting for it' /tmp/srv.$N.err) request(s) waited for a path," \
+		"$(grep -c 'sending it again' /tmp/srv.$N.err) sent again"
+
+	# ---- the namespace detached under the server ----------------------------
+	expect_ok "detach: zones reset" blkzone reset $UA
+	# a known pattern in zone 0, then fio from zone 1 on
+	head -c $((8 * 1048576)) /dev/urandom >/tmp/pat
+	expect_ok "detach: 8 MiB pattern written to zone 0" \
+		dd if=/tmp/pat of=$UA bs=1M oflag=direct status=none
+	fio_verify gone $ZS 2
+	i=0
+	while [ "$(inflight)" = 0 ] && [ $i -lt 200 ]; do
+		sleep 0.05
+		i=$((i + 1))
+	done
+	vm_log "requests in flight at the detach: $(inflight)"
+	expect_ok "detach: nvme detach-ns of NSID 1 from $C" nvme detach-ns /dev/$C -n 1 -c $CNTLID
+	i=0
+	while kill -0 $SRV 2>/dev/null && [ $i -lt 300 ]; do sleep 0.1; i=$((i + 1)); done
+	wait $SRV
+	rc=$?
+	expect_eq "detach: the server exits with status 1 when its namespace is detached" $rc 1
+	expect_eq "detach: the server's log says the namespace is gone" \
+		"$(grep -q 'namespace is gone\|no path left' /tmp/srv.$N.err && echo yes)" yes
+	expect_eq "detach: /dev/ublkb0 stays (quiesced, its users wait)" "$([ -b $UA ] && echo yes)" yes
+	expect_eq "detach: fio is still running, waiting" "$(kill -0 $FIO 2>/dev/null && echo running)" running
+	expect_eq "detach: no I/O error while detached" "$(ioerrs)" 0
+	expect_ok "detach: nvme attach-ns of NSID 1 to $C" nvme attach-ns /dev/$C -n 1 -c $CNTLID
+	i=0
+	A2=
+	while [ -z "$A2" ] && [ $i -lt 100 ]; do
+		A2=$(vm_ng 0 1 2>/dev/null)
+		[ -c "$A2" ] || A2=
+		sleep 0.2
+		i=$((i + 1))
+	done
+	expect_eq "detach: the namespace is back after attach-ns" "$([ -n "$A2" ] && echo yes)" yes
+	vm_log "namespace back as $A2"
+	expect_ok "detach: a new server (as systemd restarts it) takes the device back" start_srv "$A2"
+	wait $FIO
+	expect_eq "detach: fio write + verify across the detach passes" $? 0
+	grep -E 'err=' /tmp/fio-gone.out | head -2 | sed 's/^/#   fio: /'
+	expect_ok "detach: the pattern written before the detach reads back" \
+		sh -c "dd if=$UA bs=1M count=8 iflag=direct status=none | cmp - /tmp/pat"
+	expect_eq "detach: still no I/O error for the ublk device" "$(ioerrs)" 0
+	kill -TERM $SRV
+	wait $SRV
+	expect_eq "detach: the server stops cleanly (device not held: removed)" "$?" 0
+	expect_eq "detach: /dev/ublkb0 is gone after the stop" "$([ -e $UA ] && echo present)" ""
 	srv_logs
 fi
 

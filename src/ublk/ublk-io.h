@@ -1,0 +1,71 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Private to the request code of src/ublk/: ublk-io.c (what a request
+ * becomes), ublk-report.c (zone reports), ublk-reconcile.c (write
+ * pointers, read-back, server-placed appends), ublk-nopath.c (a multipath
+ * head without a path).
+ */
+#ifndef ZNP_UBLK_IO_H
+#define ZNP_UBLK_IO_H
+
+#include "ublk-priv.h"
+
+enum {
+	NVME_CMD_FLUSH = 0x00,
+	NVME_CMD_WRITE = 0x01,
+	NVME_CMD_READ = 0x02,
+	NVME_CMD_ZMS = 0x79,	/* Zone Management Send */
+	NVME_CMD_ZMR = 0x7a,	/* Zone Management Receive */
+	NVME_CMD_APPEND = 0x7d,
+};
+#define NVME_RW_FUA		(1u << 30)
+#define NVME_ZMS_SELECT_ALL	(1u << 8)
+#define NVME_ZMR_PARTIAL	(1u << 16)
+
+/* ublk-io.c */
+const char *znp_ublk_op_name(uint8_t op);
+/* Commit @err for tag @t's request (logged with @why); its zone goes to the next append. */
+void znp_ublk_fail_req(struct znp_ublk_queue *q, struct znp_ublk_tag *t, int err,
+		       const char *why);
+/* The namespace is gone: leave the request uncommitted, for the next server. */
+void znp_ublk_leave_req(struct znp_ublk_queue *q, struct znp_ublk_tag *t);
+/* LBAs in one NVMe Read/Write command. */
+uint32_t znp_ublk_cmd_lbas(const struct znp_ublk_queue *q);
+/* The next piece of tag @t from next_lba. Return: 0 or -EBUSY (no SQE). */
+int znp_ublk_issue_rw_piece(struct znp_ublk_queue *q, struct znp_ublk_tag *t, uint8_t opcode);
+/* Every read piece of tag @t from next_lba on. */
+void znp_ublk_issue_reads(struct znp_ublk_queue *q, struct znp_ublk_tag *t);
+/* Send a zone operation or flush again (idempotent). Return: 0 or -EBUSY. */
+int znp_ublk_resend(struct znp_ublk_queue *q, struct znp_ublk_tag *t);
+void znp_ublk_log_nvme_error(struct znp_ublk_queue *q, struct znp_ublk_tag *t, int res);
+
+/* ublk-report.c */
+/* A REPORT_ZONES request of @nr_zones from the request's sector. */
+void znp_ublk_start_report(struct znp_ublk_queue *q, struct znp_ublk_tag *t, uint32_t nr_zones);
+/* The next Zone Management Receive of a REPORT_ZONES request. */
+void znp_ublk_issue_zmr(struct znp_ublk_queue *q, struct znp_ublk_tag *t);
+/* A Zone Management Receive came back: translate it, next one or copy out. */
+void znp_ublk_report_done(struct znp_ublk_queue *q, struct znp_ublk_tag *t);
+
+/* ublk-reconcile.c */
+/* Zone Management Receive of the tag's zone; znp_ublk_wp_done() follows. */
+void znp_ublk_query_wp(struct znp_ublk_queue *q, struct znp_ublk_tag *t);
+void znp_ublk_wp_done(struct znp_ublk_queue *q, struct znp_ublk_tag *t, int res);
+/* Read back LBAs [@from, @end) (rel. ext.lba); znp_ublk_verify_done() follows. */
+void znp_ublk_verify(struct znp_ublk_queue *q, struct znp_ublk_tag *t, uint32_t from,
+		     uint32_t end);
+void znp_ublk_verify_done(struct znp_ublk_queue *q, struct znp_ublk_tag *t);
+/* An append that owns its zone lets the next one in. */
+void znp_ublk_release_zone(struct znp_ublk_queue *q, struct znp_ublk_tag *t);
+/* Every piece of a write or append is on the drive: complete it. */
+void znp_ublk_finish_write(struct znp_ublk_queue *q, struct znp_ublk_tag *t);
+/* An NVMe error of a write piece. Return: true when handled. */
+bool znp_ublk_write_error(struct znp_ublk_queue *q, struct znp_ublk_tag *t, int res);
+
+/* ublk-nopath.c */
+/* Did @res (of a command of @t) meet a head without a path, or maybe a detach? */
+bool znp_ublk_is_nopath(const struct znp_ublk_queue *q, struct znp_ublk_tag *t, int res);
+/* Tag @t's commands are back and one found no path: wait, or leave it. */
+void znp_ublk_nopath_wait(struct znp_ublk_queue *q, struct znp_ublk_tag *t);
+
+#endif
