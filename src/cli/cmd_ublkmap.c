@@ -217,7 +217,7 @@ static void serve_init(struct serve *s, struct znp_dev *dev, const struct znp_ub
 		.device = o->args[0], .ns = &dev->ns, .geom = &dev->geom, .ident = ident,
 		.name = o->name ? o->name : "", .dev_id = -1, .zone_sectors = g->zone_sectors,
 		.zone_cap_sectors = g->zone_cap_sectors, .dev_sectors = g->dev_sectors,
-		.queues = o->queues ? o->queues : ZNP_UBLK_DEF_QUEUES,
+		.queues = o->queues ? o->queues : znp_ublk_default_queues(),
 		.depth = o->queue_depth ? o->queue_depth : ZNP_UBLK_DEF_DEPTH,
 		.foreground = o->foreground, .dry_run = o->dry_run, .persisted = o->persist,
 		.config = znp_map_config(o),

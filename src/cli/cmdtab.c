@@ -70,7 +70,7 @@ const struct znp_opt_desc znp_opt_descs[ZNP_O_NR] = {
 		"with --ublk: serve in this process until SIGTERM/SIGINT instead of a daemon "
 		"(systemd)", NULL, ZNP_OK_FLAG, OPT(foreground) },
 	[ZNP_O_QUEUES] = { ZNP_O_QUEUES, "queues", 0, NULL, "N",
-		"with --ublk: ublk queues, one thread and io_uring each (default 1)", NULL,
+		"with --ublk: ublk queues, one thread and io_uring each (default one per CPU)", NULL,
 		ZNP_OK_U32, OPT(queues) },
 	[ZNP_O_UBLK_ID] = { ZNP_O_UBLK_ID, "ublk-id", 0, NULL, "ID",
 		"with --ublk: ublk device id (default: the kernel picks one)", NULL,

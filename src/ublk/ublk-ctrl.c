@@ -284,11 +284,8 @@ int znp_ublk_server_create(struct znp_dev *ns, const struct znp_ublk_opts *o,
 		return ret;
 	}
 	info = &s->info;
-	/*
-	 * One queue unless asked: with two, btrfs's zone appends failed (layers
-	 * 53 and 57) while every test of one queue passes; see the issue.
-	 */
-	info->nr_hw_queues = (uint16_t)(o->nr_queues ? o->nr_queues : ZNP_UBLK_DEF_QUEUES);
+	/* one queue per CPU unless asked; the driver clamps it to its CPU count */
+	info->nr_hw_queues = (uint16_t)(o->nr_queues ? o->nr_queues : znp_ublk_default_queues());
 	info->queue_depth = (uint16_t)(o->queue_depth ? o->queue_depth : ZNP_UBLK_DEF_DEPTH);
 	info->max_io_buf_bytes = s->g.max_sectors * 512u;
 	info->dev_id = o->dev_id < 0 ? UINT32_MAX : (uint32_t)o->dev_id;
@@ -485,6 +482,19 @@ int znp_ublk_server_recover(struct znp_dev *ns, int dev_id, const struct znp_ubl
 bool znp_ublk_server_parked(const struct znp_ublk_server *s)
 {
 	return s->parked;
+}
+
+unsigned int znp_ublk_default_queues(void)
+{
+	cpu_set_t set;
+	long n;
+
+	CPU_ZERO(&set);
+	n = sched_getaffinity(0, sizeof(set), &set) ? sysconf(_SC_NPROCESSORS_ONLN) :
+	    CPU_COUNT(&set);
+	if (n < 1)
+		n = 1;
+	return n > ZNP_UBLK_MAX_QUEUES ? ZNP_UBLK_MAX_QUEUES : (unsigned int)n;
 }
 
 unsigned int znp_ublk_server_nr_queues(const struct znp_ublk_server *s)

@@ -117,6 +117,10 @@ struct znp_ublk_tag {
 	uint32_t copy_off, copy_end;	/* bytes of the request, done and wanted */
 	bool copy_to_kernel;
 	bool copying;
+	uint32_t copied;		/* a write's bytes in buf (copied ahead, piece by piece) */
+	uint32_t wpiece;		/* LBAs per write piece: the request in equal parts */
+	bool held;			/* a write piece ended while the next one was copied */
+	int held_res;			/* ... its NVMe result, handled once the copy is done */
 	uint64_t rep_idx0;		/* first zone */
 	uint32_t rep_nr, rep_done;
 	uint32_t rep_len;		/* bytes of the current Zone Management Receive */

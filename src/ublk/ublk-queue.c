@@ -499,7 +499,14 @@ void *znp_ublk_queue_thread(void *arg)
 	}
 	atomic_store(&q->ready, 1);
 
-	while (q->cmds || q->nvme || q->copies || q->deferred || q->timers) {
+	/*
+	 * A tag that is busy with nothing in flight is an append waiting for
+	 * its zone, which another queue's append owns: it is handed over
+	 * through the inbox, so the queue serves on even when every one of
+	 * its tags waits so (its ring then holds no ublk command at all).
+	 */
+	while (q->cmds || q->nvme || q->copies || q->deferred || q->timers ||
+	       q->busy) {
 		if (q->deferred)
 			flush_deferred(q);
 		if (q->abandon && !q->nvme && !q->copies)

@@ -358,6 +358,13 @@ int znp_ublk_server_run(struct znp_ublk_server *s, void (*ready)(void *arg, int 
 		 * failure the others must not be left serving alone (the
 		 * device then waits, quiesced, for a recovery).
 		 */
+		for (i = 0; i < s->nr_queues; i++)
+			if (atomic_load(&s->queues[i].ready) == 2)
+				znp_ublk_log(s, s->queues[i].err ? LOG_ERR : LOG_NOTICE,
+					     "ublk%d: queue %u ended%s%s: stopping the others",
+					     s->dev_id, i, s->queues[i].err ? ": " : " (device "
+					     "stopped or deleted from outside)",
+					     s->queues[i].err ? strerror(-s->queues[i].err) : "");
 		abandon(s);
 	} else {
 		char why[128];

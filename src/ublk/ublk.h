@@ -40,7 +40,6 @@
 
 #define ZNP_UBLK_MAX_QUEUES	64
 #define ZNP_UBLK_MAX_DEPTH	1024
-#define ZNP_UBLK_DEF_QUEUES	1
 #define ZNP_UBLK_DEF_DEPTH	64
 
 /**
@@ -94,9 +93,21 @@ int znp_ublk_geom_from_dev(struct znp_dev *ns, struct znp_ublk_geom *g, const ch
 typedef void znp_ublk_log_fn(void *arg, int prio, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
+/**
+ * znp_ublk_default_queues() - how many queues a device gets unless asked
+ *
+ * One per CPU the calling process may run on (its affinity), at most
+ * ZNP_UBLK_MAX_QUEUES; the driver lowers it to the CPUs it knows, and
+ * blk-mq gives each queue its CPUs (GET_QUEUE_AFFINITY), where the queue's
+ * thread is pinned.
+ *
+ * Return: the number of queues, at least 1.
+ */
+unsigned int znp_ublk_default_queues(void);
+
 struct znp_ublk_opts {
 	int dev_id;			/* -1: the kernel picks */
-	unsigned int nr_queues;		/* 0: ZNP_UBLK_DEF_QUEUES */
+	unsigned int nr_queues;		/* 0: znp_ublk_default_queues() */
 	unsigned int queue_depth;	/* 0: ZNP_UBLK_DEF_DEPTH */
 	int journal_fd;			/* append journal (a 0600 file under the run-time
 					 * state directory), -1 none: see src/ublk/README.md */

@@ -39,6 +39,12 @@ expect_ok "btrfs: mount again" mount -t btrfs "$UA" /mnt/b
 expect_ok "btrfs: checksums after remount" sh -c 'cd /mnt/b && sha256sum -c /tmp/b.sum'
 expect_ok "btrfs: scrub" run_to 120 btrfs scrub start -B /mnt/b
 expect_match "btrfs: scrub found no errors" 'no errors found|Error summary: *no errors' "$(cat /tmp/vm-cmd.out)"
+# A has two queues: appends of one zone handed from queue to queue, none failed
+btrfs device stats /mnt/b >/tmp/b.stats 2>&1
+expect_eq "btrfs (2 queues): device stats all zero" \
+	"$(awk '$2 != 0' /tmp/b.stats | wc -l) $(wc -l </tmp/b.stats)" "0 5"
+expect_eq "btrfs (2 queues): no I/O error on ${UA#/dev/} in dmesg" \
+	"$(dmesg | grep -cE "I/O error, dev ${UA#/dev/}|${UA#/dev/}: rw=")" 0
 expect_ok "btrfs: umount again" umount /mnt/b
 
 # ---- f2fs: metadata on D, zones on F's ublk device -------------------------------

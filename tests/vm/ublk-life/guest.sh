@@ -51,8 +51,10 @@ expect_match "check A json reasons" 'ublk-zoned-available' "$(cat /tmp/check.jso
 expect_rc "check of the conventional namespace D stays not-zns (14)" 14 $Z check "$D"
 
 # ---- map A as a daemon -----------------------------------------------------------
+# two queues: btrfs's Zone Appends to one zone then wait on each other
+# across queues (fs.sh checks that no I/O error comes of it)
 t0=$(cut -d' ' -f1 /proc/uptime)
-expect_ok "map --ublk A (daemon)" run_to 60 $Z map --ublk "$A" -o json
+expect_ok "map --ublk A (daemon, --queues 2)" run_to 60 $Z map --ublk "$A" --queues 2 -o json
 cp /tmp/vm-cmd.out /tmp/mapA.json
 UA=/dev/ublkb$(jget ublk_dev_id /tmp/mapA.json)
 vm_log "A served as $UA after $(cut -d' ' -f1 /proc/uptime) (started $t0)"
@@ -63,6 +65,7 @@ expect_eq "the daemon left the caller's session" "$(cut -d' ' -f6 /proc/$PA/stat
 expect_eq "chunk_sectors = po2 round-up of the namespace zone" "$(cat /sys/block/${UA#/dev/}/queue/chunk_sectors)" "$A_PO2"
 expect_eq "nr_zones = namespace zones" "$(cat /sys/block/${UA#/dev/}/queue/nr_zones)" "$A_NZ"
 expect_eq "size = zones x po2 zone" "$(cat /sys/block/${UA#/dev/}/size)" $((A_NZ * A_PO2))
+expect_eq "two hardware queues, as asked" "$(ls -d /sys/block/${UA#/dev/}/mq/* | wc -l)" 2
 
 # ---- state under /run/zns-npo2 -----------------------------------------------------
 expect_eq "state dir mode 0700" "$(stat -c %a /run/zns-npo2)" 700

@@ -370,7 +370,17 @@ if start_srv /tmp/srv1 "$ng512"; then
 	z5=$(($(po2_roundup "$(ns_conf 1 1 zsze)") / 512))
 	l5=$(($(ns_conf 1 1 zsze) / 512))
 	expect_eq "ublk 512: block device /dev/ublkb1" "$b1" /dev/ublkb1
-	expect_eq "ublk 512: no --queues: one hw queue" "$(ls /sys/block/ublkb1/mq | wc -l)" 1
+	# the guest's CPUs (QEMU -smp), each with its own queue and a thread
+	# pinned to the CPUs blk-mq sends that queue's requests from
+	ncpu=$(grep -c '^processor' /proc/cpuinfo)
+	expect_eq "ublk 512: no --queues: one hw queue per CPU ($ncpu)" \
+		"$(ls /sys/block/ublkb1/mq | wc -l)" "$ncpu"
+	pinned=0
+	for m in /sys/block/ublkb1/mq/*; do
+		grep -q "^Cpus_allowed_list:[[:space:]]*$(cat $m/cpu_list)\$" \
+			/proc/$srv1/task/*/status && pinned=$((pinned + 1))
+	done
+	expect_eq "ublk 512: a server thread pinned to each queue's CPUs" "$pinned" "$ncpu"
 	expect_eq "ublk 512: chunk_sectors" "$(cat /sys/block/ublkb1/queue/chunk_sectors)" "$z5"
 	expect_eq "ublk 512: logical block size 512" "$(cat /sys/block/ublkb1/queue/logical_block_size)" 512
 	expect_eq "ublk 512: nr_zones" "$(cat /sys/block/ublkb1/queue/nr_zones)" \
