@@ -1,11 +1,31 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * The Zoned Namespace values the backends (dev/) and the zone room share:
- * zone states and types, report filters, send actions.
+ * The NVMe values the library encodes and decodes, in one table: I/O
+ * opcodes, command dword fields, and the Zoned Namespace values (zone
+ * states and types, report filters, send actions). The backends (dev/), the
+ * io_uring and zone engines (aio/), zone/ and the ublk server use these.
  * Part of dev.h.
  */
 #ifndef ZNP_NVME_DEFS_H
 #define ZNP_NVME_DEFS_H
+
+/* NVMe I/O command set opcodes (NVM and Zoned Namespace). */
+enum znp_nvme_opcode {
+	ZNP_NVME_OPC_FLUSH = 0x00,
+	ZNP_NVME_OPC_WRITE = 0x01,
+	ZNP_NVME_OPC_READ = 0x02,
+	ZNP_NVME_OPC_DSM = 0x09,		/* Dataset Management */
+	ZNP_NVME_OPC_ZONE_MGMT_SEND = 0x79,
+	ZNP_NVME_OPC_ZONE_MGMT_RECV = 0x7a,
+	ZNP_NVME_OPC_ZONE_APPEND = 0x7d,
+};
+
+/* Command dword fields. */
+#define ZNP_NVME_RW_FUA			(1u << 30)	/* cdw12: force unit access */
+#define ZNP_NVME_DSM_AD			(1u << 2)	/* cdw11: deallocate */
+#define ZNP_NVME_DSM_MAX_NLB		0xffffffffull	/* per range */
+#define ZNP_NVME_ZMS_SELECT_ALL		(1u << 8)	/* cdw13 */
+#define ZNP_NVME_ZMR_PARTIAL		(1u << 16)	/* cdw13: partial report */
 
 /* Same values as NVMe ZS>>4 and the kernel's BLK_ZONE_COND_*. */
 enum znp_zone_cond {
