@@ -420,19 +420,17 @@ int znp_ublk_rec_each(int dirfd,
 	rewinddir(d);
 	while ((de = readdir(d))) {
 		size_t l = strlen(de->d_name);
+		char **v;
 
 		if (de->d_name[0] == '.' || l <= strlen(REC_SUFFIX) ||
 		    strcmp(de->d_name + l - strlen(REC_SUFFIX), REC_SUFFIX))
 			continue;
-		if (nr == cap) {
-			char **v = realloc(names, (cap = cap ? 2 * cap : 16) * sizeof(*v));
-
-			if (!v) {
-				ret = -ENOMEM;
-				goto out;
-			}
-			names = v;
+		v = znp_grow(names, &cap, nr, sizeof(*v), 16);
+		if (!v) {
+			ret = -ENOMEM;
+			goto out;
 		}
+		names = v;
 		if (!(names[nr] = strdup(de->d_name))) {
 			ret = -ENOMEM;
 			goto out;
