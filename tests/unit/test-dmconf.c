@@ -4,6 +4,7 @@
  * entry by name or identity, dropping, and keeping every other line as is;
  * a parse that runs out of memory fails instead of reading as "no entry".
  */
+#include <dlfcn.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <sys/stat.h>
@@ -28,17 +29,24 @@ ssize_t read(int fd, void *buf, size_t count)
 	return syscall(SYS_read, fd, buf, count);
 }
 
-/* realloc(3) likewise (glibc's own under it): memory running out. */
-extern void *__libc_realloc(void *p, size_t n);
+/*
+ * realloc(3) likewise: memory running out. The next realloc() in the
+ * lookup order does the work: the C library's, or the one of the
+ * sanitizer or valgrind that owns the heap, so free() matches it.
+ */
 static int realloc_fails;
 
 void *realloc(void *p, size_t n)
 {
+	static void *(*next)(void *, size_t);
+
 	if (realloc_fails) {
 		errno = ENOMEM;
 		return NULL;
 	}
-	return __libc_realloc(p, n);
+	if (!next)
+		next = (void *(*)(void *, size_t))dlsym(RTLD_NEXT, "realloc");
+	return next(p, n);
 }
 
 /* write(2) likewise: a full disk while the file is rewritten. */
