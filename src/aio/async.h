@@ -22,6 +22,8 @@
 
 #include <linux/nvme_ioctl.h>
 
+#include "dev.h"	/* the NVMe opcodes and fields the engine encodes (nvme-defs.h) */
+
 struct io_uring_sqe;
 
 /* uapi <linux/blkdev.h> from Linux 6.12 on; Debian 12's headers lack it. */
@@ -32,13 +34,6 @@ struct io_uring_sqe;
 /* Default queue depth: measured knee of the loop-device discard curve. */
 #define ZNP_AIO_DEFAULT_QD	64
 #define ZNP_AIO_MAX_QD		4096
-
-/* NVMe opcodes and fields the engine encodes. */
-#define ZNP_NVME_OPC_DSM		0x09
-#define ZNP_NVME_OPC_ZONE_MGMT_SEND	0x79
-#define ZNP_NVME_DSM_AD			(1u << 2)	/* cdw11: deallocate */
-#define ZNP_NVME_ZMS_SELECT_ALL		(1u << 8)	/* cdw13 */
-#define ZNP_NVME_DSM_MAX_NLB		0xffffffffull	/* per range */
 
 /* One unit of work. */
 struct znp_aio_range {

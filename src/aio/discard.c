@@ -12,8 +12,8 @@
 #include <linux/fs.h>
 
 #include "discard.h"
+#include "zone.h"	/* znp_dev_probe() */
 #include "core.h"
-#include "zone.h"
 
 const char *znp_discard_type_name(enum znp_discard_type t)
 {

@@ -377,6 +377,22 @@ static int pick_recovery(struct serve *s, int *lockfd, int *recover_id)
 	return 0;
 }
 
+/*
+ * ZNP_TEST_FORK_FAIL=1 (test hooks only): the daemon's fork fails with
+ * EAGAIN, and after the refusal the process stops itself (SIGSTOP) so that
+ * a test can list the descriptors it still holds before it exits.
+ */
+static bool fork_fails(void)
+{
+#ifdef ZNP_TEST_HOOKS
+	const char *v = getenv("ZNP_TEST_FORK_FAIL");
+
+	return v && !strcmp(v, "1");
+#else
+	return false;
+#endif
+}
+
 /* Fork the daemon, which takes over @lockfd; the parent waits until it is live. */
 static int daemonize(struct serve *s, int lockfd, int recover_id)
 {
@@ -387,12 +403,20 @@ static int daemonize(struct serve *s, int lockfd, int recover_id)
 	if (pipe2(pfd, O_CLOEXEC))
 		return umap_refuse(m, ZNP_EXIT_FAILED, "pipe: %s", znp_strerror(-errno));
 	fflush(NULL);
-	pid = fork();
+	if (fork_fails()) {
+		pid = -1;
+		errno = EAGAIN;
+	} else {
+		pid = fork();
+	}
 	if (pid < 0) {
 		ret = -errno;
 		close(pfd[0]);
 		close(pfd[1]);
-		return umap_refuse(m, ZNP_EXIT_FAILED, "fork: %s", znp_strerror(ret));
+		ret = umap_refuse(m, ZNP_EXIT_FAILED, "fork: %s", znp_strerror(ret));
+		if (fork_fails())
+			raise(SIGSTOP);
+		return ret;
 	}
 	if (pid) {
 		close(pfd[1]);

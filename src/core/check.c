@@ -17,15 +17,15 @@ bool znp_lba_format_kernel_ok(const struct znp_geom *g)
 	return g->pi_type && (g->md_bytes == 8 || g->md_bytes == 16);
 }
 
-int znp_check(const struct znp_ns_info *ns, const struct znp_geom *g,
-	      bool is_zoned, struct znp_check_result *r)
+int znp_check_values(bool blk_hidden, bool blk_empty, const struct znp_geom *g,
+		     bool is_zoned, struct znp_check_result *r)
 {
 	uint32_t why = 0;
 
 	if (!r || (is_zoned && (!g || !g->zone_size)))
 		return -EINVAL;
 
-	if (ns && !ns->blk_visible)
+	if (blk_hidden)
 		why |= ZNP_R_BLK_HIDDEN;
 	if (!is_zoned) {
 		why |= ZNP_R_NOT_ZONED;
@@ -54,7 +54,7 @@ int znp_check(const struct znp_ns_info *ns, const struct znp_geom *g,
 		r->verdict = ZNP_V_CAP_LT_SIZE;
 	else if (znp_lba_format_has_md(g) &&
 		 ((why & ZNP_R_BLK_HIDDEN) || !znp_lba_format_kernel_ok(g) ||
-		  (ns && ns->blk_size_known && !ns->blk_sectors && g->nlbas)))
+		  (blk_empty && g->nlbas)))
 		r->verdict = ZNP_V_METADATA;
 	else if (why & ZNP_R_BLK_HIDDEN)
 		r->verdict = ZNP_V_NEEDS_KERNEL;

@@ -6,7 +6,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "dev.h"
+#include "geometry.h"
 
 enum znp_verdict {
 	ZNP_V_MAPPABLE,		/* npo2, cap == size, block device visible */
@@ -39,9 +39,10 @@ struct znp_check_result {
 };
 
 /**
- * znp_check() - decide eligibility (pure)
- * @ns: NVMe identity (blk_visible matters), NULL for a non-NVMe zoned
- *      block device (visible by definition)
+ * znp_check_values() - decide eligibility (pure)
+ * @blk_hidden: the kernel hid the namespace's block device (false for a
+ *      zoned block device that is not NVMe: visible by definition)
+ * @blk_empty: the block device is known to have capacity 0
  * @g: probed geometry (ignored when !@is_zoned)
  * @is_zoned: ZNS namespace / zoned block device
  *
@@ -56,12 +57,12 @@ struct znp_check_result {
  * extended format with other metadata is left without capacity by the
  * kernel, hence ZNP_V_METADATA as well (znp_lba_format_kernel_ok()), and so
  * is any format whose block device the kernel gave capacity 0
- * (@ns->blk_sectors: a kernel without CONFIG_BLK_DEV_INTEGRITY does that to
+ * (@blk_empty: a kernel without CONFIG_BLK_DEV_INTEGRITY does that to
  * separate metadata).
  * Return: 0 or -EINVAL.
  */
-int znp_check(const struct znp_ns_info *ns, const struct znp_geom *g,
-	      bool is_zoned, struct znp_check_result *r);
+int znp_check_values(bool blk_hidden, bool blk_empty, const struct znp_geom *g,
+		     bool is_zoned, struct znp_check_result *r);
 /**
  * znp_lba_format_has_md() - does the LBA format carry metadata or PI? (pure)
  * @g: probed geometry

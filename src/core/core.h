@@ -9,6 +9,7 @@
 #define ZNP_CORE_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "check.h"
 #include "error.h"
@@ -38,5 +39,14 @@ void *znp_grow(void *v, size_t *cap, size_t nr, size_t size, size_t first);
  * Return: the line's first byte, or NULL when *@off reached @len.
  */
 const char *znp_line_next(const char *buf, size_t len, size_t *off, size_t *n);
+
+/**
+ * znp_dec_u64() - the number parser of the files and attributes the library
+ * reads (state files, the mapping file, dm tables, sysfs, /proc): unsigned
+ * decimal, all of [@s, @s + @n), no sign, no blanks, no base prefix
+ * Return: 0, -EINVAL (empty, or not a digit), -ERANGE (above UINT64_MAX, or
+ * more than 20 digits).
+ */
+int znp_dec_u64(const char *s, size_t n, uint64_t *v);
 
 #endif

@@ -205,7 +205,6 @@ pid_t znp_lock_holder(int dirfd, const char *name, const char *locks)
 int znp_proc_stat_start(const char *stat, uint64_t *ticks)
 {
 	const char *p = strrchr(stat, ')');	/* the command name may hold anything */
-	char *end;
 
 	if (!p)
 		return -EBADMSG;
@@ -220,13 +219,7 @@ int znp_proc_stat_start(const char *stat, uint64_t *ticks)
 		if (!p)
 			return -EBADMSG;
 	}
-	if (*p < '0' || *p > '9')
-		return -EBADMSG;
-	errno = 0;
-	*ticks = strtoull(p, &end, 10);
-	if (errno || (*end != ' ' && *end != '\n' && *end))
-		return -EBADMSG;
-	return 0;
+	return znp_dec_u64(p, strcspn(p, " \n"), ticks) ? -EBADMSG : 0;
 }
 
 int znp_proc_start(const char *proc, pid_t pid, uint64_t *ticks)
@@ -248,4 +241,71 @@ int znp_proc_start(const char *proc, pid_t pid, uint64_t *ticks)
 		return errno == ESRCH ? -ESRCH : -errno;
 	buf[n] = '\0';
 	return znp_proc_stat_start(buf, ticks);
+}
+
+/* ---- records ------------------------------------------------------------- */
+
+bool znp_kv_split(const char *s, size_t n, struct znp_kv *kv)
+{
+	const char *eq = memchr(s, '=', n);
+
+	if (!eq)
+		return false;
+	kv->key = s;
+	kv->klen = (size_t)(eq - s);
+	kv->val = eq + 1;
+	kv->vlen = n - kv->klen - 1;
+	return true;
+}
+
+bool znp_kv_is(const struct znp_kv *kv, const char *key)
+{
+	return strlen(key) == kv->klen && !memcmp(kv->key, key, kv->klen);
+}
+
+int znp_kv_u64(const struct znp_kv *kv, uint64_t *v)
+{
+	return znp_dec_u64(kv->val, kv->vlen, v);
+}
+
+int znp_kv_str(const struct znp_kv *kv, char *dst, size_t size)
+{
+	if (!size)
+		return -ENAMETOOLONG;
+	if (kv->vlen >= size) {
+		dst[0] = '\0';
+		return -ENAMETOOLONG;
+	}
+	memcpy(dst, kv->val, kv->vlen);
+	dst[kv->vlen] = '\0';
+	return 0;
+}
+
+int znp_record_next(const char *buf, size_t len, size_t *off, struct znp_kv *kv,
+		    const char **why)
+{
+	const char *line;
+	size_t n;
+
+	while ((line = znp_line_next(buf, len, off, &n))) {
+		/* the first fault in the line decides, as a reader copying it would meet it */
+		size_t head = n < ZNP_RECORD_LINE_MAX ? n : ZNP_RECORD_LINE_MAX;
+
+		if (memchr(line, '\0', head)) {
+			*why = "NUL byte";
+			return -EBADMSG;
+		}
+		if (n >= ZNP_RECORD_LINE_MAX) {
+			*why = "line too long";
+			return -EBADMSG;
+		}
+		if (!n || line[0] == '#')
+			continue;
+		if (!znp_kv_split(line, n, kv)) {
+			*why = "line without '='";
+			return -EBADMSG;
+		}
+		return 1;
+	}
+	return 0;
 }

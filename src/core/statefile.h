@@ -13,11 +13,16 @@
  * file may be unlinked only by a process that holds its lock, and a lock
  * taken is always on the file every other process finds.
  *
+ * Records: a state file is lines of "key=value" fields (the ublk records
+ * one per line, the mapping file after a name and an identity); one field
+ * splitter and one number parser (znp_dec_u64()) read them all.
+ *
  * Core library rules: nothing here prints or exits; 0 or -errno.
  */
 #ifndef ZNP_STATEFILE_H
 #define ZNP_STATEFILE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -75,5 +80,38 @@ int znp_proc_start(const char *proc, pid_t pid, uint64_t *ticks);
 
 /* Pure: the start time from the text of a /proc/PID/stat. Return: 0 or -EBADMSG. */
 int znp_proc_stat_start(const char *stat, uint64_t *ticks);
+
+/* One "key=value" field of a record: pointers into the text, not terminated. */
+struct znp_kv {
+	const char *key, *val;
+	size_t klen, vlen;
+};
+
+/**
+ * znp_kv_split() - split the field [@s, @s + @n) at its first '='
+ * Return: true with @kv set (key and value may be empty), false without '='.
+ */
+bool znp_kv_split(const char *s, size_t n, struct znp_kv *kv);
+/* Is @kv's key @key? */
+bool znp_kv_is(const struct znp_kv *kv, const char *key);
+/* @kv's value as a decimal number (znp_dec_u64()). Return: 0, -EINVAL, -ERANGE. */
+int znp_kv_u64(const struct znp_kv *kv, uint64_t *v);
+/* @kv's value copied into @dst (@size bytes, terminated). Return: 0 or -ENAMETOOLONG. */
+int znp_kv_str(const struct znp_kv *kv, char *dst, size_t size);
+
+/* Longest line of a one-field-per-line record, with its NUL. */
+#define ZNP_RECORD_LINE_MAX	512
+
+/**
+ * znp_record_next() - the next "key=value" line of a record (@buf, @len
+ * bytes, need not be NUL-terminated) from *@off, through znp_line_next()
+ *
+ * Blank lines and lines starting with '#' are skipped.
+ * Return: 1 with @kv set, 0 at the end, or -EBADMSG with *@why set ("NUL
+ * byte", "line too long": ZNP_RECORD_LINE_MAX bytes or more, "line without
+ * '='").
+ */
+int znp_record_next(const char *buf, size_t len, size_t *off, struct znp_kv *kv,
+		    const char **why);
 
 #endif

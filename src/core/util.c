@@ -50,3 +50,23 @@ const char *znp_line_next(const char *buf, size_t len, size_t *off, size_t *n)
 	*off += *n + (nl ? 1 : 0);
 	return line;
 }
+
+int znp_dec_u64(const char *s, size_t n, uint64_t *v)
+{
+	uint64_t x = 0;
+
+	/* more than 20 digits is out of range even when they start with zeros */
+	if (!n || n > 20)
+		return n ? -ERANGE : -EINVAL;
+	for (size_t i = 0; i < n; i++) {
+		unsigned int d = (unsigned char)s[i] - '0';
+
+		if (d > 9)
+			return -EINVAL;
+		if (x > (UINT64_MAX - d) / 10)
+			return -ERANGE;
+		x = x * 10 + d;
+	}
+	*v = x;
+	return 0;
+}

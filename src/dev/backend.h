@@ -13,7 +13,6 @@
 #include <stdint.h>
 
 #include "dev.h"
-#include "zone.h"
 
 struct znp_backend {
 	const char *name;
@@ -64,23 +63,5 @@ unsigned long znp_blk_zone_op(enum znp_zone_action a);
 #define ZNP_REPORT_MAX_BYTES	(1u << 20)
 /* Never buffer more than this per command (the kernel's NVMe limit is lower). */
 #define ZNP_REPORT_HARD_MAX	(8u << 20)
-
-/*
- * First report chunk from LBA 0: sets geom.zone_cap (first zone) and
- * zone_cap_varies (any full-size zone in the chunk differs), checks the
- * zone count against the geometry. Return: 0, -errno, NVMe status.
- */
-int znp_report_probe_cap(struct znp_dev *dev);
-/**
- * znp_dev_scan_caps() - read the whole zone report to learn whether zone
- * capacities differ
- * @dev: device after the backend probe (zone_cap may still be 0: the first
- *       chunk of this report sets it)
- *
- * ZNP_PROBE_FULL_CAP: eligibility decisions (check, map) need every zone,
- * not just the first chunk. No-op for a device that is not zoned.
- * Return: 0, -errno or a positive NVMe status.
- */
-int znp_dev_scan_caps(struct znp_dev *dev);
 
 #endif

@@ -407,29 +407,6 @@ void znp_dev_close(struct znp_dev *dev)
 	free(dev);
 }
 
-int znp_dev_probe(struct znp_dev *dev)
-{
-	return znp_dev_probe_flags(dev, 0);
-}
-
-int znp_dev_probe_flags(struct znp_dev *dev, unsigned int flags)
-{
-	int ret;
-
-	if (!dev || !dev->be)
-		return -EINVAL;
-	memset(&dev->geom, 0, sizeof(dev->geom));
-	dev->is_zoned = false;
-	ret = dev->be->probe(dev);
-	if (ret)
-		return ret;
-	if (flags & ZNP_PROBE_FULL_CAP)
-		return znp_dev_scan_caps(dev);
-	if (flags & ZNP_PROBE_DEFER_CAP)
-		return 0;
-	return znp_report_probe_cap(dev);
-}
-
 bool znp_dev_is_nvme(const struct znp_dev *dev)
 {
 	/* not "!= ZNP_DEV_ZONED_BLOCK": a block device that is not zoned has no backend */

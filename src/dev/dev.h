@@ -12,7 +12,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "check.h"
 #include "geometry.h"
+#include "nvme-defs.h"
 
 enum znp_dev_kind {
 	ZNP_DEV_NVME_CHAR,	/* /dev/ngXnY */
@@ -46,6 +48,23 @@ struct znp_ns_info {
 	uint8_t nguid[16];
 	uint8_t eui64[8];
 };
+
+/* A namespace identity as text (dm/: znp_ident_from_ns()), with the NUL. */
+#define ZNP_IDENT_MAX		96
+
+/**
+ * znp_check() - decide eligibility (pure): znp_check_values() with the
+ * block-device facts of @ns
+ * @ns: NVMe identity (blk_visible, blk_size_known, blk_sectors matter),
+ *      NULL for a non-NVMe zoned block device (visible by definition)
+ * Return: as znp_check_values().
+ */
+static inline int znp_check(const struct znp_ns_info *ns, const struct znp_geom *g,
+			    bool is_zoned, struct znp_check_result *r)
+{
+	return znp_check_values(ns && !ns->blk_visible,
+				ns && ns->blk_size_known && !ns->blk_sectors, g, is_zoned, r);
+}
 
 /* Where to look; NULL members mean "/sys" and "/dev". Tests point these at fakes. */
 struct znp_env {
@@ -113,34 +132,7 @@ int znp_dev_open(const struct znp_env *env, const char *path, unsigned int flags
  */
 void znp_dev_close(struct znp_dev *dev);
 
-/**
- * znp_dev_probe() - read the geometry into @dev->geom
- * @dev: an open device
- *
- * NVMe: Identify Controller (MDTS), Identify Namespace (LBA format, size),
- * Identify Namespace Descriptor List (command set), ZNS Identify Namespace
- * (zone size, descriptor extension, open/active limits), then the first
- * zone report chunk (zone capacity). Block: the zone ioctls and one
- * BLKREPORTZONE chunk.
- * Return: 0, -errno, or a positive NVMe status; -EMEDIUMTYPE when the
- * namespace is not zoned (conventional): @dev->is_zoned is false then and
- * @dev->geom holds lba_size and nlbas.
- */
-int znp_dev_probe(struct znp_dev *dev);
-
-#define ZNP_PROBE_DEFER_CAP	(1u << 0)	/* zone_cap from the first report */
-#define ZNP_PROBE_FULL_CAP	(1u << 1)	/* read every zone: exact zone_cap_varies */
-/**
- * znp_dev_probe_flags() - znp_dev_probe() with ZNP_PROBE_* flags
- * @dev: device
- * @flags: ZNP_PROBE_DEFER_CAP leaves @dev->geom.zone_cap at 0; the first
- *         zone report fills it in (a full report then needs no extra command).
- *         ZNP_PROBE_FULL_CAP reads the whole zone report once, so that
- *         zone_cap_varies covers every zone, not just the first chunk.
- *
- * Return: as znp_dev_probe().
- */
-int znp_dev_probe_flags(struct znp_dev *dev, unsigned int flags);
+/* znp_dev_probe(), the geometry (identify and the first zone report): zone.h */
 
 /**
  * znp_dev_is_nvme() - is @dev driven by NVMe passthrough?
@@ -224,8 +216,5 @@ int znp_blk_holders(const struct znp_env *env, const char *blk,
 		    int (*cb)(const struct znp_holder *h, void *arg), void *arg);
 /* Does anything (device-mapper, md, ...) hold @blk? */
 bool znp_blk_is_held(const struct znp_env *env, const char *blk);
-
-/* Discovery (znp_scan) is part of this room's public face. */
-#include "scan.h"
 
 #endif

@@ -75,22 +75,14 @@ out_close:
 
 int znp_attr_read_u64(const char *path, uint64_t *v)
 {
-	char buf[32], *end;
-	unsigned long long x;
+	char buf[32];
 	int ret;
 
 	ret = znp_attr_read(path, buf, sizeof(buf));
 	if (ret)
 		return ret;
 	/* sysfs numbers are decimal: no octal, hex or sign */
-	if (buf[0] < '0' || buf[0] > '9')
-		return -EINVAL;
-	errno = 0;
-	x = strtoull(buf, &end, 10);
-	if (errno || end == buf || *end)
-		return -EINVAL;
-	*v = x;
-	return 0;
+	return znp_dec_u64(buf, strlen(buf), v) ? -EINVAL : 0;
 }
 
 /*

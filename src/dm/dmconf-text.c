@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * The mapping file's lines: parsing (one line walker, znp_line_next) and
- * formatting; pure text functions (see dmtext.c). dmconf.c reads and
+ * The mapping file's lines: parsing (the state-file toolkit's line walker,
+ * field splitter and number parser: znp_line_next, znp_kv_split,
+ * znp_dec_u64) and formatting; pure text functions (see dmtext.c). dmconf.c reads and
  * rewrites the file.
  */
 #include <errno.h>
@@ -12,18 +13,6 @@
 #include "core.h"
 #include "dmtext-int.h"
 #include "dmtext.h"
-
-/* Is [s, s + n) "key=" followed by the value? Sets *val and *vn. */
-static bool kv(const char *s, size_t n, const char *key, const char **val, size_t *vn)
-{
-	size_t k = strlen(key);
-
-	if (n <= k || memcmp(s, key, k) || s[k] != '=')
-		return false;
-	*val = s + k + 1;
-	*vn = n - k - 1;
-	return true;
-}
 
 /* One blank-separated field of a line of known length. */
 static bool line_field(const char **p, const char *end, const char **f, size_t *n)
@@ -46,20 +35,23 @@ static bool line_field(const char **p, const char *end, const char **f, size_t *
 static int parse_key(const char *f, size_t n, unsigned int *seen, struct znp_dmconf_entry *e,
 		     const char **why)
 {
-	const char *v;
+	struct znp_kv kv;
 	unsigned int bit;
-	size_t vn;
 	uint64_t x;
 
-	if (kv(f, n, "lba_size", &v, &vn))
+	if (!znp_kv_split(f, n, &kv))
+		bit = 0;
+	else if (znp_kv_is(&kv, "lba_size"))
 		bit = 1;
-	else if (kv(f, n, "zone_size", &v, &vn))
+	else if (znp_kv_is(&kv, "zone_size"))
 		bit = 2;
-	else if (kv(f, n, "nr_zones", &v, &vn))
+	else if (znp_kv_is(&kv, "nr_zones"))
 		bit = 4;
-	else if (kv(f, n, "via", &v, &vn))
+	else if (znp_kv_is(&kv, "via"))
 		bit = 8;
-	else {
+	else
+		bit = 0;
+	if (!bit) {
 		*why = *f == '#' ? "comments must be on their own line"
 				 : "unknown key (want lba_size, zone_size, nr_zones, via)";
 		return -EINVAL;
@@ -70,15 +62,15 @@ static int parse_key(const char *f, size_t n, unsigned int *seen, struct znp_dmc
 	}
 	*seen |= bit;
 	if (bit == 8) {
-		if (vn == 4 && !memcmp(v, "ublk", 4)) {
+		if (kv.vlen == 4 && !memcmp(kv.val, "ublk", 4)) {
 			e->ublk = true;
-		} else if (!(vn == 2 && !memcmp(v, "dm", 2))) {
+		} else if (!(kv.vlen == 2 && !memcmp(kv.val, "dm", 2))) {
 			*why = "via must be dm or ublk";
 			return -EINVAL;
 		}
 		return 0;
 	}
-	if (znp_dmtext_dec(v, vn, &x) || !x) {
+	if (znp_kv_u64(&kv, &x) || !x) {
 		*why = "value must be a positive decimal number";
 		return -EINVAL;
 	}

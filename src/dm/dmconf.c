@@ -141,17 +141,15 @@ pid_t znp_dmconf_lock_holder(const char *path)
 
 static int append(char **buf, size_t *len, size_t *cap, const char *s, size_t n)
 {
-	if (*len + n > *cap) {
-		size_t c = *cap ? *cap : 4096;
-		char *b;
+	if (*len + n < *len)
+		return -ENOMEM;
+	while (*len + n > *cap) {
+		/* room for byte *len + n - 1: doubles the buffer once per call */
+		char *b = znp_grow(*buf, cap, *len + n - 1, 1, 4096);
 
-		while (c < *len + n)
-			c *= 2;
-		b = realloc(*buf, c);
 		if (!b)
 			return -ENOMEM;
 		*buf = b;
-		*cap = c;
 	}
 	memcpy(*buf + *len, s, n);
 	*len += n;

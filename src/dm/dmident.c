@@ -115,7 +115,7 @@ bool znp_ident_valid(const char *s)
 	if (strncmp(p, ":nsid:", 6))
 		return false;
 	p += 6;
-	if (*p == '0' || znp_dmtext_dec(p, strlen(p), &nsid) || !nsid || nsid > UINT32_MAX)
+	if (*p == '0' || znp_dec_u64(p, strlen(p), &nsid) || !nsid || nsid > UINT32_MAX)
 		return false;
 	return true;
 }

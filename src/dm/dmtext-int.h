@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* Private to dm/: character classes and number parsing shared by the text parsers. */
+/* Private to dm/: character classes shared by the text parsers. */
 #ifndef ZNP_DMTEXT_INT_H
 #define ZNP_DMTEXT_INT_H
 
@@ -7,8 +7,6 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* Decimal, no sign, @n bytes of @s. Return: 0, -EINVAL or -ERANGE. */
-int znp_dmtext_dec(const char *s, size_t n, uint64_t *v);
 bool znp_dmtext_has_space(const char *s);
 /* Characters allowed in a mapping name / in an identity. */
 bool znp_dmtext_name_char(unsigned char c);

@@ -67,26 +67,6 @@ static bool next_field(const char **p, const char **start, size_t *n)
 	return true;
 }
 
-/* Unsigned decimal, no sign, no leading blanks; all of [s, s + n). */
-int znp_dmtext_dec(const char *s, size_t n, uint64_t *v)
-{
-	uint64_t x = 0;
-
-	if (!n || n > 20)
-		return n ? -ERANGE : -EINVAL;
-	for (size_t i = 0; i < n; i++) {
-		unsigned int d = (unsigned char)s[i] - '0';
-
-		if (d > 9)
-			return -EINVAL;
-		if (x > (UINT64_MAX - d) / 10)
-			return -ERANGE;
-		x = x * 10 + d;
-	}
-	*v = x;
-	return 0;
-}
-
 static int copy_field(char *dst, size_t size, const char *s, size_t n)
 {
 	if (n >= size)
@@ -114,12 +94,12 @@ int znp_dm_table_parse(const char *line, struct znp_dm_table *t)
 	memset(t, 0, sizeof(*t));
 	if (!next_field(&p, &f, &n))
 		return -EINVAL;
-	ret = znp_dmtext_dec(f, n, &t->start);
+	ret = znp_dec_u64(f, n, &t->start);
 	if (ret)
 		return ret;
 	if (!next_field(&p, &f, &n))
 		return -EINVAL;
-	ret = znp_dmtext_dec(f, n, &t->len);
+	ret = znp_dec_u64(f, n, &t->len);
 	if (ret)
 		return ret;
 	if (!t->len || t->start > UINT64_MAX - t->len)
@@ -151,7 +131,7 @@ int znp_dm_status_parse(const char *params, struct znp_po2_status *s)
 	for (int i = 0; i < 3; i++) {
 		if (!next_field(&p, &f, &n))
 			return -EINVAL;
-		ret = znp_dmtext_dec(f, n, &v[i]);
+		ret = znp_dec_u64(f, n, &v[i]);
 		if (ret)
 			return ret;
 	}

@@ -23,7 +23,6 @@
 #define ZNP_DM_UUID_PREFIX	"ZNPO2-"
 /* Name of a mapping while it is being created (see dm.c). */
 #define ZNP_DM_CREATING_PREFIX	"znp-creating-"
-#define ZNP_IDENT_MAX		96
 #define ZNP_DM_TARGET_MAX	16
 #define ZNP_DM_DEV_MAX		64
 

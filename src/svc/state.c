@@ -179,100 +179,80 @@ int znp_ublk_rec_format(char *buf, size_t size, const struct znp_ublk_rec *r)
 	return n < 0 || (size_t)n >= size ? -ENAMETOOLONG : 0;
 }
 
-static int parse_u64(const char *v, uint64_t max, uint64_t *out)
+/* A decimal value of at most @max. Return: 0 or -1. */
+static int kv_num(const struct znp_kv *kv, uint64_t max, uint64_t *out)
 {
-	char *end;
-	unsigned long long x;
+	uint64_t x;
 
-	if (*v < '0' || *v > '9')
-		return -1;
-	errno = 0;
-	x = strtoull(v, &end, 10);
-	if (errno || *end || x > max)
+	if (znp_kv_u64(kv, &x) || x > max)
 		return -1;
 	*out = x;
 	return 0;
 }
 
-static int set_str(char *dst, size_t size, const char *v)
+static int kv_text(const struct znp_kv *kv, char *dst, size_t size)
 {
-	return field_ok(v) && !znp_strlcpy(dst, v, size) ? 0 : -1;
+	return znp_kv_str(kv, dst, size) || !field_ok(dst) ? -1 : 0;
 }
 
 int znp_ublk_rec_parse(const char *buf, size_t len, struct znp_ublk_rec *r,
 		       const char **why)
 {
 	bool have_ident = false, have_dev = false, have_pid = false;
-	char line[512];
-	size_t i = 0;
+	struct znp_kv kv;
+	size_t off = 0;
+	int ret;
 
 	memset(r, 0, sizeof(*r));
 	r->dev_id = -1;
-	while (i < len) {
-		size_t n = 0;
-		char *eq;
-		uint64_t x;
+	while ((ret = znp_record_next(buf, len, &off, &kv, why)) == 1) {
+		uint64_t x = 0;
 		int bad = 0;
 
-		while (i < len && buf[i] != '\n') {
-			if (!buf[i] || n + 1 >= sizeof(line)) {
-				*why = !buf[i] ? "NUL byte" : "line too long";
-				return -EBADMSG;
-			}
-			line[n++] = buf[i++];
-		}
-		i++;
-		line[n] = '\0';
-		if (!n || line[0] == '#')
-			continue;
-		eq = strchr(line, '=');
-		if (!eq) {
-			*why = "line without '='";
-			return -EBADMSG;
-		}
-		*eq++ = '\0';
-		if (!strcmp(line, "ident")) {
-			bad = !*eq || set_str(r->ident, sizeof(r->ident), eq);
+		if (znp_kv_is(&kv, "ident")) {
+			bad = !kv.vlen || kv_text(&kv, r->ident, sizeof(r->ident));
 			have_ident = !bad;
-		} else if (!strcmp(line, "ng")) {
-			bad = set_str(r->ng, sizeof(r->ng), eq);
-		} else if (!strcmp(line, "name")) {
-			bad = set_str(r->name, sizeof(r->name), eq);
-		} else if (!strcmp(line, "nsid")) {
-			bad = parse_u64(eq, UINT32_MAX, &x);
+		} else if (znp_kv_is(&kv, "ng")) {
+			bad = kv_text(&kv, r->ng, sizeof(r->ng));
+		} else if (znp_kv_is(&kv, "name")) {
+			bad = kv_text(&kv, r->name, sizeof(r->name));
+		} else if (znp_kv_is(&kv, "nsid")) {
+			bad = kv_num(&kv, UINT32_MAX, &x);
 			r->nsid = (uint32_t)x;
-		} else if (!strcmp(line, "dev_id")) {
-			bad = parse_u64(eq, INT32_MAX, &x);
+		} else if (znp_kv_is(&kv, "dev_id")) {
+			bad = kv_num(&kv, INT32_MAX, &x);
 			r->dev_id = (int)x;
 			have_dev = !bad;
-		} else if (!strcmp(line, "pid")) {
-			bad = parse_u64(eq, INT32_MAX, &x) || !x;
+		} else if (znp_kv_is(&kv, "pid")) {
+			bad = kv_num(&kv, INT32_MAX, &x) || !x;
 			r->pid = (pid_t)x;
 			have_pid = !bad;
-		} else if (!strcmp(line, "lba_size")) {
-			bad = parse_u64(eq, UINT32_MAX, &x);
+		} else if (znp_kv_is(&kv, "lba_size")) {
+			bad = kv_num(&kv, UINT32_MAX, &x);
 			r->lba_size = (uint32_t)x;
-		} else if (!strcmp(line, "zone_size")) {
-			bad = parse_u64(eq, UINT64_MAX, &r->zone_size);
-		} else if (!strcmp(line, "zone_cap")) {
-			bad = parse_u64(eq, UINT64_MAX, &r->zone_cap);
-		} else if (!strcmp(line, "nr_zones")) {
-			bad = parse_u64(eq, UINT64_MAX, &r->nr_zones);
-		} else if (!strcmp(line, "po2_zone_sectors")) {
-			bad = parse_u64(eq, UINT64_MAX, &r->po2_zone_sectors);
-		} else if (!strcmp(line, "persist")) {
-			bad = parse_u64(eq, 1, &x);
+		} else if (znp_kv_is(&kv, "zone_size")) {
+			bad = kv_num(&kv, UINT64_MAX, &r->zone_size);
+		} else if (znp_kv_is(&kv, "zone_cap")) {
+			bad = kv_num(&kv, UINT64_MAX, &r->zone_cap);
+		} else if (znp_kv_is(&kv, "nr_zones")) {
+			bad = kv_num(&kv, UINT64_MAX, &r->nr_zones);
+		} else if (znp_kv_is(&kv, "po2_zone_sectors")) {
+			bad = kv_num(&kv, UINT64_MAX, &r->po2_zone_sectors);
+		} else if (znp_kv_is(&kv, "persist")) {
+			bad = kv_num(&kv, 1, &x);
 			r->persist = x;
-		} else if (!strcmp(line, "started")) {
-			bad = parse_u64(eq, UINT64_MAX, &r->started);
-		} else if (!strcmp(line, "pid_start")) {
-			bad = parse_u64(eq, UINT64_MAX, &r->pid_start);
+		} else if (znp_kv_is(&kv, "started")) {
+			bad = kv_num(&kv, UINT64_MAX, &r->started);
+		} else if (znp_kv_is(&kv, "pid_start")) {
+			bad = kv_num(&kv, UINT64_MAX, &r->pid_start);
 		}
 		if (bad) {
 			*why = "malformed value";
 			return -EBADMSG;
 		}
 	}
+	if (ret)
+		return ret;
 	if (!have_ident || !have_dev || !have_pid) {
 		*why = !have_ident ? "no ident" : !have_dev ? "no dev_id" : "no pid";
 		return -EBADMSG;
@@ -420,19 +400,17 @@ int znp_ublk_rec_each(int dirfd,
 	rewinddir(d);
 	while ((de = readdir(d))) {
 		size_t l = strlen(de->d_name);
+		char **v;
 
 		if (de->d_name[0] == '.' || l <= strlen(REC_SUFFIX) ||
 		    strcmp(de->d_name + l - strlen(REC_SUFFIX), REC_SUFFIX))
 			continue;
-		if (nr == cap) {
-			char **v = realloc(names, (cap = cap ? 2 * cap : 16) * sizeof(*v));
-
-			if (!v) {
-				ret = -ENOMEM;
-				goto out;
-			}
-			names = v;
+		v = znp_grow(names, &cap, nr, sizeof(*v), 16);
+		if (!v) {
+			ret = -ENOMEM;
+			goto out;
 		}
+		names = v;
 		if (!(names[nr] = strdup(de->d_name))) {
 			ret = -ENOMEM;
 			goto out;

@@ -23,7 +23,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "dmtext.h"
+#include "dev.h"	/* ZNP_IDENT_MAX, ZNP_DM_NAME_MAX */
 
 #define ZNP_RUN_DIR "/run/zns-npo2"
 

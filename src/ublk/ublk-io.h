@@ -10,17 +10,18 @@
 
 #include "ublk-priv.h"
 
+/* The library's one NVMe table (dev/nvme-defs.h), by the short names used here. */
 enum {
-	NVME_CMD_FLUSH = 0x00,
-	NVME_CMD_WRITE = 0x01,
-	NVME_CMD_READ = 0x02,
-	NVME_CMD_ZMS = 0x79,	/* Zone Management Send */
-	NVME_CMD_ZMR = 0x7a,	/* Zone Management Receive */
-	NVME_CMD_APPEND = 0x7d,
+	NVME_CMD_FLUSH = ZNP_NVME_OPC_FLUSH,
+	NVME_CMD_WRITE = ZNP_NVME_OPC_WRITE,
+	NVME_CMD_READ = ZNP_NVME_OPC_READ,
+	NVME_CMD_ZMS = ZNP_NVME_OPC_ZONE_MGMT_SEND,
+	NVME_CMD_ZMR = ZNP_NVME_OPC_ZONE_MGMT_RECV,
+	NVME_CMD_APPEND = ZNP_NVME_OPC_ZONE_APPEND,
 };
-#define NVME_RW_FUA		(1u << 30)
-#define NVME_ZMS_SELECT_ALL	(1u << 8)
-#define NVME_ZMR_PARTIAL	(1u << 16)
+#define NVME_RW_FUA		ZNP_NVME_RW_FUA
+#define NVME_ZMS_SELECT_ALL	ZNP_NVME_ZMS_SELECT_ALL
+#define NVME_ZMR_PARTIAL	ZNP_NVME_ZMR_PARTIAL
 
 /* ublk-io.c */
 const char *znp_ublk_op_name(uint8_t op);

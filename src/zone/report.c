@@ -288,3 +288,28 @@ int znp_dev_scan_caps(struct znp_dev *dev)
 	znp_report_end(it);
 	return ret;
 }
+
+/* The probe: the backend's Identify, then the capacity (this room's reports). */
+int znp_dev_probe(struct znp_dev *dev)
+{
+	return znp_dev_probe_flags(dev, 0);
+}
+
+int znp_dev_probe_flags(struct znp_dev *dev, unsigned int flags)
+{
+	int ret;
+
+	if (!dev || !dev->be)
+		return -EINVAL;
+	memset(&dev->geom, 0, sizeof(dev->geom));
+	dev->is_zoned = false;
+	ret = dev->be->probe(dev);
+	if (ret)
+		return ret;
+	if (flags & ZNP_PROBE_FULL_CAP)
+		return znp_dev_scan_caps(dev);
+	if (flags & ZNP_PROBE_DEFER_CAP)
+		return 0;
+	return znp_report_probe_cap(dev);
+}
+

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* Zone reports (streamed) and zone management. */
+/* The probe, zone reports (streamed), descriptors, discovery. */
 #ifndef ZNP_ZONE_H
 #define ZNP_ZONE_H
 
@@ -7,39 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "async.h"
 #include "dev.h"
-
-/* Same values as NVMe ZS>>4 and the kernel's BLK_ZONE_COND_*. */
-enum znp_zone_cond {
-	ZNP_ZC_NOT_WP = 0x0,
-	ZNP_ZC_EMPTY = 0x1,
-	ZNP_ZC_IMP_OPEN = 0x2,
-	ZNP_ZC_EXP_OPEN = 0x3,
-	ZNP_ZC_CLOSED = 0x4,
-	ZNP_ZC_READONLY = 0xd,
-	ZNP_ZC_FULL = 0xe,
-	ZNP_ZC_OFFLINE = 0xf,
-};
-
-/* Same values as NVMe ZT and BLK_ZONE_TYPE_*. */
-enum znp_zone_type {
-	ZNP_ZT_CONV = 0x1,
-	ZNP_ZT_SEQ_REQ = 0x2,
-	ZNP_ZT_SEQ_PREF = 0x3,
-};
-
-/* NVMe Zone Receive Action Specific Field values. */
-enum znp_state_filter {
-	ZNP_RF_ALL = 0,
-	ZNP_RF_EMPTY = 1,
-	ZNP_RF_IMP_OPEN = 2,
-	ZNP_RF_EXP_OPEN = 3,
-	ZNP_RF_CLOSED = 4,
-	ZNP_RF_FULL = 5,
-	ZNP_RF_READONLY = 6,
-	ZNP_RF_OFFLINE = 7,
-};
 
 struct znp_zone {
 	uint64_t start;		/* LBAs */
@@ -52,14 +20,53 @@ struct znp_zone {
 	uint8_t attrs_info;	/* NVMe ZAI */
 };
 
-/* NVMe Zone Send Action values. */
-enum znp_zone_action {
-	ZNP_ZA_CLOSE = 0x1,
-	ZNP_ZA_FINISH = 0x2,
-	ZNP_ZA_OPEN = 0x3,
-	ZNP_ZA_RESET = 0x4,
-	ZNP_ZA_OFFLINE = 0x5,
-};
+/**
+ * znp_dev_probe() - read the geometry into @dev->geom (the backend's
+ * Identify, then the zone capacity from the first report chunk)
+ * @dev: an open device
+ *
+ * NVMe: Identify Controller (MDTS), Identify Namespace (LBA format, size),
+ * Identify Namespace Descriptor List (command set), ZNS Identify Namespace
+ * (zone size, descriptor extension, open/active limits), then the first
+ * zone report chunk (zone capacity). Block: the zone ioctls and one
+ * BLKREPORTZONE chunk.
+ * Return: 0, -errno, or a positive NVMe status; -EMEDIUMTYPE when the
+ * namespace is not zoned (conventional): @dev->is_zoned is false then and
+ * @dev->geom holds lba_size and nlbas.
+ */
+int znp_dev_probe(struct znp_dev *dev);
+
+#define ZNP_PROBE_DEFER_CAP	(1u << 0)	/* zone_cap from the first report */
+#define ZNP_PROBE_FULL_CAP	(1u << 1)	/* read every zone: exact zone_cap_varies */
+/**
+ * znp_dev_probe_flags() - znp_dev_probe() with ZNP_PROBE_* flags
+ * @dev: device
+ * @flags: ZNP_PROBE_DEFER_CAP leaves @dev->geom.zone_cap at 0; the first
+ *         zone report fills it in (a full report then needs no extra command).
+ *         ZNP_PROBE_FULL_CAP reads the whole zone report once, so that
+ *         zone_cap_varies covers every zone, not just the first chunk.
+ *
+ * Return: as znp_dev_probe().
+ */
+int znp_dev_probe_flags(struct znp_dev *dev, unsigned int flags);
+
+/*
+ * First report chunk from LBA 0: sets geom.zone_cap (first zone) and
+ * zone_cap_varies (any full-size zone in the chunk differs), checks the
+ * zone count against the geometry. Return: 0, -errno, NVMe status.
+ */
+int znp_report_probe_cap(struct znp_dev *dev);
+/**
+ * znp_dev_scan_caps() - read the whole zone report to learn whether zone
+ * capacities differ
+ * @dev: device after the backend probe (zone_cap may still be 0: the first
+ *       chunk of this report sets it)
+ *
+ * ZNP_PROBE_FULL_CAP: eligibility decisions (check, map) need every zone,
+ * not just the first chunk. No-op for a device that is not zoned.
+ * Return: 0, -errno or a positive NVMe status.
+ */
+int znp_dev_scan_caps(struct znp_dev *dev);
 
 struct znp_report_iter;
 
@@ -141,75 +148,6 @@ int znp_zdesc_parse(const struct znp_geom *g, const void *buf, size_t len,
 		    uint64_t *nr_reported, struct znp_zone *zones, size_t max,
 		    size_t *nparsed);
 
-struct znp_mgmt_req {
-	enum znp_zone_action action;
-	uint64_t slba;		/* must be a zone start unless @all */
-	uint64_t nr_zones;	/* >= 1 unless @all */
-	bool all;		/* select-all: one command */
-};
-
-/**
- * znp_zone_mgmt_validate() - check a request against the geometry
- * With @r->all, slba and nr_zones are ignored.
- * Return: 0, -EMEDIUMTYPE with *why set when @dev is not a probed zoned
- * device, or -EINVAL with *why set ("start LBA is not a zone start",
- * "zone count past the last zone", ...). Sends nothing. @why may be NULL.
- */
-int znp_zone_mgmt_validate(const struct znp_dev *dev,
-			   const struct znp_mgmt_req *r, const char **why);
-
-struct znp_mgmt_opts {
-	unsigned int qd;		/* 1: synchronous, one command per zone; 0: ZNP_AIO_DEFAULT_QD */
-	const volatile sig_atomic_t *stop;	/* may be NULL; checked between commands */
-	znp_aio_progress_fn progress;	/* may be NULL */
-	void *progress_arg;
-};
-
-/**
- * znp_zone_mgmt_run() - the zone-management engine: run a request
- * @dev: probed zoned device, opened with ZNP_OPEN_WRITE
- * @r: the request (validated here again)
- * @o: queue depth, stop flag, progress callback (may be NULL: queue depth
- *     ZNP_AIO_DEFAULT_QD)
- * @res: out, what was done (always filled); @res->completed counts zones
- *       (1 for a select-all that succeeded)
- *
- * Queue depth 1 sends one synchronous command per zone, in order, and
- * stops at the first failure (@res->first_err_idx names it, counted from
- * the first zone). Deeper queues keep Zone Management Send commands in
- * flight through io_uring on NVMe char nodes (and for offline on NVMe
- * block nodes), and send one range-form zone ioctl on block devices.
- * Select-all is one backend call: on NVMe one command; on a zoned block
- * device reset is one whole-device ioctl, close/finish/open act on the
- * zones NVMe's select-all would (close: open zones; finish: open and
- * closed; open: closed), offline is -EOPNOTSUPP. *@o->stop is checked
- * between commands (also between the zones a block select-all walks).
- * Return: 0, -EINTR when stopped, -EINVAL / -EMEDIUMTYPE (invalid
- * request), -errno, or a positive NVMe status (the first failure;
- * commands in flight are waited for).
- */
-int znp_zone_mgmt_run(struct znp_dev *dev, const struct znp_mgmt_req *r,
-		      const struct znp_mgmt_opts *o, struct znp_aio_result *res);
-
-/**
- * znp_zone_mgmt_ranges() - the engine over LBA ranges that each cover
- * whole zones (as checked by znp_discard_validate())
- * Commands are counted per zone; a block range ioctl counts its zones.
- * Return: as znp_zone_mgmt_run().
- */
-int znp_zone_mgmt_ranges(struct znp_dev *dev, enum znp_zone_action action,
-			 const struct znp_aio_range *lba_ranges, size_t nr,
-			 const struct znp_mgmt_opts *o, struct znp_aio_result *res);
-
-/**
- * znp_zone_mgmt() - znp_zone_mgmt_run() at queue depth 1, without a stop flag
- * @done: out, zones completed before an error (or all of them); for
- *        select-all: 1 once the command succeeded, else 0
- * Return: as znp_zone_mgmt_run().
- */
-int znp_zone_mgmt(struct znp_dev *dev, const struct znp_mgmt_req *r,
-		  uint64_t *done);
-
 /**
  * znp_zone_cond_name() - nvme-cli name of a zone condition
  * @cond: enum znp_zone_cond
@@ -231,5 +169,8 @@ const char *znp_zone_type_name(uint8_t type);	/* "SEQWRITE_REQ", ... */
  * Return: "close", "finish", "open", "reset", "offline" or "unknown".
  */
 const char *znp_zone_action_name(enum znp_zone_action a); /* "reset", ... */
+
+/* Discovery (znp_scan: each namespace is probed) is part of this room's public face. */
+#include "scan.h"
 
 #endif

@@ -16,7 +16,7 @@
 #include "discard.h"
 #include "geometry.h"
 #include "test.h"
-#include "zone.h"
+#include "zone-mgmt.h"
 
 static void test_blk_discard_sqe(void)
 {

@@ -2,7 +2,7 @@
 /* znp_check(): every verdict, precedence and reason bits. */
 #include <errno.h>
 
-#include "check.h"
+#include "dev.h"
 #include "test.h"
 
 struct row {

@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * The mapping file (src/dm/dmconf.c): creation with its directory, replacing an
- * entry by name or identity, dropping, and keeping every other line as is.
+ * entry by name or identity, dropping, and keeping every other line as is;
+ * a parse that runs out of memory fails instead of reading as "no entry".
  */
+#include <dlfcn.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <sys/stat.h>
@@ -25,6 +27,26 @@ ssize_t read(int fd, void *buf, size_t count)
 		return -1;
 	}
 	return syscall(SYS_read, fd, buf, count);
+}
+
+/*
+ * realloc(3) likewise: memory running out. The next realloc() in the
+ * lookup order does the work: the C library's, or the one of the
+ * sanitizer or valgrind that owns the heap, so free() matches it.
+ */
+static int realloc_fails;
+
+void *realloc(void *p, size_t n)
+{
+	static void *(*next)(void *, size_t);
+
+	if (realloc_fails) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	if (!next)
+		next = (void *(*)(void *, size_t))dlsym(RTLD_NEXT, "realloc");
+	return next(p, n);
 }
 
 /* write(2) likewise: a full disk while the file is rewritten. */
@@ -105,6 +127,35 @@ static char *slurp(const char *path)
 	return znp_dmconf_read(path, &buf, &len) ? NULL : buf;
 }
 
+static int count_entries(unsigned int lineno, const struct znp_dmconf_entry *e,
+			 const char *why, void *arg)
+{
+	if (e)
+		(*(int *)arg)++;
+	return 0;
+}
+
+/* znp_dmconf_parse() without memory: -ENOMEM, never 0 with the entries unseen. */
+static void test_parse_enomem(void)
+{
+	const char file[] = "# header\npo2-a sn:a:nsid:1 zone_size=24576\n"
+			    "po2-b sn:b:nsid:1 zone_size=24576\n";
+	int seen = 0;
+
+	CHECK_INT(znp_dmconf_parse(file, sizeof(file) - 1, count_entries, &seen), 0);
+	CHECK_INT(seen, 2);
+	seen = 0;
+	realloc_fails = 1;
+	CHECK_INT(znp_dmconf_parse(file, sizeof(file) - 1, count_entries, &seen), -ENOMEM);
+	realloc_fails = 0;
+	CHECK_INT(seen, 0);	/* no entry is handed on that could not be checked for duplicates */
+	/* a file without entries needs no memory: still 0 */
+	realloc_fails = 1;
+	CHECK_INT(znp_dmconf_parse("# only a comment\n", 17, count_entries, &seen), 0);
+	realloc_fails = 0;
+	CHECK_INT(seen, 0);
+}
+
 static struct znp_dmconf_entry entry(const char *name, const char *ident, uint64_t zs)
 {
 	struct znp_dmconf_entry e = { .lba_size = 4096, .zone_size = zs, .nr_zones = 10 };
@@ -121,6 +172,7 @@ int main(void)
 	struct znp_dmconf_entry b = entry("po2-b", "eui64:00000000000000ab", 12288);
 	FILE *f;
 
+	test_parse_enomem();
 	if (!mkdtemp(dir))
 		return 1;
 	snprintf(path, sizeof(path), "%s/etc/mappings.conf", dir);

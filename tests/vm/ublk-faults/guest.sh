@@ -1,12 +1,12 @@
 # ublk server against device faults and memory pressure on Debian's stock
 # kernel (busybox ash; sourced by /init after lib.sh). Three boots of
-# tests/layers.d/57-vm-ublk-faults.sh run this script: FAULTS=1 (a
-# controller reset under fio verify, then the whole controller removed
-# under the server and brought back), DETACH=1 (the controller in an NVMe
-# subsystem, the server on the multipath head's node: a controller reset
-# under fio verify, then the namespace detached under the server and
-# attached again) and MEMPRESS=1 (a small guest, btrfs on the ublk device,
-# writers far beyond its memory).
+# tests/layers.d/57-vm-ublk-faults.sh run this script: FAULTS=1 (map --ublk
+# whose daemon cannot be forked, a controller reset under fio verify, then
+# the whole controller removed under the server and brought back), DETACH=1
+# (the controller in an NVMe subsystem, the server on the multipath head's
+# node: a controller reset under fio verify, then the namespace detached
+# under the server and attached again) and MEMPRESS=1 (a small guest, btrfs
+# on the ublk device, writers far beyond its memory).
 #
 # Judged on what the guest's kernel says (dmesg: I/O errors, hung tasks),
 # on fio's own verify and on data compared with its source, never on the
@@ -61,6 +61,28 @@ fio_verify() {
 
 if [ -n "${FAULTS:-}" ]; then
 	C=$(vm_ctrl 0)
+	# ---- the daemon cannot be forked (ZNP_TEST_FORK_FAIL, test hooks) --------
+	# The hook fails the fork with EAGAIN and, after the refusal, stops the
+	# process: what it still holds then is listed before it exits.
+	ZNP_TEST_FORK_FAIL=1 $Z map --ublk "$A" </dev/null >/tmp/ff.out 2>/tmp/ff.err &
+	FF=$!
+	i=0
+	while [ $i -lt 300 ] && [ "$(awk '{ print $3 }' /proc/$FF/stat 2>/dev/null)" != T ]; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+	expect_eq "fork fails: map --ublk stops at the hook after its refusal" \
+		"$(awk '{ print $3 }' /proc/$FF/stat 2>/dev/null)" T
+	ls -l /proc/$FF/fd >/tmp/ff.fds 2>&1
+	expect_eq "fork fails: no pipe end left open (the pipe to the daemon is closed)" \
+		"$(grep -c 'pipe:' /tmp/ff.fds)" 0
+	grep 'pipe:' /tmp/ff.fds | sed 's/^/#   /'
+	kill -CONT $FF
+	wait $FF
+	expect_eq "fork fails: exit 1" $? 1
+	expect_match "fork fails: the error names the failed fork" \
+		"fork: Resource temporarily unavailable" "$(cat /tmp/ff.err)"
+	expect_eq "fork fails: no ublk device was added" "$(ls /dev/ublkb* 2>/dev/null)" ""
 	expect_ok "faults: server started on $A" start_srv "$A"
 	# ---- controller reset during fio zbd write + verify ---------------------
 	fio --name=reset --filename=$UA --direct=1 --ioengine=io_uring --iodepth=16 \

@@ -12,8 +12,8 @@
 #include <string.h>
 
 #include "nsinfo.h"
-#include "scan.h"
 #include "sysfs.h"
+#include "zone.h"
 
 struct ns_list {
 	struct znp_scan_entry *v;

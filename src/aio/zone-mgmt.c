@@ -15,7 +15,7 @@
 #include <linux/blkzoned.h>
 
 #include "backend.h"
-#include "zone.h"
+#include "zone-mgmt.h"
 
 static bool action_is_known(enum znp_zone_action a)
 {
