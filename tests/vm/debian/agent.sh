@@ -15,11 +15,13 @@
 #            hidden npo2 namespace (ctrl 1 nsid 1), mkfs.btrfs, fstab by
 #            UUID, copy the host's data file, checksum
 #   boot     after a reboot: what systemd restored and mounted, data, scrub
-#   load     restart and kill the ublk unit under a writer (printed)
+#   boot-load  boot, then `systemctl restart` and `systemctl kill -s KILL`
+#            of the ublk unit while a writer runs; the writer's files, the
+#            data file and a scrub after both
 set -u
 exec >/dev/ttyS0 2>&1
 export PATH=/usr/sbin:/usr/bin:/sbin:/bin
-steps=$(sed -n 's/.*znp\.steps=\([a-z0-9,]*\).*/\1/p' /proc/cmdline | tr , ' ')
+steps=$(sed -n 's/.*znp\.steps=\([a-z0-9,-]*\).*/\1/p' /proc/cmdline | tr , ' ')
 mkdir -p /var/lib/znp-test
 # the counter is per QEMU run: znp.run=ID on the command line
 run=$(sed -n 's/.*znp\.run=\([a-z0-9]*\).*/\1/p' /proc/cmdline)
@@ -85,6 +87,74 @@ fact kernel "$(uname -r)"
 fact uptime "$(cut -d' ' -f1 /proc/uptime)"
 fact ns "ctrl1=$(vm_ctrl 1) ctrl0=$(vm_ctrl 0) ng=$(vm_ng 1 1) hidden=$(cat /sys/block/"$(vm_ns 1 1)"/hidden)"
 
+boot_step() {
+	fact mount "$(findmnt -n -r -o SOURCE,FSTYPE,OPTIONS "$MNT")"
+	fact sha256 "$(sha256sum "$MNT/data.bin" 2>&1 | cut -d' ' -f1)"
+	for u in zns-npo2-restore.service "$UNIT" srv-zdata.mount local-fs.target; do
+		fact "t:$u" "$(mono "$u" ActiveState) $(mono "$u" ActiveEnterTimestampMonotonic) $(mono "$u" InactiveExitTimestampMonotonic) $(mono "$u" ExecMainExitTimestampMonotonic 2>/dev/null)"
+	done
+	fact restore-result "$(mono zns-npo2-restore.service Result) $(mono zns-npo2-restore.service ExecMainStatus)"
+	fact served "$(nvme-zns-npo2 status -o json 2>/dev/null | tr -d ' \n' | grep -o '"backing":"[^"]*"' | tr '\n' ' ')"
+	fact ublk-unit "$(mono "$UNIT" ActiveState) $(mono "$UNIT" SubState) NRestarts=$(mono "$UNIT" NRestarts) MainPID=$(mono "$UNIT" MainPID)"
+	fact mount-deps "$(mono srv-zdata.mount Requires) | $(mono srv-zdata.mount After)"
+	journalctl -b -o short-monotonic --no-pager -u zns-npo2-restore.service -u "$UNIT" -u srv-zdata.mount -u local-fs.target | block journal
+	journalctl -b -1 -o short-monotonic --no-pager -u "$UNIT" -u srv-zdata.mount 2>&1 | tail -12 | block journal-previous-shutdown
+	fact io-errors "$(journalctl -b -k --no-pager | grep -ciE 'I/O error|BTRFS (error|critical)')"
+	journalctl -b -o cat --no-pager -u znp-zone-state.service | grep zone-state: | block zone-state
+	check "btrfs scrub" timeout 120 btrfs scrub start -B "$MNT"
+	block scrub </tmp/check.out
+}
+# what the load step's host judges: the mount unit's activation (a restart
+# of the mount would change it) and the device (user recovery keeps it)
+mount_id() { echo "$(mono srv-zdata.mount InactiveExitTimestampMonotonic) $(findmnt -n -r -o SOURCE "$MNT")"; }
+load_step() {
+	local wpid before t0 t1 rc act m0
+	m0=$(mount_id)
+	fact load-mount-before "$m0"
+	# a writer: 4 MiB files, each checksummed, until stopped
+	( i=0; while [ ! -e /tmp/stop ]; do
+		dd if=/dev/urandom of="$MNT/w$i" bs=1M count=4 conv=fsync status=none 2>>/tmp/writer.err || echo "write w$i failed" >>/tmp/writer.err
+		sha256sum "$MNT/w$i" >>/tmp/w.sum 2>>/tmp/writer.err
+		i=$((i + 1))
+	done; echo "writer: $i files" >>/tmp/writer.err ) &
+	wpid=$!
+	sleep 5
+	for act in restart kill; do
+		before=$(mono "$UNIT" NRestarts)
+		t0=$(date +%s.%N)
+		if [ $act = restart ]; then
+			timeout 120 systemctl restart "$UNIT"; rc=$?
+		else
+			systemctl kill -s KILL "$UNIT"; rc=$?
+			# back when systemd counted the restart and the new server is ready
+			for _ in $(seq 120); do
+				[ "$(mono "$UNIT" NRestarts)" -gt "$before" ] && [ "$(mono "$UNIT" SubState)" = running ] && break
+				sleep 1
+			done
+		fi
+		t1=$(date +%s.%N)
+		fact "$act" "rc=$rc state=$(mono "$UNIT" ActiveState)/$(mono "$UNIT" SubState) NRestarts=$before->$(mono "$UNIT" NRestarts) fs=$(findmnt -n -o OPTIONS "$MNT" | cut -d, -f1)"
+		fact "$act-seconds" "$(awk "BEGIN { printf \"%.1f\", $t1 - $t0 }")"
+		sleep 5
+	done
+	touch /tmp/stop
+	for _ in $(seq 90); do kill -0 $wpid 2>/dev/null || break; sleep 1; done
+	kill -0 $wpid 2>/dev/null && { echo "writer: still running 90 s after stop, killed" >>/tmp/writer.err; kill -9 $wpid; }
+	wait $wpid
+	block writer </tmp/writer.err
+	fact load-mount-after "$(mount_id)"
+	fact load-fs "$(findmnt -n -o OPTIONS "$MNT" | cut -d, -f1)"
+	echo 3 >/proc/sys/vm/drop_caches
+	fact writer-verify "$(cd "$MNT" && sha256sum -c /tmp/w.sum 2>&1 | grep -vc ': OK$') bad of $(wc -l </tmp/w.sum)"
+	fact load-sha256 "$(sha256sum "$MNT/data.bin" 2>&1 | cut -d' ' -f1)"
+	# the whole journal of the boot, kernel and units
+	fact load-io-errors "$(journalctl -b --no-pager | grep -ciE 'I/O error|BTRFS (error|critical)|blk_update_request|Buffer I/O')"
+	check "btrfs scrub after the restarts" timeout 300 btrfs scrub start -B "$MNT"
+	block load-scrub </tmp/check.out
+	journalctl -b -o short-monotonic --no-pager -u "$UNIT" -u srv-zdata.mount | tail -40 | block journal-load
+	journalctl -b -k -o short-monotonic --no-pager | grep -iE 'ublk|btrfs|I/O error' | tail -30 | block kernel-load
+}
+
 case "$step" in
 install)
 	deb=$(ls /root/znp/zns-npo2_*.deb)
@@ -111,8 +181,11 @@ install)
 	fact by-uuid "$(readlink -f /dev/disk/by-uuid/"$uuid" 2>&1)"
 	mkdir -p "$MNT"
 	# (device-timeout: boots under TCG on a loaded host take minutes; the
-	# default 90 s for the device to appear ran out once)
-	echo "UUID=$uuid $MNT btrfs defaults,x-systemd.requires=$UNIT,x-systemd.device-timeout=10min 0 0" >>/etc/fstab
+	# default 90 s for the device to appear ran out once. after=, not
+	# requires=: systemd restarts the units that require a unit whenever
+	# it restarts it, automatic restarts included, and a restart of the
+	# mount under its users is what the server's restart must not be)
+	echo "UUID=$uuid $MNT btrfs defaults,x-systemd.after=$UNIT,x-systemd.device-timeout=10min 0 0" >>/etc/fstab
 	grep "$MNT" /etc/fstab | block fstab
 	check "daemon-reload" systemctl daemon-reload
 	check "mount $MNT (by UUID)" mount "$MNT"
@@ -128,57 +201,11 @@ install)
 	check "umount before poweroff" umount "$MNT"
 	;;
 boot)
-	fact mount "$(findmnt -n -r -o SOURCE,FSTYPE,OPTIONS "$MNT")"
-	fact sha256 "$(sha256sum "$MNT/data.bin" 2>&1 | cut -d' ' -f1)"
-	for u in zns-npo2-restore.service "$UNIT" srv-zdata.mount local-fs.target; do
-		fact "t:$u" "$(mono "$u" ActiveState) $(mono "$u" ActiveEnterTimestampMonotonic) $(mono "$u" InactiveExitTimestampMonotonic) $(mono "$u" ExecMainExitTimestampMonotonic 2>/dev/null)"
-	done
-	fact restore-result "$(mono zns-npo2-restore.service Result) $(mono zns-npo2-restore.service ExecMainStatus)"
-	fact served "$(nvme-zns-npo2 status -o json 2>/dev/null | tr -d ' \n' | grep -o '"backing":"[^"]*"' | tr '\n' ' ')"
-	fact ublk-unit "$(mono "$UNIT" ActiveState) $(mono "$UNIT" SubState) NRestarts=$(mono "$UNIT" NRestarts) MainPID=$(mono "$UNIT" MainPID)"
-	fact mount-deps "$(mono srv-zdata.mount Requires) | $(mono srv-zdata.mount After)"
-	journalctl -b -o short-monotonic --no-pager -u zns-npo2-restore.service -u "$UNIT" -u srv-zdata.mount -u local-fs.target | block journal
-	journalctl -b -1 -o short-monotonic --no-pager -u "$UNIT" -u srv-zdata.mount 2>&1 | tail -12 | block journal-previous-shutdown
-	fact io-errors "$(journalctl -b -k --no-pager | grep -ciE 'I/O error|BTRFS (error|critical)')"
-	journalctl -b -o cat --no-pager -u znp-zone-state.service | grep zone-state: | block zone-state
-	check "btrfs scrub" timeout 120 btrfs scrub start -B "$MNT"
-	block scrub </tmp/check.out
+	boot_step
 	;;
-load)
-	fact mount "$(findmnt -n -r -o SOURCE,FSTYPE,OPTIONS "$MNT")"
-	# a writer: 4 MiB files, each checksummed, until stopped
-	( i=0; while [ ! -e /tmp/stop ]; do
-		dd if=/dev/urandom of="$MNT/w$i" bs=1M count=4 status=none 2>>/tmp/writer.err || echo "write w$i failed" >>/tmp/writer.err
-		sha256sum "$MNT/w$i" >>/tmp/w.sum 2>>/tmp/writer.err
-		i=$((i + 1))
-	done; echo "writer: $i files" >>/tmp/writer.err ) &
-	wpid=$!
-	sleep 5
-	for act in restart kill; do
-		before=$(mono "$UNIT" NRestarts)
-		t0=$(date +%s.%N)
-		if [ $act = restart ]; then
-			timeout 120 systemctl restart "$UNIT"; rc=$?
-		else
-			systemctl kill -s KILL "$UNIT"; rc=$?
-			sleep 1
-			for _ in $(seq 60); do [ "$(mono "$UNIT" ActiveState)" = active ] && break; sleep 1; done
-		fi
-		t1=$(date +%s.%N)
-		fact "$act" "rc=$rc state=$(mono "$UNIT" ActiveState)/$(mono "$UNIT" SubState) NRestarts=$before->$(mono "$UNIT" NRestarts) seconds=$(awk "BEGIN { printf \"%.1f\", $t1 - $t0 }") fs=$(findmnt -n -o OPTIONS "$MNT" | cut -d, -f1)"
-		sleep 5
-	done
-	touch /tmp/stop
-	for _ in $(seq 60); do kill -0 $wpid 2>/dev/null || break; sleep 1; done
-	kill -0 $wpid 2>/dev/null && { echo "writer: still running 60 s after stop, killed" >>/tmp/writer.err; kill -9 $wpid; }
-	wait $wpid
-	block writer </tmp/writer.err
-	echo 3 >/proc/sys/vm/drop_caches
-	fact writer-verify "$(cd "$MNT" && sha256sum -c /tmp/w.sum 2>&1 | grep -vc ': OK$') bad of $(wc -l </tmp/w.sum)"
-	fact sha256 "$(sha256sum "$MNT/data.bin" 2>&1 | cut -d' ' -f1)"
-	fact io-errors "$(journalctl -b -k --no-pager | grep -ciE 'I/O error|BTRFS (error|critical)')"
-	journalctl -b -o short-monotonic --no-pager -u "$UNIT" | tail -40 | block journal-load
-	journalctl -b -k -o short-monotonic --no-pager | grep -iE 'ublk|btrfs|I/O error' | tail -30 | block kernel-load
+boot-load)
+	boot_step
+	load_step
 	;;
 *)
 	notok "unknown step '$step'"
