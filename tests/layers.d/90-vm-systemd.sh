@@ -8,7 +8,9 @@
 # zone write pointers are carried over by a harness unit
 # (tests/vm/debian/zone-state.sh: QEMU 7.2 forgets them).
 #   boot 1: dpkg -i the package (make deb), no failed unit, systemd-analyze
-#           verify clean, map --ublk --persist of the hidden npo2 namespace,
+#           verify clean, dpkg -i nvme-cli with the plugin (make
+#           nvme-cli-deb) over Debian's, `nvme zns-npo2 list` and `nvme help
+#           zns-npo2`, map --ublk --persist of the hidden npo2 namespace,
 #           mkfs.btrfs, an fstab line by UUID needing the ublk unit, the
 #           host's data file copied in and read back
 #   boot 2: systemd restores the mapping (zns-npo2-restore.service starts
@@ -44,6 +46,14 @@ if [ -z "$deb" ] || [ -n "$(find debian src meson.build systemd udev Documentati
 	deb=$(ls build/deb/zns-npo2_"${ver}"_*.deb | head -1)
 fi
 echo "# package $deb"
+# nvme-cli with the plugin: Debian's version + the suffix (make nvme-cli-deb)
+cli=$(ls build/nvme-cli-deb/nvme-cli_*+znpo2.*_*.deb 2>/dev/null | head -1)
+if [ -z "$cli" ] || [ -n "$(find src plugins/zns-npo2 scripts/build-nvme-cli-deb.sh -newer "$cli" -type f | head -1)" ]; then
+	bash scripts/build-nvme-cli-deb.sh --no-lintian >/dev/null || { echo "$L: make nvme-cli-deb failed" >&2; exit 1; }
+	cli=$(ls build/nvme-cli-deb/nvme-cli_*+znpo2.*_*.deb | head -1)
+fi
+clever=$(dpkg-deb -f "$cli" Version)
+echo "# package $cli"
 
 dir=build/vm-debian/run
 logs=build/vm-logs
@@ -53,7 +63,7 @@ t=$SECONDS
 # the data file: its checksum here is the one every boot must read back
 head -c 32M /dev/urandom >"$dir/data.bin"
 want=$(sha256sum "$dir/data.bin" | cut -d' ' -f1)
-deb_image "$dir" "$deb" "$dir/data.bin" || { echo "$L: image build failed" >&2; exit 1; }
+deb_image "$dir" "$deb" "$dir/data.bin" "$cli" || { echo "$L: image build failed" >&2; exit 1; }
 echo "# image: $((SECONDS - t)) s (root file system and disk image)"
 stamp=$(date +%Y%m%d-%H%M%S)
 
@@ -97,6 +107,18 @@ expect_eq "boot 1: /etc/zns-npo2 owned by the package" "$(deb_fact "$log1" etc-d
 expect_eq "boot 1: no failed unit after dpkg -i" "$(deb_fact "$log1" failed-after-install)" ""
 expect_eq "boot 1: systemd-analyze verify exit" "$(deb_fact "$log1" verify-rc)" 0
 expect_eq "boot 1: systemd-analyze verify output" "$(deb_block "$log1" verify | tr -d '\n')" ""
+# nvme-cli: Debian's in the root file system, replaced by the rebuilt one
+debcli=$(deb_fact "$log1" nvme-cli-before)
+expect_match "boot 1: Debian's nvme-cli before ($debcli)" "$debcli" '^[0-9].*-[0-9.]+$'
+expect_eq "boot 1: nvme-cli with the plugin installed over it" "$(deb_fact "$log1" nvme-cli-after)" "$clever install ok installed"
+if dpkg --compare-versions "$clever" gt "$debcli"; then pass "boot 1: $clever sorts above Debian's $debcli (apt prefers it)"
+else failc "boot 1: $clever does not sort above Debian's $debcli"; fi
+expect_match "boot 1: nvme zns-npo2 list: the npo2 namespace (serial, 4 KiB LBAs, 12288-LBA zones, 16 zones, not po2)" \
+	"$(deb_fact "$log1" plugin-list-ns)" '"serial": "znsnpo2-c1", "lba_size": 4096, .*"zone_size": 12288, .*"nr_zones": 16, "zone_size_po2": false'
+expect_eq "boot 1: nvme zns-npo2 list -o json = nvme-zns-npo2 list -o json" "$(deb_fact "$log1" plugin-list-same)" same
+want_cmds=$(deb_fact "$log1" table-commands)
+expect_match "boot 1: the command table (nvme-zns-npo2 help)" "$want_cmds" '(^| )list .* status '
+expect_eq "boot 1: nvme help zns-npo2 lists the table's commands" "$(deb_fact "$log1" plugin-help)" "$want_cmds"
 expect_match "boot 1: the namespace is hidden (stock kernel)" "$(deb_fact "$log1" ns)" 'hidden=1$'
 expect_match "boot 1: ublk device zoned, po2 zones of $po2 sectors" "$(deb_fact "$log1" ublk-dev)" "^/dev/ublkb[0-9]+ host-managed $po2\$"
 # QEMU: 768 MiB in 48 MiB zones of 4 KiB LBAs

@@ -11,7 +11,8 @@
 # value" lines for the host to judge (checksums against the host's own,
 # unit states, times) and "GUEST-RESULT: P passed, F failed", all after a
 # "ZNP-BOOT: N STEP" line.
-#   install  dpkg -i the package, check the units, map --ublk --persist the
+#   install  dpkg -i the package, check the units, dpkg -i nvme-cli with
+#            the plugin, `nvme zns-npo2 list`, map --ublk --persist the
 #            hidden npo2 namespace (ctrl 1 nsid 1), mkfs.btrfs, fstab by
 #            UUID, copy the host's data file, checksum
 #   boot     after a reboot: what systemd restored and mounted, data, scrub
@@ -167,7 +168,23 @@ install)
 	out=$(systemd-analyze verify --man=no zns-npo2-restore.service "zns-npo2-ublk@$NAME.service" 2>&1)
 	fact verify-rc "$?"
 	printf '%s\n' "$out" | block verify
+	# nvme-cli with the plugin (make nvme-cli-deb) over Debian's
+	cli=$(ls /root/znp/nvme-cli_*.deb)
+	fact nvme-cli-before "$(dpkg-query -W -f '${Version}' nvme-cli)"
+	check "dpkg -i $(basename "$cli") (over Debian's nvme-cli)" dpkg -i "$cli"
+	block dpkg-nvme-cli </tmp/check.out
+	fact nvme-cli-after "$(dpkg-query -W -f '${Version} ${Status}' nvme-cli)"
 	ng=$(vm_ng 1 1)
+	check "nvme zns-npo2 list -o json" nvme zns-npo2 list -o json
+	cp /tmp/check.out /tmp/plugin-list.json
+	fact plugin-list-ns "$(grep -F "\"ng\": \"${ng#/dev/}\"" /tmp/plugin-list.json | tr -s ' ')"
+	nvme-zns-npo2 list -o json >/tmp/cli-list.json 2>&1
+	fact plugin-list-same "$(cmp -s /tmp/plugin-list.json /tmp/cli-list.json && echo same || echo differs)"
+	# every command of the table (the package's nvme-zns-npo2 lists it)
+	# in nvme-cli's help of the plugin
+	cmds() { sed -n 's/^  \([a-z][a-z0-9-]*\) .*/\1/p' | grep -vxE 'help|version' | LC_ALL=C sort | tr '\n' ' '; }
+	fact plugin-help "$(nvme help zns-npo2 2>&1 | cmds)"
+	fact table-commands "$(nvme-zns-npo2 help 2>&1 | cmds)"
 	check "map --ublk $ng --name $NAME --persist" timeout 60 nvme-zns-npo2 map --ublk "$ng" --name "$NAME" --persist
 	block map </tmp/check.out
 	udevadm settle
