@@ -63,7 +63,15 @@ t=$SECONDS
 # the data file: its checksum here is the one every boot must read back
 head -c 32M /dev/urandom >"$dir/data.bin"
 want=$(sha256sum "$dir/data.bin" | cut -d' ' -f1)
-deb_image "$dir" "$deb" "$dir/data.bin" "$cli" || { echo "$L: image build failed" >&2; exit 1; }
+# the upgrade of boot 3: the same package under a higher version
+up=$dir/upgrade
+rm -rf "$up"
+mkdir -p "$up"
+dpkg-deb -R "$deb" "$up/pkg"
+sed -i "s/^Version: .*/Version: $ver+up1/" "$up/pkg/DEBIAN/control"
+dpkg-deb -b --root-owner-group "$up/pkg" "$up/zns-npo2_${ver}+up1_amd64.deb" >/dev/null
+rm -rf "$up/pkg"
+deb_image "$dir" "$deb" "$dir/data.bin" "$cli" "$up" || { echo "$L: image build failed" >&2; exit 1; }
 echo "# image: $((SECONDS - t)) s (root file system and disk image)"
 stamp=$(date +%Y%m%d-%H%M%S)
 
@@ -185,6 +193,11 @@ expect_eq "$B: no write of the writer failed" "$(deb_block "$log" writer | grep 
 expect_match "$B: every file of the writer verifies" "$(deb_fact "$log" writer-verify)" '^0 bad of [1-9][0-9]*$'
 expect_eq "$B: data checksum is the host's" "$(deb_fact "$log" load-sha256)" "$want"
 expect_eq "$B: no I/O or btrfs error in the journal" "$(deb_fact "$log" load-io-errors)" 0
+expect_eq "$B: then an upgrade while served: $(deb_fact "$log" upgrade-from) ->" "$(deb_fact "$log" upgrade-to)" "$ver+up1 install ok installed"
+expect_eq "$B: the upgrade left the server alone" "$(deb_fact "$log" upgrade-server)" "MainPID=same NRestarts=same active/running"
+expect_eq "$B: the upgrade left the mount alone, read-write" "$(deb_fact "$log" upgrade-mount)" "same rw"
+expect_eq "$B: no failed unit after the upgrade" "$(deb_fact "$log" upgrade-failed)" ""
+deb_block "$log" dpkg-upgrade | sed "s/^/# $B dpkg: /"
 for k in journal-load kernel-load; do deb_block "$log" $k | sed "s/^/# $B $k: /"; done
 
 echo "$L: $((checks - fails)) passed, $fails failed; boots$times; total $((SECONDS - start)) s"

@@ -18,7 +18,8 @@
 #   boot     after a reboot: what systemd restored and mounted, data, scrub
 #   boot-load  boot, then `systemctl restart` and `systemctl kill -s KILL`
 #            of the ublk unit while a writer runs; the writer's files, the
-#            data file and a scrub after both
+#            data file and a scrub after both; then an upgrade of the
+#            package (upgrade/zns-npo2_*.deb) while served
 set -u
 exec >/dev/ttyS0 2>&1
 export PATH=/usr/sbin:/usr/bin:/sbin:/bin
@@ -152,6 +153,18 @@ load_step() {
 	fact load-io-errors "$(journalctl -b --no-pager | grep -ciE 'I/O error|BTRFS (error|critical)|blk_update_request|Buffer I/O')"
 	check "btrfs scrub after the restarts" timeout 300 btrfs scrub start -B "$MNT"
 	block load-scrub </tmp/check.out
+	# an upgrade of the package while the mapping is served and mounted:
+	# the server and the mount are left alone
+	local up pid0 n0
+	up=$(ls /root/znp/upgrade/zns-npo2_*.deb)
+	pid0=$(mono "$UNIT" MainPID) n0=$(mono "$UNIT" NRestarts)
+	fact upgrade-from "$(dpkg-query -W -f '${Version}' zns-npo2)"
+	check "dpkg -i $(basename "$up") while served" dpkg -i "$up"
+	block dpkg-upgrade </tmp/check.out
+	fact upgrade-to "$(dpkg-query -W -f '${Version} ${Status}' zns-npo2)"
+	fact upgrade-server "MainPID=$([ "$(mono "$UNIT" MainPID)" = "$pid0" ] && echo same || echo changed) NRestarts=$([ "$(mono "$UNIT" NRestarts)" = "$n0" ] && echo same || echo "$n0->$(mono "$UNIT" NRestarts)") $(mono "$UNIT" ActiveState)/$(mono "$UNIT" SubState)"
+	fact upgrade-mount "$([ "$(mount_id)" = "$m0" ] && echo same || echo changed) $(findmnt -n -o OPTIONS "$MNT" | cut -d, -f1)"
+	fact upgrade-failed "$(systemctl --failed --plain --no-legend | awk '{print $1}' | tr '\n' ' ')"
 	journalctl -b -o short-monotonic --no-pager -u "$UNIT" -u srv-zdata.mount | tail -40 | block journal-load
 	journalctl -b -k -o short-monotonic --no-pager | grep -iE 'ublk|btrfs|I/O error' | tail -30 | block kernel-load
 }

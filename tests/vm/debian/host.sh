@@ -43,7 +43,7 @@ deb_image() {
 	ln -s /etc/systemd/system/znp-test.service "$stage/etc/systemd/system/multi-user.target.wants/znp-test.service"
 	# the console is the agent's: no login prompt in the middle of its lines
 	ln -s /dev/null "$stage/etc/systemd/system/serial-getty@ttyS0.service"
-	cp "$deb" "$data" "$@" "$stage/root/znp/"
+	cp -r "$deb" "$data" "$@" "$stage/root/znp/"
 	rm -f "$dir/root.img"
 	truncate -s 3G "$dir/root.img"
 	mke2fs -q -t ext4 -L znp-root -d "$stage" "$dir/root.img" || return 1
