@@ -83,6 +83,7 @@ EOF
 	(cd "$work" && diff -Naur --exclude=debian a b) | sed -E 's/^((---|\+\+\+) [^\t]*)\t.*/\1/' || [ $? = 1 ]
 } >"$patch"
 pkg=$out/nvme-cli-$upver
+rm -rf "$pkg"
 rsync -a "$src/" "$pkg/"
 cp "$patch" "$pkg/debian/patches/zns-npo2-plugin.patch"
 echo zns-npo2-plugin.patch >>"$pkg/debian/patches/series"
