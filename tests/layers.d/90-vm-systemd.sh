@@ -189,7 +189,7 @@ expect_match "$B: the kill restarted the server once (NRestarts)" "$k_n" '^NRest
 if [[ $k_n =~ ^NRestarts=([0-9]+)-\>([0-9]+)$ ]]; then
 	expect_eq "$B: NRestarts after the kill" "${BASH_REMATCH[2]}" "$((BASH_REMATCH[1] + 1))"
 fi
-echo "# $B: restart took $(deb_fact "$log" restart-seconds) s, the server was back $(deb_fact "$log" kill-seconds) s after the kill"
+echo "# $B: restart took $(deb_fact "$log" restart-seconds) s ($r_n: an explicit restart is not counted), the server was back $(deb_fact "$log" kill-seconds) s after the kill"
 m0=$(deb_fact "$log" load-mount-before)
 expect_match "$B: mounted before the load" "$m0" '^[1-9][0-9]* /dev/ublkb[0-9]+$'
 expect_eq "$B: the same mount on the same device after restart and kill" "$(deb_fact "$log" load-mount-after)" "$m0"
