@@ -64,5 +64,11 @@ install: all
 deb:
 	bash scripts/build-deb.sh
 
+# Debian's nvme-cli rebuilt with the plugin as a quilt patch:
+# build/nvme-cli-deb/nvme-cli_*+znpo2.1_*.deb (lintian errors fail)
+.PHONY: nvme-cli-deb
+nvme-cli-deb:
+	bash scripts/build-nvme-cli-deb.sh
+
 clean:
 	rm -rf $(BUILD) build-*

@@ -49,24 +49,7 @@ done
 . scripts/debsrc.sh
 
 fetch_debian_source() {
-	local apt=$out/apt dl=$out/dl
-	local existing
-	existing=$(find "$dl" -mindepth 1 -maxdepth 1 -type d -name 'nvme-cli-*' 2>/dev/null | head -n1)
-	if [ -n "$existing" ]; then
-		echo "$existing"
-		return
-	fi
-	command -v dpkg-source >/dev/null || {
-		echo "build-nvme-cli: dpkg-source missing (install dpkg-dev: make deps)" >&2
-		exit 1
-	}
-	znp_debsrc_derive "$apt/sources.d" build-nvme-cli
-	mkdir -p "$apt/lists/partial" "$dl"
-	local -a znp_aptopts
-	znp_debsrc_aptopts "$apt"
-	apt-get -q "${znp_aptopts[@]}" update >&2
-	(cd "$dl" && apt-get -q "${znp_aptopts[@]}" source nvme-cli >&2)
-	find "$dl" -mindepth 1 -maxdepth 1 -type d -name 'nvme-cli-*' | head -n1
+	znp_debsrc_fetch "$out/apt" "$out/dl" nvme-cli build-nvme-cli
 }
 
 # nvme-cli tarball (vendor name) and the libnvme it pairs with, per version.

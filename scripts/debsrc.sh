@@ -13,6 +13,11 @@
 #                                  reading APT/sources.d and keeping the lists
 #                                  in APT/lists (the caller creates
 #                                  APT/lists/partial)
+#   znp_debsrc_fetch APT DL PKG PREFIX
+#                                  prints the directory of Debian's source
+#                                  package PKG unpacked in DL: the one there,
+#                                  else fetched with `apt-get source` through
+#                                  the private configuration in APT
 
 znp_debsrc_derive() {
 	local dir=$1 prefix=$2 f
@@ -45,4 +50,24 @@ znp_debsrc_aptopts() {
 		-o Dir::Cache::pkgcache= -o Dir::Cache::srcpkgcache=
 		-o APT::Sandbox::User=root
 	)
+}
+
+znp_debsrc_fetch() {
+	local apt=$1 dl=$2 pkg=$3 prefix=$4 existing
+	existing=$(find "$dl" -mindepth 1 -maxdepth 1 -type d -name "$pkg-*" 2>/dev/null | head -n1)
+	if [ -n "$existing" ]; then
+		echo "$existing"
+		return
+	fi
+	command -v dpkg-source >/dev/null || {
+		echo "$prefix: dpkg-source missing (install dpkg-dev: make deps)" >&2
+		exit 1
+	}
+	znp_debsrc_derive "$apt/sources.d" "$prefix"
+	mkdir -p "$apt/lists/partial" "$dl"
+	local -a znp_aptopts
+	znp_debsrc_aptopts "$apt"
+	apt-get -q "${znp_aptopts[@]}" update >&2
+	(cd "$dl" && apt-get -q "${znp_aptopts[@]}" source "$pkg" >&2)
+	find "$dl" -mindepth 1 -maxdepth 1 -type d -name "$pkg-*" | head -n1
 }

@@ -11,15 +11,19 @@
 # value" lines for the host to judge (checksums against the host's own,
 # unit states, times) and "GUEST-RESULT: P passed, F failed", all after a
 # "ZNP-BOOT: N STEP" line.
-#   install  dpkg -i the package, check the units, map --ublk --persist the
+#   install  dpkg -i the package, check the units, dpkg -i nvme-cli with
+#            the plugin, `nvme zns-npo2 list`, map --ublk --persist the
 #            hidden npo2 namespace (ctrl 1 nsid 1), mkfs.btrfs, fstab by
 #            UUID, copy the host's data file, checksum
 #   boot     after a reboot: what systemd restored and mounted, data, scrub
-#   load     restart and kill the ublk unit under a writer (printed)
+#   boot-load  boot, then `systemctl restart` and `systemctl kill -s KILL`
+#            of the ublk unit while a writer runs; the writer's files, the
+#            data file and a scrub after both; then an upgrade of the
+#            package (upgrade/zns-npo2_*.deb) while served
 set -u
 exec >/dev/ttyS0 2>&1
 export PATH=/usr/sbin:/usr/bin:/sbin:/bin
-steps=$(sed -n 's/.*znp\.steps=\([a-z0-9,]*\).*/\1/p' /proc/cmdline | tr , ' ')
+steps=$(sed -n 's/.*znp\.steps=\([a-z0-9,-]*\).*/\1/p' /proc/cmdline | tr , ' ')
 mkdir -p /var/lib/znp-test
 # the counter is per QEMU run: znp.run=ID on the command line
 run=$(sed -n 's/.*znp\.run=\([a-z0-9]*\).*/\1/p' /proc/cmdline)
@@ -85,49 +89,7 @@ fact kernel "$(uname -r)"
 fact uptime "$(cut -d' ' -f1 /proc/uptime)"
 fact ns "ctrl1=$(vm_ctrl 1) ctrl0=$(vm_ctrl 0) ng=$(vm_ng 1 1) hidden=$(cat /sys/block/"$(vm_ns 1 1)"/hidden)"
 
-case "$step" in
-install)
-	deb=$(ls /root/znp/zns-npo2_*.deb)
-	check "dpkg -i $(basename "$deb")" dpkg -i "$deb"
-	block dpkg </tmp/check.out
-	fact enabled "$(systemctl is-enabled zns-npo2-restore.service 2>&1)"
-	fact active-after-install "$(systemctl list-units --plain --no-legend 'zns-npo2*' | awk '{print $1"="$3}' | tr '\n' ' ')"
-	fact etc-dir "$(stat -c '%U:%G %a' /etc/zns-npo2 2>&1) $(dpkg -S /etc/zns-npo2 2>&1)"
-	fact failed-after-install "$(systemctl --failed --plain --no-legend | awk '{print $1}' | tr '\n' ' ')"
-	out=$(systemd-analyze verify --man=no zns-npo2-restore.service "zns-npo2-ublk@$NAME.service" 2>&1)
-	fact verify-rc "$?"
-	printf '%s\n' "$out" | block verify
-	ng=$(vm_ng 1 1)
-	check "map --ublk $ng --name $NAME --persist" timeout 60 nvme-zns-npo2 map --ublk "$ng" --name "$NAME" --persist
-	block map </tmp/check.out
-	udevadm settle
-	dev=$(ls /dev/ublkb* 2>/dev/null | head -1)
-	fact ublk-dev "$dev $(cat /sys/block/"${dev#/dev/}"/queue/zoned 2>/dev/null) $(cat /sys/block/"${dev#/dev/}"/queue/chunk_sectors 2>/dev/null)"
-	grep -v '^#' /etc/zns-npo2/mappings.conf | block mappings
-	check "mkfs.btrfs on $dev" timeout 120 mkfs.btrfs -f -d single -m single -L zdata "$dev"
-	udevadm settle
-	uuid=$(blkid -s UUID -o value "$dev")
-	fact uuid "$uuid"
-	fact by-uuid "$(readlink -f /dev/disk/by-uuid/"$uuid" 2>&1)"
-	mkdir -p "$MNT"
-	# (device-timeout: boots under TCG on a loaded host take minutes; the
-	# default 90 s for the device to appear ran out once)
-	echo "UUID=$uuid $MNT btrfs defaults,x-systemd.requires=$UNIT,x-systemd.device-timeout=10min 0 0" >>/etc/fstab
-	grep "$MNT" /etc/fstab | block fstab
-	check "daemon-reload" systemctl daemon-reload
-	check "mount $MNT (by UUID)" mount "$MNT"
-	check "copy the data file" cp /root/znp/data.bin "$MNT/data.bin"
-	check "sync" sync
-	check "umount" umount "$MNT"
-	echo 3 >/proc/sys/vm/drop_caches
-	check "mount again" mount "$MNT"
-	fact sha256 "$(sha256sum "$MNT/data.bin" | cut -d' ' -f1)"
-	fact mount "$(findmnt -n -r -o SOURCE,FSTYPE,OPTIONS "$MNT")"
-	# the daemon map --persist started is in this unit's cgroup: unmount
-	# first, systemd stops it (SIGTERM) on the way down
-	check "umount before poweroff" umount "$MNT"
-	;;
-boot)
+boot_step() {
 	fact mount "$(findmnt -n -r -o SOURCE,FSTYPE,OPTIONS "$MNT")"
 	fact sha256 "$(sha256sum "$MNT/data.bin" 2>&1 | cut -d' ' -f1)"
 	for u in zns-npo2-restore.service "$UNIT" srv-zdata.mount local-fs.target; do
@@ -143,12 +105,17 @@ boot)
 	journalctl -b -o cat --no-pager -u znp-zone-state.service | grep zone-state: | block zone-state
 	check "btrfs scrub" timeout 120 btrfs scrub start -B "$MNT"
 	block scrub </tmp/check.out
-	;;
-load)
-	fact mount "$(findmnt -n -r -o SOURCE,FSTYPE,OPTIONS "$MNT")"
+}
+# what the load step's host judges: the mount unit's activation (a restart
+# of the mount would change it) and the device (user recovery keeps it)
+mount_id() { echo "$(mono srv-zdata.mount InactiveExitTimestampMonotonic) $(findmnt -n -r -o SOURCE "$MNT")"; }
+load_step() {
+	local wpid before t0 t1 rc act m0
+	m0=$(mount_id)
+	fact load-mount-before "$m0"
 	# a writer: 4 MiB files, each checksummed, until stopped
 	( i=0; while [ ! -e /tmp/stop ]; do
-		dd if=/dev/urandom of="$MNT/w$i" bs=1M count=4 status=none 2>>/tmp/writer.err || echo "write w$i failed" >>/tmp/writer.err
+		dd if=/dev/urandom of="$MNT/w$i" bs=1M count=4 conv=fsync status=none 2>>/tmp/writer.err || echo "write w$i failed" >>/tmp/writer.err
 		sha256sum "$MNT/w$i" >>/tmp/w.sum 2>>/tmp/writer.err
 		i=$((i + 1))
 	done; echo "writer: $i files" >>/tmp/writer.err ) &
@@ -161,24 +128,114 @@ load)
 			timeout 120 systemctl restart "$UNIT"; rc=$?
 		else
 			systemctl kill -s KILL "$UNIT"; rc=$?
-			sleep 1
-			for _ in $(seq 60); do [ "$(mono "$UNIT" ActiveState)" = active ] && break; sleep 1; done
+			# back when systemd counted the restart and the new server is ready
+			for _ in $(seq 120); do
+				[ "$(mono "$UNIT" NRestarts)" -gt "$before" ] && [ "$(mono "$UNIT" SubState)" = running ] && break
+				sleep 1
+			done
 		fi
 		t1=$(date +%s.%N)
-		fact "$act" "rc=$rc state=$(mono "$UNIT" ActiveState)/$(mono "$UNIT" SubState) NRestarts=$before->$(mono "$UNIT" NRestarts) seconds=$(awk "BEGIN { printf \"%.1f\", $t1 - $t0 }") fs=$(findmnt -n -o OPTIONS "$MNT" | cut -d, -f1)"
+		fact "$act" "rc=$rc state=$(mono "$UNIT" ActiveState)/$(mono "$UNIT" SubState) NRestarts=$before->$(mono "$UNIT" NRestarts) fs=$(findmnt -n -o OPTIONS "$MNT" | cut -d, -f1)"
+		fact "$act-seconds" "$(awk "BEGIN { printf \"%.1f\", $t1 - $t0 }")"
 		sleep 5
 	done
 	touch /tmp/stop
-	for _ in $(seq 60); do kill -0 $wpid 2>/dev/null || break; sleep 1; done
-	kill -0 $wpid 2>/dev/null && { echo "writer: still running 60 s after stop, killed" >>/tmp/writer.err; kill -9 $wpid; }
+	for _ in $(seq 90); do kill -0 $wpid 2>/dev/null || break; sleep 1; done
+	kill -0 $wpid 2>/dev/null && { echo "writer: still running 90 s after stop, killed" >>/tmp/writer.err; kill -9 $wpid; }
 	wait $wpid
 	block writer </tmp/writer.err
+	fact load-mount-after "$(mount_id)"
+	fact load-fs "$(findmnt -n -o OPTIONS "$MNT" | cut -d, -f1)"
 	echo 3 >/proc/sys/vm/drop_caches
 	fact writer-verify "$(cd "$MNT" && sha256sum -c /tmp/w.sum 2>&1 | grep -vc ': OK$') bad of $(wc -l </tmp/w.sum)"
-	fact sha256 "$(sha256sum "$MNT/data.bin" 2>&1 | cut -d' ' -f1)"
-	fact io-errors "$(journalctl -b -k --no-pager | grep -ciE 'I/O error|BTRFS (error|critical)')"
-	journalctl -b -o short-monotonic --no-pager -u "$UNIT" | tail -40 | block journal-load
+	fact load-sha256 "$(sha256sum "$MNT/data.bin" 2>&1 | cut -d' ' -f1)"
+	# the whole journal of the boot, kernel and units
+	fact load-io-errors "$(journalctl -b --no-pager | grep -ciE 'I/O error|BTRFS (error|critical)|blk_update_request|Buffer I/O')"
+	check "btrfs scrub after the restarts" timeout 300 btrfs scrub start -B "$MNT"
+	block load-scrub </tmp/check.out
+	# an upgrade of the package while the mapping is served and mounted:
+	# the server and the mount are left alone
+	local up pid0 n0
+	up=$(ls /root/znp/upgrade/zns-npo2_*.deb)
+	pid0=$(mono "$UNIT" MainPID) n0=$(mono "$UNIT" NRestarts)
+	fact upgrade-from "$(dpkg-query -W -f '${Version}' zns-npo2)"
+	check "dpkg -i $(basename "$up") while served" dpkg -i "$up"
+	block dpkg-upgrade </tmp/check.out
+	fact upgrade-to "$(dpkg-query -W -f '${Version} ${Status}' zns-npo2)"
+	fact upgrade-server "MainPID=$([ "$(mono "$UNIT" MainPID)" = "$pid0" ] && echo same || echo changed) NRestarts=$([ "$(mono "$UNIT" NRestarts)" = "$n0" ] && echo same || echo "$n0->$(mono "$UNIT" NRestarts)") $(mono "$UNIT" ActiveState)/$(mono "$UNIT" SubState)"
+	fact upgrade-mount "$([ "$(mount_id)" = "$m0" ] && echo same || echo changed) $(findmnt -n -o OPTIONS "$MNT" | cut -d, -f1)"
+	fact upgrade-failed "$(systemctl --failed --plain --no-legend | awk '{print $1}' | tr '\n' ' ')"
+	journalctl -b -o short-monotonic --no-pager -u "$UNIT" -u srv-zdata.mount | tail -40 | block journal-load
 	journalctl -b -k -o short-monotonic --no-pager | grep -iE 'ublk|btrfs|I/O error' | tail -30 | block kernel-load
+}
+
+case "$step" in
+install)
+	deb=$(ls /root/znp/zns-npo2_*.deb)
+	check "dpkg -i $(basename "$deb")" dpkg -i "$deb"
+	block dpkg </tmp/check.out
+	fact enabled "$(systemctl is-enabled zns-npo2-restore.service 2>&1)"
+	fact active-after-install "$(systemctl list-units --plain --no-legend 'zns-npo2*' | awk '{print $1"="$3}' | tr '\n' ' ')"
+	fact etc-dir "$(stat -c '%U:%G %a' /etc/zns-npo2 2>&1) $(dpkg -S /etc/zns-npo2 2>&1)"
+	fact failed-after-install "$(systemctl --failed --plain --no-legend | awk '{print $1}' | tr '\n' ' ')"
+	out=$(systemd-analyze verify --man=no zns-npo2-restore.service "zns-npo2-ublk@$NAME.service" 2>&1)
+	fact verify-rc "$?"
+	printf '%s\n' "$out" | block verify
+	# nvme-cli with the plugin (make nvme-cli-deb) over Debian's
+	cli=$(ls /root/znp/nvme-cli_*.deb)
+	fact nvme-cli-before "$(dpkg-query -W -f '${Version}' nvme-cli)"
+	check "dpkg -i $(basename "$cli") (over Debian's nvme-cli)" dpkg -i "$cli"
+	block dpkg-nvme-cli </tmp/check.out
+	fact nvme-cli-after "$(dpkg-query -W -f '${Version} ${Status}' nvme-cli)"
+	ng=$(vm_ng 1 1)
+	check "nvme zns-npo2 list -o json" nvme zns-npo2 list -o json
+	cp /tmp/check.out /tmp/plugin-list.json
+	fact plugin-list-ns "$(grep -F "\"ng\": \"${ng#/dev/}\"" /tmp/plugin-list.json | tr -s ' ')"
+	nvme-zns-npo2 list -o json >/tmp/cli-list.json 2>&1
+	fact plugin-list-same "$(cmp -s /tmp/plugin-list.json /tmp/cli-list.json && echo same || echo differs)"
+	# every command of the table (the package's nvme-zns-npo2 lists it)
+	# in nvme-cli's help of the plugin
+	cmds() { sed -n 's/^  \([a-z][a-z0-9-]*\) .*/\1/p' | grep -vxE 'help|version' | LC_ALL=C sort | tr '\n' ' '; }
+	fact plugin-help "$(nvme help zns-npo2 2>&1 | cmds)"
+	fact table-commands "$(nvme-zns-npo2 help 2>&1 | cmds)"
+	check "map --ublk $ng --name $NAME --persist" timeout 60 nvme-zns-npo2 map --ublk "$ng" --name "$NAME" --persist
+	block map </tmp/check.out
+	udevadm settle
+	dev=$(ls /dev/ublkb* 2>/dev/null | head -1)
+	fact ublk-dev "$dev $(cat /sys/block/"${dev#/dev/}"/queue/zoned 2>/dev/null) $(cat /sys/block/"${dev#/dev/}"/queue/chunk_sectors 2>/dev/null)"
+	grep -v '^#' /etc/zns-npo2/mappings.conf | block mappings
+	check "mkfs.btrfs on $dev" timeout 120 mkfs.btrfs -f -d single -m single -L zdata "$dev"
+	udevadm settle
+	uuid=$(blkid -s UUID -o value "$dev")
+	fact uuid "$uuid"
+	fact by-uuid "$(readlink -f /dev/disk/by-uuid/"$uuid" 2>&1)"
+	mkdir -p "$MNT"
+	# (device-timeout: boots under TCG on a loaded host take minutes; the
+	# default 90 s for the device to appear ran out once. after=, not
+	# requires=: systemd restarts the units that require a unit whenever
+	# it restarts it, automatic restarts included, and a restart of the
+	# mount under its users is what the server's restart must not be)
+	echo "UUID=$uuid $MNT btrfs defaults,x-systemd.after=$UNIT,x-systemd.device-timeout=10min 0 0" >>/etc/fstab
+	grep "$MNT" /etc/fstab | block fstab
+	check "daemon-reload" systemctl daemon-reload
+	check "mount $MNT (by UUID)" mount "$MNT"
+	check "copy the data file" cp /root/znp/data.bin "$MNT/data.bin"
+	check "sync" sync
+	check "umount" umount "$MNT"
+	echo 3 >/proc/sys/vm/drop_caches
+	check "mount again" mount "$MNT"
+	fact sha256 "$(sha256sum "$MNT/data.bin" | cut -d' ' -f1)"
+	fact mount "$(findmnt -n -r -o SOURCE,FSTYPE,OPTIONS "$MNT")"
+	# the daemon map --persist started is in this unit's cgroup: unmount
+	# first, systemd stops it (SIGTERM) on the way down
+	check "umount before poweroff" umount "$MNT"
+	;;
+boot)
+	boot_step
+	;;
+boot-load)
+	boot_step
+	load_step
 	;;
 *)
 	notok "unknown step '$step'"

@@ -2,10 +2,11 @@
 # shellcheck shell=bash
 # Host side of the real-systemd layer (tests/layers.d/90-vm-systemd.sh;
 # sourced from the repository root): the Debian 12 disk image and its boots.
-#   deb_image DIR DEB DATA   DIR/root.img: the cached mmdebstrap root
+#   deb_image DIR DEB DATA [FILE...]
+#                            DIR/root.img: the cached mmdebstrap root
 #                            (tests/vm/debian/rootfs.sh), the stock
 #                            kernel's modules, the test agent and its unit,
-#                            DEB and DATA in /root/znp/
+#                            DEB, DATA and the FILEs in /root/znp/
 #   deb_boot DIR STEP RUN LOG ORDER [TIMEOUT]
 #                            one boot of DIR/root.img in its own QEMU run,
 #                            systemd as PID 1 on Debian's stock kernel and
@@ -24,6 +25,7 @@ DEB_KVER=${kver}+deb12-amd64
 
 deb_image() {
 	local dir=$1 deb=$2 data=$3 rootfs stage
+	shift 3
 	rootfs=$(bash tests/vm/debian/rootfs.sh) || return 1
 	stage=$dir/stage
 	rm -rf "$stage"
@@ -41,7 +43,7 @@ deb_image() {
 	ln -s /etc/systemd/system/znp-test.service "$stage/etc/systemd/system/multi-user.target.wants/znp-test.service"
 	# the console is the agent's: no login prompt in the middle of its lines
 	ln -s /dev/null "$stage/etc/systemd/system/serial-getty@ttyS0.service"
-	cp "$deb" "$data" "$stage/root/znp/"
+	cp -r "$deb" "$data" "$@" "$stage/root/znp/"
 	rm -f "$dir/root.img"
 	truncate -s 3G "$dir/root.img"
 	mke2fs -q -t ext4 -L znp-root -d "$stage" "$dir/root.img" || return 1
