@@ -215,7 +215,7 @@ const struct znp_cmd_desc znp_cmds[] = {
 	  .fn = znp_cmd_table, .opts = help_opts, .hidden = true },
 };
 
-const size_t znp_nr_cmds = sizeof(znp_cmds) / sizeof(znp_cmds[0]);
+const size_t znp_nr_cmds = ZNP_ARRAY_SIZE(znp_cmds);
 
 const struct znp_cmd_desc *znp_cmd_find(const char *name)
 {

@@ -433,7 +433,8 @@ int znp_ublk_rec_each(int dirfd,
 			}
 			names = v;
 		}
-		if (!(names[nr] = strdup(de->d_name))) {
+		names[nr] = strdup(de->d_name);
+		if (!names[nr]) {
 			ret = -ENOMEM;
 			goto out;
 		}
