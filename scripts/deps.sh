@@ -17,6 +17,8 @@ PKGS=(
 	asciidoctor bash bash-completion zsh python3 valgrind time dpkg-dev
 	librsvg2-bin libxml2-utils
 	libfuzzer-14-dev libclang-rt-14-dev
+	# the upstream series lays out its library copy (plugins/zns-npo2/upstream)
+	clang-format
 	# devices and reference tools
 	nvme-cli util-linux fio f2fs-tools dmsetup btrfs-progs strace
 	# VM harness

@@ -63,14 +63,11 @@ static int setup_probed(struct znp_discard_target *t, const char **why)
 	int ret;
 
 	ret = znp_dev_probe(t->dev);
-	if (ret == -EMEDIUMTYPE && t->dev->kind != ZNP_DEV_ZONED_BLOCK) {
-		t->type = ZNP_DT_NVME_CONV;
-	} else if (ret) {
+	if (ret && (ret != -EMEDIUMTYPE || t->dev->kind == ZNP_DEV_ZONED_BLOCK)) {
 		*why = "cannot be probed";
 		return ret < 0 ? ret : -EIO;
-	} else {
-		t->type = ZNP_DT_ZONED;
 	}
+	t->type = ret ? ZNP_DT_NVME_CONV : ZNP_DT_ZONED;
 	t->lba_size = t->dev->geom.lba_size;
 	t->size = t->dev->geom.nlbas * t->lba_size;
 	t->granularity = t->lba_size;

@@ -245,10 +245,9 @@ struct map_plan {
 /* Identity, UUID and name of the mapping. */
 static int plan_names(struct map_ctx *m, const struct znp_dev *dev, struct map_plan *pl)
 {
-	int ret = 0;
+	int ret = pl->ns ? znp_ident_from_ns(pl->ns, pl->ident, sizeof(pl->ident)) : 0;
 
-	if (pl->ns && (ret = znp_ident_from_ns(pl->ns, pl->ident, sizeof(pl->ident))) &&
-	    ret != -ENODATA)
+	if (ret && ret != -ENODATA)
 		return znp_map_fail(m, ZNP_EXIT_FAILED, "cannot build its identity: %s",
 				    znp_strerror(ret));
 	if (m->persist && !pl->ident[0])
@@ -453,7 +452,8 @@ int znp_cmd_map(const struct znp_cli *cli, const struct znp_opts *o, struct znp_
 		znp_cli_err(cli, "map", "missing argument <device> (or --restore)");
 		return ZNP_EXIT_USAGE;
 	}
-	if (o->name && (why = znp_dm_name_invalid(o->name))) {
+	why = o->name ? znp_dm_name_invalid(o->name) : NULL;
+	if (why) {
 		znp_cli_err(cli, o->args[0], "invalid --name '%s': %s", o->name, why);
 		return ZNP_EXIT_USAGE;
 	}

@@ -66,8 +66,10 @@ static void notify_ready(struct umap *m)
 	size_t len;
 	int fd;
 
-	if (!path || (path[0] != '/' && path[0] != '@') ||
-	    (len = strlen(path)) >= sizeof(sa.sun_path))
+	if (!path || (path[0] != '/' && path[0] != '@'))
+		return;
+	len = strlen(path);
+	if (len >= sizeof(sa.sun_path))
 		return;
 	memcpy(sa.sun_path, path, len);
 	if (sa.sun_path[0] == '@')
@@ -82,7 +84,7 @@ static void notify_ready(struct umap *m)
 }
 
 /* The record of this server and its device. Return: 0 or -errno (logged). */
-static int record(struct serve *s, int dev_id)
+static int write_record(struct serve *s, int dev_id)
 {
 	int ret;
 
@@ -112,7 +114,7 @@ static void on_ready(void *arg, int dev_id)
 		}
 	}
 	s->live = true;
-	record(s, dev_id);
+	write_record(s, dev_id);
 	umap_say(m, LOG_NOTICE, "%s /dev/ublkb%d, server pid %ld", s->v.recovered ? "took back" :
 		 "serving", dev_id, (long)getpid());
 	s->v.dev_id = dev_id;
@@ -187,7 +189,7 @@ static int serve(struct serve *s, int recover_id)
 	 * record, so the next one deletes the half-made device instead of
 	 * leaving it behind (a crash loop would pile them up).
 	 */
-	if (recover_id < 0 && record(s, dev_id)) {
+	if (recover_id < 0 && write_record(s, dev_id)) {
 		znp_ublk_server_free(srv);
 		close(uo.journal_fd);
 		return umap_refuse(m, ZNP_EXIT_FAILED, "cannot record /dev/ublkb%d in %s", dev_id,

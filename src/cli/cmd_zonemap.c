@@ -49,7 +49,7 @@ static bool locale_is_utf8(void)
 {
 	static const char *const vars[] = { "LC_ALL", "LC_CTYPE", "LANG" };
 
-	for (size_t i = 0; i < sizeof(vars) / sizeof(vars[0]); i++) {
+	for (size_t i = 0; i < ZNP_ARRAY_SIZE(vars); i++) {
 		const char *v = getenv(vars[i]);
 
 		if (v && *v) {
@@ -169,11 +169,10 @@ static FILE *svg_open(const char *path, FILE *out, char **tmp)
 	*tmp = NULL;
 	if (!strcmp(path, "-"))
 		return out;
-	*tmp = malloc(strlen(path) + sizeof(".XXXXXX"));
-	if (!*tmp)
+	if (asprintf(tmp, "%s.XXXXXX", path) < 0) {
+		*tmp = NULL;
 		return NULL;
-	strcpy(*tmp, path);
-	strcat(*tmp, ".XXXXXX");
+	}
 	fd = mkstemp(*tmp);
 	if (fd >= 0 && !fchmod(fd, 0666 & ~mask))
 		f = fdopen(fd, "w");

@@ -215,7 +215,7 @@ const struct znp_cmd_desc znp_cmds[] = {
 	  .fn = znp_cmd_table, .opts = help_opts, .hidden = true },
 };
 
-const size_t znp_nr_cmds = sizeof(znp_cmds) / sizeof(znp_cmds[0]);
+const size_t znp_nr_cmds = ZNP_ARRAY_SIZE(znp_cmds);
 
 const struct znp_cmd_desc *znp_cmd_find(const char *name)
 {
@@ -383,20 +383,6 @@ void znp_cli_init(struct znp_cli *cli, const char *prog)
 	};
 }
 
-int znp_cli_opt_error(const struct znp_cli *cli, const struct znp_cmd_desc *c,
-		      const struct znp_opts *o, const char *what, const char *arg,
-		      const char *why)
-{
-	/* Name the device when there is one: the error is about using it. */
-	const char *subject = o->nargs && c->max_args && *o->args[0] ? o->args[0] : c->name;
-
-	if (arg)
-		znp_cli_err(cli, subject, "invalid %s '%s': %s", what, arg, why);
-	else
-		znp_cli_err(cli, subject, "%s: %s", what, why);
-	return ZNP_EXIT_USAGE;
-}
-
 /* A failed command that printed nothing on stdout: its error, for scripts. */
 static void print_error(const struct znp_cli *cli, const struct znp_cmd_desc *c,
 			struct znp_print *p, int exit_code)
@@ -412,6 +398,27 @@ static void print_error(const struct znp_cli *cli, const struct znp_cmd_desc *c,
 	if (!v.message)
 		v.message = "failed";
 	p->ops->error(p, &v);
+}
+
+int znp_cli_opt_error(const struct znp_cli *cli, const struct znp_cmd_desc *c,
+		      const struct znp_opts *o, const char *what, const char *arg,
+		      const char *why)
+{
+	/* Name the device when there is one: the error is about using it. */
+	const char *subject = o->nargs && c->max_args && *o->args[0] ? o->args[0] : c->name;
+
+	if (arg)
+		znp_cli_err(cli, subject, "invalid %s '%s': %s", what, arg, why);
+	else
+		znp_cli_err(cli, subject, "%s: %s", what, why);
+	/* -o json anywhere on the line: the error object too (not for -o's own value) */
+	if (o->fmt == ZNP_FMT_JSON) {
+		struct znp_print p;
+
+		znp_print_init(&p, o->fmt, cli->out, 0);
+		print_error(cli, c, &p, ZNP_EXIT_USAGE);
+	}
+	return ZNP_EXIT_USAGE;
 }
 
 void znp_cli_add_arg(struct znp_opts *o, const char *arg)

@@ -79,10 +79,10 @@ int znp_parse_u64(const char *s, uint64_t *out, const char **why)
 		v = v * base + (uint64_t)d;
 	}
 	if (*p) {
-		for (i = 0; i < sizeof(suffixes) / sizeof(suffixes[0]); i++)
+		for (i = 0; i < ZNP_ARRAY_SIZE(suffixes); i++)
 			if (!strcmp(p, suffixes[i].s))
 				break;
-		if (i == sizeof(suffixes) / sizeof(suffixes[0])) {
+		if (i == ZNP_ARRAY_SIZE(suffixes)) {
 			*why = isalpha((unsigned char)*p) ? "unknown suffix" :
 							    "trailing garbage";
 			return -EINVAL;
@@ -168,7 +168,7 @@ int znp_parse_state(const char *s, enum znp_state_filter *out, const char **why)
 		goto unknown;
 	for (i = 0; i <= n; i++)
 		buf[i] = s[i] == '_' ? '-' : s[i];
-	for (i = 0; i < sizeof(state_names) / sizeof(state_names[0]); i++) {
+	for (i = 0; i < ZNP_ARRAY_SIZE(state_names); i++) {
 		if (!strcasecmp(buf, state_names[i].name)) {
 			*out = state_names[i].f;
 			return 0;
@@ -181,7 +181,7 @@ unknown:
 
 const char *znp_state_filter_name(enum znp_state_filter f)
 {
-	for (size_t i = 0; i < sizeof(state_names) / sizeof(state_names[0]); i++)
+	for (size_t i = 0; i < ZNP_ARRAY_SIZE(state_names); i++)
 		if (state_names[i].f == f)
 			return state_names[i].name;
 	return "unknown";

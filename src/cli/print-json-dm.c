@@ -182,7 +182,13 @@ void znp_json_restore_entry(struct znp_print *p, const struct znp_restore_entry 
 	add(o, "identity", str_or_null(e->ident));
 	add(o, "result", str(e->result));
 	add(o, "device", str_or_null(e->device));
-	add(o, "error", str_or_null(e->error));
+	if (e->error) {
+		const struct znp_error_view v = { .device = e->name, .message = e->error };
+
+		add(o, "error", znp_json_error(&v));
+	} else {
+		add(o, "error", NULL);
+	}
 	j_array_elem(p, o);
 	p->nr_items++;
 }

@@ -70,8 +70,15 @@ static void json_list_row(struct znp_print *p, const struct znp_list_row *r)
 	add(o, "serial", str(ns->serial));
 	if (r->geom)
 		add_geom(o, r->geom);
-	else
-		add(o, "error", str(znp_strerror(r->probe_ret)));
+	else {
+		/* the error object of a failed command, for this row alone */
+		const struct znp_error_view e = {
+			.ret = r->probe_ret,
+			.device = *ns->ng_name ? ns->ng_name : ns->blk_name,
+		};
+
+		add(o, "error", znp_json_error(&e));
+	}
 	add(o, "mapped_as", r->mapped_as ? str(r->mapped_as) : NULL);
 	j_array_elem(p, o);
 	p->nr_items++;

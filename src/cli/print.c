@@ -22,7 +22,7 @@ void znp_human_size(char *buf, size_t len, uint64_t bytes)
 	uint64_t unit = 1;
 	unsigned int u = 0;
 
-	while (u < sizeof(units) / sizeof(units[0]) - 1 && bytes / 1024 >= unit) {
+	while (u < ZNP_ARRAY_SIZE(units) - 1 && bytes / 1024 >= unit) {
 		unit *= 1024;
 		u++;
 	}

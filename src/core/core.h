@@ -16,6 +16,9 @@
 #include "geometry.h"
 #include "statefile.h"
 
+/* Number of elements of array @a (not of a pointer). */
+#define ZNP_ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
 /* Copy @src into @dst (size @len), always terminated; -ENAMETOOLONG if cut. */
 int znp_strlcpy(char *dst, const char *src, size_t len);
 

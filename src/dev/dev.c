@@ -163,12 +163,14 @@ static const char *busy_reason(const struct znp_env *env, dev_t rdev, bool paire
 	if (znp_blk_mount_point(major(rdev), minor(rdev), NULL, 0))
 		return paired ? "block device of this namespace is mounted" : "is mounted";
 	if (!znp_blk_kname(env, major(rdev), minor(rdev), kname, sizeof(kname)) &&
-	    znp_blk_is_held(env, kname))
-		return paired ? "block device of this namespace is held by another device "
-				"(device-mapper, md, ...)" :
-				"is held by another device (device-mapper, md, ...)";
-	return paired ? "block device of this namespace is in use (opened exclusively elsewhere)" :
-			"is in use (opened exclusively elsewhere)";
+	    znp_blk_is_held(env, kname)) {
+		if (paired)
+			return "block device of this namespace is held by another device (device-mapper, md, ...)";
+		return "is held by another device (device-mapper, md, ...)";
+	}
+	if (paired)
+		return "block device of this namespace is in use (opened exclusively elsewhere)";
+	return "is in use (opened exclusively elsewhere)";
 }
 
 /*

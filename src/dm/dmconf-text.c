@@ -52,8 +52,10 @@ static int parse_key(const char *f, size_t n, unsigned int *seen, struct znp_dmc
 	else
 		bit = 0;
 	if (!bit) {
-		*why = *f == '#' ? "comments must be on their own line"
-				 : "unknown key (want lba_size, zone_size, nr_zones, via)";
+		if (*f == '#')
+			*why = "comments must be on their own line";
+		else
+			*why = "unknown key (want lba_size, zone_size, nr_zones, via)";
 		return -EINVAL;
 	}
 	if (*seen & bit) {
@@ -181,8 +183,11 @@ int znp_dmconf_parse(const char *buf, size_t len,
 
 		lineno++;
 		r = znp_dmconf_parse_line(line, n, &e, &why);
-		if (r == 1 && (why = dup_of(&seen, &e)))
-			r = -EINVAL;
+		if (r == 1) {
+			why = dup_of(&seen, &e);
+			if (why)
+				r = -EINVAL;
+		}
 		if (r == 1) {
 			ret = seen_add(&seen, &e);
 			if (!ret)

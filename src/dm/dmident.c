@@ -90,7 +90,10 @@ bool znp_ident_valid(const char *s)
 	uint64_t nsid;
 	size_t len;
 
-	if (!s || (len = strnlen(s, ZNP_IDENT_MAX)) >= ZNP_IDENT_MAX)
+	if (!s)
+		return false;
+	len = strnlen(s, ZNP_IDENT_MAX);
+	if (len >= ZNP_IDENT_MAX)
 		return false;
 	if (!strncmp(s, "nguid:", 6))
 		return len == 6 + 32 && is_hex_n(s + 6, 32, false);

@@ -411,7 +411,8 @@ int znp_ublk_rec_each(int dirfd,
 			goto out;
 		}
 		names = v;
-		if (!(names[nr] = strdup(de->d_name))) {
+		names[nr] = strdup(de->d_name);
+		if (!names[nr]) {
 			ret = -ENOMEM;
 			goto out;
 		}

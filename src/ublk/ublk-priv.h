@@ -25,9 +25,12 @@
 #if !defined(UBLK_F_ZONED) || !defined(UBLK_U_CMD_GET_FEATURES) || !defined(UBLK_IO_OP_REPORT_ZONES)
 #error "ublk_cmd.h lacks the zoned ublk UAPI (Linux >= 6.6 needed)"
 #endif
-_Static_assert(UBLK_F_ZONED == ZNP_UBLK_F_ZONED && UBLK_F_USER_COPY == ZNP_UBLK_F_USER_COPY &&
-	       UBLK_F_USER_RECOVERY == ZNP_UBLK_F_USER_RECOVERY &&
-	       UBLK_F_CMD_IOCTL_ENCODE == ZNP_UBLK_F_CMD_IOCTL_ENCODE,
+/* one assert per bit: checkpatch reads "A == B &&" as a constant on the left */
+_Static_assert(UBLK_F_ZONED == ZNP_UBLK_F_ZONED, "ublk feature bits differ from the kernel's");
+_Static_assert(UBLK_F_USER_COPY == ZNP_UBLK_F_USER_COPY, "ublk feature bits differ from the kernel's");
+_Static_assert(UBLK_F_USER_RECOVERY == ZNP_UBLK_F_USER_RECOVERY,
+	       "ublk feature bits differ from the kernel's");
+_Static_assert(UBLK_F_CMD_IOCTL_ENCODE == ZNP_UBLK_F_CMD_IOCTL_ENCODE,
 	       "ublk feature bits differ from the kernel's");
 _Static_assert(UBLK_S_DEV_QUIESCED == ZNP_UBLK_S_QUIESCED, "ublk states differ");
 

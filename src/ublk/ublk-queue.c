@@ -434,7 +434,8 @@ void *znp_ublk_queue_thread(void *arg)
 	bool reg_fd = false;
 	int ret;
 
-	if (q->cpus_ok && (ret = pthread_setaffinity_np(pthread_self(), sizeof(q->cpus), &q->cpus)))
+	ret = q->cpus_ok ? pthread_setaffinity_np(pthread_self(), sizeof(q->cpus), &q->cpus) : 0;
+	if (ret)
 		znp_ublk_log(s, LOG_WARNING, "ublk%d: queue %u: cannot pin the thread: %s",
 			     s->dev_id, q->qid, strerror(ret));
 	/* reclaim in this thread must not wait on writeback to the device it serves */

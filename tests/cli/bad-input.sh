@@ -64,6 +64,13 @@ expect_err 2 /dev/null '-z: unknown option' -- report /dev/null -z
 expect_err 2 /dev/null '-S: unknown option' -- reset /dev/null -S full
 expect_err 2 /dev/null '--force: takes no argument' -- reset /dev/null --force=yes
 expect_err 2 list '-s: unknown option' -- list -s 0
+# ... and with -o json anywhere on the line: the same error as one JSON object
+expect_err 2 /dev/null '--bogus: unknown option' -- report /dev/null -o json --bogus
+expect_err 2 /dev/null '-z: unknown option' -- report -z /dev/null -o json
+expect_err 2 /dev/null "invalid --start-lba 'abc': not a number" -- report /dev/null --start-lba abc -o json
+expect_err 2 report '--start-lba: requires an argument' -- report -o json --start-lba
+expect_err 2 /dev/null '--force: takes no argument' -- reset /dev/null -o json --force=yes
+expect_err 2 list '-s: unknown option' -- list -o json -s 0
 
 # Missing or extra arguments
 for cmd in report check open close finish reset offline; do

@@ -379,11 +379,14 @@ def test_list(root):
           'list -o json: all %d ZNS namespaces listed (got %d, missing %s)'
           % (len(zoned), len(rows), sorted(set(zoned) - set(rows))))
     bad = [ng for ng, e in rows.items()
-           if not (isinstance(e.get('error'), str) or e.get('nr_zones') == NZ)]
-    check(not bad, 'list -o json: each row has its geometry or an "error": %s' % bad)
+           if not (e.get('nr_zones') == NZ or
+                   (isinstance(e.get('error'), dict) and e['error'].get('device') == ng and
+                    e['error'].get('message') and
+                    (e['error'].get('errno') is None) != (e['error'].get('nvme_status') is None)))]
+    check(not bad, 'list -o json: each row has its geometry or an "error" object naming it: %s' % bad)
     for ng, name in zoned.items():
         if name.startswith('probe') and ng in rows:
-            check(isinstance(rows[ng].get('error'), str),
+            check(isinstance(rows[ng].get('error'), dict) and 'exit_code' not in rows[ng]['error'],
                   'list -o json: [%s] %s carries its error: %r' % (name, ng, rows[ng].get('error')))
     check(not r.io(0x79) and not r.io(0x09), 'list: nothing but reads sent')
     r = Run(root, ['list'], 'all')

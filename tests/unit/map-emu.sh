@@ -146,7 +146,9 @@ j = json.load(open(sys.argv[1]))
 e = {x["name"]: x for x in j["entries"]}
 assert j["nr_entries"] == 2 and e["r6"]["line"] == 2 and e["gone"]["line"] == 3, j
 assert e["r6"]["result"] == "would-map" and e["r6"]["device"].endswith("/dev/nvme0n6"), e
-assert e["gone"]["result"] == "missing" and "skipped" in e["gone"]["error"], e
+assert e["gone"]["result"] == "missing" and "skipped" in e["gone"]["error"]["message"], e
+assert list(e["gone"]["error"]) == ["errno", "errno_name", "nvme_status", "nvme_status_name", "device", "message"], e
+assert e["gone"]["error"]["device"] == "gone" and e["r6"]["error"] is None, e
 PY
 printf '%s\n' "r6 $id6 lba_size=4096 zone_size=12288" >"$root/maps.conf"
 t "restore --dry-run: recorded geometry differs (3)" 3 "$BIN" map --restore --dry-run --config "$root/maps.conf"

@@ -10,7 +10,8 @@
 #   0001 plugin: list a plugin's commands for 'nvme help <plugin>'
 #   0002 build: let plugins link their own libraries
 #   0003 plugins/zns-npo2: add plugin ... (the glue, the zns-npo2 library as
-#        the zns-npo2 build lists it, the -Dplugins choice, man pages in
+#        the zns-npo2 build lists it, laid out in nvme-cli's 80 columns by
+#        format-copy.py, the -Dplugins choice, man pages in
 #        nvme-cli's asciidoc generated from the command table, the plugin's
 #        entries in the generated completion files, as the graft adds them)
 #
@@ -65,6 +66,13 @@ python3 "$here/../znp-introspect.py" "$bdir" "$root/src" "$work/list" >"$dest/zn
 mapfile -t srcs <"$work/list"
 (cd "$root/src" && cp --parents "${srcs[@]}" "$t/$dest/znp/")
 (cd "$root/src" && find . -name '*.h' -exec cp --parents {} "$t/$dest/znp/" \;)
+# nvme-cli's 80 columns: the copy laid out by format-copy.py with the
+# kernel's .clang-format (the source package checkpatch.pl comes from), then
+# proved to be the source token for token
+style=$(bash "$root/scripts/checkpatch-path.sh")
+style=${style%/scripts/checkpatch.pl}/.clang-format
+python3 "$here/format-copy.py" format "$style" "$dest/znp"
+python3 "$here/format-copy.py" compare "$root/src" "$dest/znp"
 edit plugin
 python3 "$here/gen-docs.py" "$root/build/nvme-zns-npo2" Documentation >"$work/pages"
 python3 "$here/edit-tree.py" "$t" docs "$work/pages"
