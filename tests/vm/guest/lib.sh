@@ -70,6 +70,15 @@ expect_same() {
 	fi
 }
 
+# proc_gone PID: the process has exited (a zombie not yet reaped counts). The
+# state is read once: ash may reap a zombie child between a test of /proc/PID
+# and a read of its status, and a status that cannot be read is a process
+# that is gone.
+proc_gone() {
+	local st
+	st=$(sed -n 's/^State:[[:space:]]*\(.\).*/\1/p' /proc/$1/status 2>/dev/null)
+	[ -z "$st" ] || [ "$st" = Z ]
+}
 # rd DEV SECTOR BYTES OUT: direct read of BYTES at 512-byte SECTOR
 rd() {
 	dd if="$1" of="$4" bs="$3" count=1 skip=$(($2 * 512)) \

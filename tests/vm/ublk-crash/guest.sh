@@ -51,8 +51,8 @@ done
 # rnd N: a random number in [0, N)
 rnd() { echo $(($(od -An -N2 -tu2 /dev/urandom | tr -d ' ') % $1)); }
 now_ms() { awk '{ printf "%d\n", $1 * 1000 }' /proc/uptime; }
-# gone PID: exited (a zombie not yet reaped counts)
-gone() { [ ! -d /proc/$1 ] || grep -q '^State:.*Z' /proc/$1/status 2>/dev/null; }
+# gone PID: exited (tests/vm/guest/lib.sh)
+gone() { proc_gone "$1"; }
 # wait_gone PID TENTHS: up to TENTHS x 0.1 s (guest uptime) for PID to exit
 wait_gone() {
 	local end=$(($(now_ms) + $2 * 100))

@@ -20,9 +20,7 @@ server_pid() {
 	sed -n 's/.*"server_pid": \([0-9]*\).*/\1/p' /tmp/st.json | head -1
 }
 # gone PID: the process has exited (a zombie of the init script counts: it ran to its end)
-gone() {
-	[ ! -d /proc/$1 ] || grep -q '^State:.*Z' /proc/$1/status 2>/dev/null
-}
+gone() { proc_gone "$1"; }
 health() {
 	$Z status "$1" -o json >/tmp/st.json 2>/dev/null
 	sed -n 's/.*"health": "\([a-z-]*\)".*/\1/p' /tmp/st.json | head -1

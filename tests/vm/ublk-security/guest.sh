@@ -20,7 +20,7 @@ major() { printf '%d' "0x$(stat -L -c %t "$1")"; }
 devname() {
 	sed -n "/^$1 devices:/,/^\$/p" /proc/devices | awk -v m="$2" '$1 == m { print $2 }'
 }
-gone() { [ ! -d /proc/$1 ] || grep -q '^State:.*Z' /proc/$1/status 2>/dev/null; }
+gone() { proc_gone "$1"; }
 
 # ---- a served namespace's state -------------------------------------------
 expect_ok "map --ublk A (daemon)" run_to 60 $Z map --ublk "$A" -o json
