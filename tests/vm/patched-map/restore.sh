@@ -37,7 +37,7 @@ expect_match "restore: A mapped on its namespace" \
 expect_match "restore: E mapped on its namespace" \
 	"\"name\": \"$NE\".*\"result\": \"mapped\", \"device\": \"$E\"" "$(echo "$rows" | grep "\"$NE\"")"
 expect_match "restore: the missing namespace is skipped with a message" \
-	"\"name\": \"nvme-missing\".*\"result\": \"missing\".*\"error\": \"namespace not present: skipped\"" \
+	"\"name\": \"nvme-missing\".*\"result\": \"missing\".*\"error\": .*\"device\": \"nvme-missing\", \"message\": \"namespace not present: skipped\"" \
 	"$(echo "$rows" | grep nvme-missing)"
 expect_eq "restore: A's mapping sits on A" "$(mapping_slave $NA)" "$(basename "$A")"
 expect_eq "restore: E's mapping sits on E" "$(mapping_slave $NE)" "$(basename "$E")"

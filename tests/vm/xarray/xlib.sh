@@ -93,7 +93,7 @@ check_views() {
 	got=$(znp_ns "$ser") exp=$(echo "$want" | awk '$3 > 0 { print $1, $3 }')
 	expect_eq "$label: nvme-zns-npo2 list (zoned namespaces)" "$got" "$exp"
 	[ "$got" = "$exp" ] ||
-		vm_log "$label: list errors: $($ZNP list -o json 2>&1 | grep -o '"nsid": [0-9]*\|"error": "[^"]*"' | sort | uniq -c | tr '\n' ' ')"
+		vm_log "$label: list errors: $($ZNP list -o json 2>&1 | grep -o '"nsid": [0-9]*\|"message": "[^"]*"' | sort | uniq -c | tr '\n' ' ')"
 }
 
 # settle CTRL EXPECTED [SEC]: wait until the kernel's view of CTRL is
