@@ -17,6 +17,17 @@ A=$(vm_ng 0 1)
 UA=/dev/ublkb0
 vm_summary
 
+# ng_back: the namespace's ng node once it is back (up to 20 s), empty if not
+ng_back() {
+	local i=0 ng=
+	while [ -z "$ng" ] && [ $i -lt 100 ]; do
+		ng=$(vm_ng 0 1 2>/dev/null)
+		[ -c "$ng" ] || ng=
+		[ -n "$ng" ] || sleep 0.2
+		i=$((i + 1))
+	done
+	echo "$ng"
+}
 # start_srv NG: `map --ublk --foreground` as systemd runs it (pid in $SRV)
 N=0
 start_srv() {
@@ -125,14 +136,7 @@ if [ -n "${FAULTS:-}" ]; then
 	expect_eq "faults: /dev/ublkb0 stays (quiesced, its users wait)" "$([ -b $UA ] && echo yes)" yes
 	expect_eq "faults: fio is still running, waiting" "$(kill -0 $FIO 2>/dev/null && echo running)" running
 	echo 1 >/sys/bus/pci/rescan
-	i=0
-	A2=
-	while [ -z "$A2" ] && [ $i -lt 100 ]; do
-		A2=$(vm_ng 0 1 2>/dev/null)
-		[ -c "$A2" ] || A2=
-		sleep 0.2
-		i=$((i + 1))
-	done
+	A2=$(ng_back)
 	expect_eq "faults: the namespace is back after a PCI rescan" "$([ -n "$A2" ] && echo yes)" yes
 	expect_ok "faults: a new server (as systemd restarts it) takes the device back" start_srv "$A2"
 	wait $FIO
@@ -189,14 +193,7 @@ if [ -n "${DETACH:-}" ]; then
 	expect_eq "detach: fio is still running, waiting" "$(kill -0 $FIO 2>/dev/null && echo running)" running
 	expect_eq "detach: no I/O error while detached" "$(ioerrs)" 0
 	expect_ok "detach: nvme attach-ns of NSID 1 to $C" nvme attach-ns /dev/$C -n 1 -c $CNTLID
-	i=0
-	A2=
-	while [ -z "$A2" ] && [ $i -lt 100 ]; do
-		A2=$(vm_ng 0 1 2>/dev/null)
-		[ -c "$A2" ] || A2=
-		sleep 0.2
-		i=$((i + 1))
-	done
+	A2=$(ng_back)
 	expect_eq "detach: the namespace is back after attach-ns" "$([ -n "$A2" ] && echo yes)" yes
 	vm_log "namespace back as $A2"
 	expect_ok "detach: a new server (as systemd restarts it) takes the device back" start_srv "$A2"
