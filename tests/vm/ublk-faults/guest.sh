@@ -49,14 +49,18 @@ srv_logs() { for f in /tmp/srv.*.err; do sed "s|^|#   ${f#/tmp/}: |" "$f"; done;
 # inflight: requests in flight on the ublk device
 inflight() { awk '{ print $1 + $2 }' /sys/block/ublkb0/inflight; }
 # busy_reset CTRL: `nvme reset` of CTRL once requests are in flight on the ublk device
-busy_reset() {
-	local i=0 infl
-	while [ $i -lt 200 ]; do
-		infl=$(inflight)
-		[ "$infl" -gt 0 ] && break
+# wait_inflight: up to 10 s for requests in flight on the ublk device
+wait_inflight() {
+	local i=0
+	while [ "$(inflight)" = 0 ] && [ $i -lt 200 ]; do
 		sleep 0.05
 		i=$((i + 1))
 	done
+}
+busy_reset() {
+	local infl
+	wait_inflight
+	infl=$(inflight)
 	vm_log "requests in flight at the reset: $infl"
 	[ "$infl" -gt 0 ] && nvme reset /dev/$1
 }
@@ -113,17 +117,9 @@ if [ -n "${FAULTS:-}" ]; then
 
 	# ---- the namespace goes away under the server ---------------------------
 	expect_ok "faults: zones reset" blkzone reset $UA
-	fio --name=gone --filename=$UA --direct=1 --ioengine=io_uring --iodepth=16 \
-		--zonemode=zbd --rw=write --bs=64k --size=$((3 * $(ns_conf 0 1 zsze))) \
-		--max_open_zones=4 --verify=crc32c --verify_fatal=1 --do_verify=1 \
-		--output=/tmp/fio-gone.out >/dev/null 2>&1 &
-	FIO=$!
-	i=0
-	while [ "$(awk '{ print $1 + $2 }' /sys/block/ublkb0/inflight)" = 0 ] && [ $i -lt 200 ]; do
-		sleep 0.05
-		i=$((i + 1))
-	done
-	vm_log "requests in flight when the controller goes: $(awk '{ print $1 + $2 }' /sys/block/ublkb0/inflight)"
+	fio_verify gone 0 3
+	wait_inflight
+	vm_log "requests in flight when the controller goes: $(inflight)"
 	pci=$(readlink -f /sys/class/nvme/$C/device)
 	vm_log "removing the controller $C ($pci) under the server"
 	echo 1 >"$pci/remove"
@@ -175,11 +171,7 @@ if [ -n "${DETACH:-}" ]; then
 	expect_ok "detach: 8 MiB pattern written to zone 0" \
 		dd if=/tmp/pat of=$UA bs=1M oflag=direct status=none
 	fio_verify gone $ZS 2
-	i=0
-	while [ "$(inflight)" = 0 ] && [ $i -lt 200 ]; do
-		sleep 0.05
-		i=$((i + 1))
-	done
+	wait_inflight
 	vm_log "requests in flight at the detach: $(inflight)"
 	expect_ok "detach: nvme detach-ns of NSID 1 from $C" nvme detach-ns /dev/$C -n 1 -c $CNTLID
 	i=0
