@@ -219,7 +219,7 @@ int znp_proc_stat_start(const char *stat, uint64_t *ticks)
 		if (!p)
 			return -EBADMSG;
 	}
-	return znp_dec_u64(p, strcspn(p, " \n"), ticks) ? -EBADMSG : 0;
+	return znp_dec_u64(p, strcspn(p, "\n "), ticks) ? -EBADMSG : 0;
 }
 
 int znp_proc_start(const char *proc, pid_t pid, uint64_t *ticks)
