@@ -48,19 +48,23 @@ ioerrs() { dmesg | grep -c 'I/O error, dev ublkb'; }
 srv_logs() { for f in /tmp/srv.*.err; do sed "s|^|#   ${f#/tmp/}: |" "$f"; done; }
 # inflight: requests in flight on the ublk device
 inflight() { awk '{ print $1 + $2 }' /sys/block/ublkb0/inflight; }
-# busy_reset CTRL: `nvme reset` of CTRL once requests are in flight on the ublk device
-# wait_inflight: up to 10 s for requests in flight on the ublk device
+# wait_inflight: up to 10 s for requests in flight on the ublk device;
+# prints the count it saw (0: none came)
 wait_inflight() {
-	local i=0
-	while [ "$(inflight)" = 0 ] && [ $i -lt 200 ]; do
+	local i=0 n
+	n=$(inflight)
+	while [ "$n" = 0 ] && [ $i -lt 200 ]; do
 		sleep 0.05
 		i=$((i + 1))
+		n=$(inflight)
 	done
+	echo "$n"
 }
+# busy_reset CTRL: `nvme reset` of CTRL as soon as requests are in flight on
+# the ublk device (the count seen is logged; none in 10 s fails)
 busy_reset() {
 	local infl
-	wait_inflight
-	infl=$(inflight)
+	infl=$(wait_inflight)
 	vm_log "requests in flight at the reset: $infl"
 	[ "$infl" -gt 0 ] && nvme reset /dev/$1
 }
@@ -100,8 +104,10 @@ if [ -n "${FAULTS:-}" ]; then
 	expect_eq "fork fails: no ublk device was added" "$(ls /dev/ublkb* 2>/dev/null)" ""
 	expect_ok "faults: server started on $A" start_srv "$A"
 	# ---- controller reset during fio zbd write + verify ---------------------
+	# --rate: the writes last >= 12 s (192 MiB at 16 MiB/s) however fast the
+	# host, so that both resets find them in flight
 	fio --name=reset --filename=$UA --direct=1 --ioengine=io_uring --iodepth=16 \
-		--zonemode=zbd --rw=write --bs=64k --size=$((4 * $(ns_conf 0 1 zsze))) \
+		--zonemode=zbd --rw=write --bs=64k --size=$((4 * $(ns_conf 0 1 zsze))) --rate=16m \
 		--max_open_zones=4 --verify=crc32c --verify_fatal=1 --do_verify=1 \
 		--output=/tmp/fio-reset.out >/dev/null 2>&1 &
 	FIO=$!
@@ -118,8 +124,7 @@ if [ -n "${FAULTS:-}" ]; then
 	# ---- the namespace goes away under the server ---------------------------
 	expect_ok "faults: zones reset" blkzone reset $UA
 	fio_verify gone 0 3
-	wait_inflight
-	vm_log "requests in flight when the controller goes: $(inflight)"
+	vm_log "requests in flight when the controller goes: $(wait_inflight)"
 	pci=$(readlink -f /sys/class/nvme/$C/device)
 	vm_log "removing the controller $C ($pci) under the server"
 	echo 1 >"$pci/remove"
@@ -171,8 +176,7 @@ if [ -n "${DETACH:-}" ]; then
 	expect_ok "detach: 8 MiB pattern written to zone 0" \
 		dd if=/tmp/pat of=$UA bs=1M oflag=direct status=none
 	fio_verify gone $ZS 2
-	wait_inflight
-	vm_log "requests in flight at the detach: $(inflight)"
+	vm_log "requests in flight at the detach: $(wait_inflight)"
 	expect_ok "detach: nvme detach-ns of NSID 1 from $C" nvme detach-ns /dev/$C -n 1 -c $CNTLID
 	i=0
 	while kill -0 $SRV 2>/dev/null && [ $i -lt 300 ]; do sleep 0.1; i=$((i + 1)); done
