@@ -110,7 +110,7 @@ static uint64_t range_bytes(const struct znp_aio_job *job, size_t i)
 
 static bool stop_requested(const struct znp_aio_job *job)
 {
-	return job->stop && *job->stop;
+	return job->stop && atomic_load(job->stop);
 }
 
 static void report_progress(struct run_state *st, bool force)

@@ -15,7 +15,7 @@
 #ifndef ZNP_ASYNC_H
 #define ZNP_ASYNC_H
 
-#include <signal.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -77,7 +77,7 @@ struct znp_aio_job {
 	bool force_sync;	/* skip io_uring: the synchronous engine only */
 	const struct znp_aio_range *ranges;
 	size_t nr;
-	const volatile sig_atomic_t *stop;	/* may be NULL */
+	const atomic_int *stop;	/* may be NULL */
 	znp_aio_progress_fn progress;		/* may be NULL; at most ~10/s */
 	void *progress_arg;
 };

@@ -83,7 +83,7 @@ static double now_s(void)
 
 static bool stopped(const struct znp_mgmt_opts *o)
 {
-	return o && o->stop && *o->stop;
+	return o && o->stop && atomic_load(o->stop);
 }
 
 static void progress(const struct znp_mgmt_opts *o, const struct znp_aio_result *res,

@@ -8,7 +8,7 @@
 #ifndef ZNP_ZONE_MGMT_H
 #define ZNP_ZONE_MGMT_H
 
-#include <signal.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -34,7 +34,7 @@ int znp_zone_mgmt_validate(const struct znp_dev *dev,
 
 struct znp_mgmt_opts {
 	unsigned int qd;		/* 1: synchronous, one command per zone; 0: ZNP_AIO_DEFAULT_QD */
-	const volatile sig_atomic_t *stop;	/* may be NULL; checked between commands */
+	const atomic_int *stop;	/* may be NULL; checked between commands */
 	znp_aio_progress_fn progress;	/* may be NULL */
 	void *progress_arg;
 };

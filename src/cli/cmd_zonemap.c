@@ -228,7 +228,7 @@ static int zm_draw(struct zm_run *r, struct znp_dev *dev, uint64_t slba)
 	if (ret)
 		return ret;
 	r->ops->begin(r->priv, &r->v);
-	while (left && !znp_cli_interrupted && znp_report_next(it, &z, &ret)) {
+	while (left && !atomic_load(&znp_cli_interrupted) && znp_report_next(it, &z, &ret)) {
 		if (!in_cell) {
 			c = (struct znp_zm_cell){
 				.index = idx,
@@ -249,7 +249,7 @@ static int zm_draw(struct zm_run *r, struct znp_dev *dev, uint64_t slba)
 			in_cell = 0;
 		}
 	}
-	if (!ret && znp_cli_interrupted)
+	if (!ret && atomic_load(&znp_cli_interrupted))
 		ret = -EINTR;
 	if (!ret && in_cell) {
 		/* the device reported fewer zones than the range */

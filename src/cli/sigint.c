@@ -5,12 +5,14 @@
 
 #include "sigint.h"
 
-volatile sig_atomic_t znp_cli_interrupted;
+_Static_assert(ATOMIC_INT_LOCK_FREE == 2, "a signal handler may only set a lock-free atomic");
+
+atomic_int znp_cli_interrupted;
 static struct sigaction old_int, old_term;
 
 static void on_signal(int sig)
 {
-	znp_cli_interrupted = sig;
+	atomic_store(&znp_cli_interrupted, sig);
 }
 
 int znp_cli_sigint_begin(void)
@@ -20,7 +22,7 @@ int znp_cli_sigint_begin(void)
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_signal;	/* no SA_RESTART: waits return EINTR */
 	sigemptyset(&sa.sa_mask);
-	znp_cli_interrupted = 0;
+	atomic_store(&znp_cli_interrupted, 0);
 	if (sigaction(SIGINT, &sa, &old_int))
 		return -errno;
 	if (sigaction(SIGTERM, &sa, &old_term)) {

@@ -7,9 +7,13 @@
 #define ZNP_CLI_SIGINT_H
 
 #include <signal.h>
+#include <stdatomic.h>
 
-/* The signal number seen (SIGINT or SIGTERM), 0 if none. */
-extern volatile sig_atomic_t znp_cli_interrupted;
+/*
+ * The signal number seen (SIGINT or SIGTERM), 0 if none: a lock-free atomic,
+ * which a signal handler may set (C11 7.14.1.1) and any thread may read.
+ */
+extern atomic_int znp_cli_interrupted;
 
 /* Install the handler and clear the flag. Return: 0 or -errno. */
 int znp_cli_sigint_begin(void);

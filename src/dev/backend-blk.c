@@ -191,7 +191,7 @@ static bool select_all_applies(enum znp_zone_action a, uint8_t cond)
  * (finishing empty zones, opening full ones). Walk the zones instead.
  */
 static int blk_mgmt_all(struct znp_dev *dev, enum znp_zone_action a, unsigned long op,
-			const volatile sig_atomic_t *stop)
+			const atomic_int *stop)
 {
 	uint64_t sector = 0, end = dev->geom.nlbas * (dev->geom.lba_size / 512);
 	struct blk_zone_report *rep;
@@ -214,7 +214,7 @@ static int blk_mgmt_all(struct znp_dev *dev, enum znp_zone_action a, unsigned lo
 		for (i = 0; i < rep->nr_zones && !ret; i++) {
 			if (!select_all_applies(a, rep->zones[i].cond))
 				continue;
-			if (stop && *stop) {
+			if (stop && atomic_load(stop)) {
 				ret = -EINTR;
 				break;
 			}
@@ -234,7 +234,7 @@ static int blk_mgmt_all(struct znp_dev *dev, enum znp_zone_action a, unsigned lo
  * into a single reset-all. There is no offline ioctl.
  */
 static int blk_mgmt(struct znp_dev *dev, enum znp_zone_action a, uint64_t slba, bool all,
-		    const volatile sig_atomic_t *stop)
+		    const atomic_int *stop)
 {
 	const struct znp_geom *g = &dev->geom;
 	uint64_t spl = g->lba_size / 512;

@@ -171,7 +171,7 @@ static int nvme_report(struct znp_dev *dev, uint64_t slba, enum znp_state_filter
 }
 
 static int nvme_mgmt(struct znp_dev *dev, enum znp_zone_action a, uint64_t slba, bool all,
-		     const volatile sig_atomic_t *stop)
+		     const atomic_int *stop)
 {
 	return znp_nvme_zns_send(dev->fd, dev->ns.nsid, all ? 0 : slba, all, (uint8_t)a);
 }

@@ -8,7 +8,7 @@
 #ifndef ZNP_BACKEND_H
 #define ZNP_BACKEND_H
 
-#include <signal.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -38,7 +38,7 @@ struct znp_backend {
 	 * Return: 0, -EINTR when stopped, -errno or a positive NVMe status.
 	 */
 	int (*mgmt)(struct znp_dev *dev, enum znp_zone_action a, uint64_t slba, bool all,
-		    const volatile sig_atomic_t *stop);
+		    const atomic_int *stop);
 };
 
 /* dev->be_priv: block queue limits dev.c read from sysfs at open time. */

@@ -328,7 +328,7 @@ static void test_fallback(void)
 	char path[] = "/tmp/znp-test-async-XXXXXX";
 	struct znp_aio_range r[4] = { { 0, 4096 }, { 4096, 4096 }, { 8192, 4096 }, { 12288, 4096 } };
 	struct znp_aio_job job = { .kind = ZNP_AIO_BLK_DISCARD, .ranges = r, .nr = 4, .qd = 4 };
-	volatile sig_atomic_t stop = 0;
+	atomic_int stop = 0;
 	struct znp_aio_result res;
 	struct prog pr = { 0 };
 	int fd, ret;

@@ -94,9 +94,9 @@ static int fk_report(struct znp_dev *dev, uint64_t slba, enum znp_state_filter f
 }
 
 static int fk_mgmt(struct znp_dev *dev, enum znp_zone_action a, uint64_t slba, bool all,
-		   const volatile sig_atomic_t *stop)
+		   const atomic_int *stop)
 {
-	if (all && stop && *stop)
+	if (all && stop && atomic_load(stop))
 		return -EINTR;
 	if (all)
 		fk.mgmt_all = true;
@@ -389,7 +389,7 @@ static void test_mgmt(void)
 static void test_mgmt_stop(void)
 {
 	struct znp_mgmt_req r = { .action = ZNP_ZA_RESET, .slba = 0, .nr_zones = 5 };
-	volatile sig_atomic_t stop = 0;
+	atomic_int stop = 0;
 	struct znp_mgmt_opts o = { .qd = 1, .stop = &stop };
 	struct znp_aio_result res;
 	struct znp_dev dev;
