@@ -231,7 +231,9 @@ static int server_alloc(struct znp_dev *ns, const struct znp_ublk_opts *o,
 	}
 	pthread_mutex_init(&s->log_lock, NULL);
 	*out = s;
-	ret = znp_ublk_geom_from_dev(ns, &s->g, &why);
+	if (o->geom)
+		s->g = *o->geom;
+	ret = o->geom ? 0 : znp_ublk_geom_from_dev(ns, &s->g, &why);
 	if (ret) {
 		znp_ublk_log(s, LOG_ERR, "%s: refused: %s", ns->path, why);
 		return ret;

@@ -113,6 +113,9 @@ struct znp_ublk_opts {
 					 * state directory), -1 none: see src/ublk/README.md */
 	znp_ublk_log_fn *log;		/* NULL: silent */
 	void *log_arg;
+	/* the namespace's geometry from znp_ublk_geom_from_dev(), NULL: computed
+	 * here (one more Identify Controller) */
+	const struct znp_ublk_geom *geom;
 };
 
 struct znp_ublk_server;
