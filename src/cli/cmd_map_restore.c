@@ -12,7 +12,6 @@
 
 #include "cmd.h"
 #include "cmd_map.h"
-#include "cmd_ublk.h"
 
 struct ns_found {
 	struct znp_ns_info ns;
@@ -55,7 +54,7 @@ static void restore_result(struct restore_ctx *r, struct znp_restore_entry *re, 
 	if (code && !r->first_fail)
 		r->first_fail = code;
 	if (code)
-		znp_cli_err(r->cli, re->name ? re->name : znp_map_config(r->o), "%s", re->error);
+		znp_cli_err(r->cli, re->name ? re->name : znp_cli_map_config(r->o), "%s", re->error);
 }
 
 /* The namespace present with identity @ident, or NULL. */
@@ -80,15 +79,17 @@ static int restore_entry(unsigned int lineno, const struct znp_dmconf_entry *e,
 {
 	struct restore_ctx *r = arg;
 	struct znp_restore_entry re = { .line = lineno };
-	struct map_ctx m = { .cli = r->cli, .o = r->o, .p = r->p, .quiet = true };
+	struct znp_map_plan pl = { 0 };
+	struct znp_map_err err = { 0 };
+	struct znp_map_ctx c;
 	const struct ns_found *f;
-	char path[PATH_MAX], msg[400];
+	char path[PATH_MAX], msg[520];
 	struct znp_dev *dev;
 	const char *dwhy;
 	int ret;
 
 	if (!e) {
-		snprintf(msg, sizeof(msg), "%s line %u: %s", znp_map_config(r->o), lineno, why);
+		snprintf(msg, sizeof(msg), "%s line %u: %s", znp_cli_map_config(r->o), lineno, why);
 		re.result = "invalid";
 		re.error = msg;
 		restore_result(r, &re, ZNP_EXIT_FAILED);
@@ -139,17 +140,24 @@ static int restore_entry(unsigned int lineno, const struct znp_dmconf_entry *e,
 		restore_result(r, &re, ret);
 		return 0;
 	}
-	m.name = e->name;
-	ret = znp_map_dev(&m, dev);
+	znp_cli_map_ctx(r->cli, r->o, &c);
+	c.name = e->name;
+	c.persist = false;
+	ret = znp_map_dm_plan(&c, dev, &pl, &err);
+	if (pl.note[0])
+		fprintf(r->cli->err, "%s: %s: note: %s\n", r->cli->prog, r->o->args[0], pl.note);
+	if (!ret && !r->o->dry_run)
+		ret = znp_map_dm_create(&c, dev, &pl, &err);
 	znp_dev_close(dev);
-	if (ret == MAP_ALREADY) {
+	if (ret > 0) {
 		re.result = "already-mapped";
 		ret = 0;
 	} else if (!ret) {
 		re.result = r->o->dry_run ? "would-map" : "mapped";
 	} else {
-		snprintf(msg, sizeof(msg), "%s", m.err);
+		snprintf(msg, sizeof(msg), "%s", err.why);
 		re.error = msg;
+		ret = znp_cli_map_exit(r->cli, &err);
 	}
 	restore_result(r, &re, ret);
 	return 0;
@@ -176,7 +184,7 @@ int znp_map_restore(const struct znp_cli *cli, const struct znp_opts *o,
 		       struct znp_print *p)
 {
 	struct restore_ctx r = { .cli = cli, .o = o, .p = p };
-	const char *conf = znp_map_config(o);
+	const char *conf = znp_cli_map_config(o);
 	char target[ZNP_DM_TARGET_MAX];
 	uint32_t ver[3];
 	char *buf = NULL;
@@ -193,12 +201,11 @@ int znp_map_restore(const struct znp_cli *cli, const struct znp_opts *o,
 		return znp_cli_fail(cli, conf, "cannot read the mapping file", ret);
 	ret = znp_dm_target_find(target, sizeof(target), ver);
 	if (ret && !o->dry_run && !only_ublk(buf, len)) {
-		struct map_ctx m = { 0 };
+		struct znp_map_err e = { 0 };
 
-		ret = znp_map_target_error(&m, ret);
-		znp_cli_err(cli, "map", "%s", m.err);
+		znp_map_dm_target_error(ret, &e);
 		free(buf);
-		return ret;
+		return znp_cli_map_fail(cli, "map", &e);
 	}
 	ret = znp_scan(&cli->env, collect_ns, &r);
 	if (ret) {
