@@ -46,10 +46,6 @@ int znp_cmd_map_ublk(const struct znp_cli *cli, const struct znp_opts *o, struct
 int znp_cli_ublk_restore(const struct znp_cli *cli, const struct znp_opts *o, const char *name,
 			 const char *ng, const char **result, char *err, size_t size);
 
-/* unmap of the ublk mapping @f (cmd_ublk.c). Return: exit code. */
-int znp_cli_ublk_unmap(const struct znp_cli *cli, const struct znp_opts *o, struct znp_print *p,
-		       const struct znp_map_ublk_found *f);
-
 /* One status row of a ublk mapping (cmd_ublk.c). */
 void znp_cli_ublk_status_row(struct znp_print *p, const struct znp_map_ublk_found *f);
 

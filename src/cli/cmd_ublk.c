@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * ublk mappings in status, unmap and map --restore: the rows, the results,
+ * ublk mappings in status and map --restore: the rows, the results,
  * and the processes restore starts (systemd's unit, or this program's
  * `map --ublk`). Finding, stopping and removing them is src/map/'s.
  */
@@ -23,34 +23,6 @@ void znp_cli_ublk_status_row(struct znp_print *p, const struct znp_map_ublk_foun
 		.persisted = f->persisted };
 
 	p->ops->status_row(p, &row);
-}
-
-static void warn(const char *subject, const char *msg, void *arg)
-{
-	znp_cli_err(arg, subject, "%s", msg);
-}
-
-int znp_cli_ublk_unmap(const struct znp_cli *cli, const struct znp_opts *o, struct znp_print *p,
-		       const struct znp_map_ublk_found *f)
-{
-	struct znp_unmap_view v = { .dry_run = o->dry_run, .config = znp_cli_map_config(o),
-		.ublk = true };
-	struct znp_map_ublk_removed r = { 0 };
-	struct znp_map_err e = { 0 };
-	struct znp_map_ctx c;
-	int ret;
-
-	znp_cli_map_ctx(cli, o, &c);
-	ret = znp_map_ublk_remove(&c, f, warn, (void *)cli, &r, &e);
-	v.name = r.name;
-	v.backing = r.backing;
-	v.forgotten = r.forgotten;
-	if (ret && r.removed)
-		p->ops->unmap(p, &v);	/* removed, but the mapping file says otherwise */
-	if (ret)
-		return znp_cli_map_fail(cli, r.name, &e);
-	p->ops->unmap(p, &v);
-	return ZNP_EXIT_OK;
 }
 
 /* ---- map --restore of a ublk entry --------------------------------------- */

@@ -86,14 +86,15 @@ int znp_map_dm_find(const struct znp_map_ctx *c, const char *arg, char *name, si
 }
 
 int znp_map_dm_remove(const struct znp_map_ctx *c, const char *name,
-		      struct znp_map_dm_removed *out, struct znp_map_err *e)
+		      struct znp_map_removed *out, struct znp_map_err *e)
 {
 	char mnt[512], lockwhy[PATH_MAX + 96];
-	struct znp_dm_info *info = &out->info;
+	struct znp_dm_info dmi, *info = &dmi;
 	const char *ident;
 	int ret;
 
-	e->subject = name;
+	znp_strlcpy(out->name, name, sizeof(out->name));
+	e->subject = out->name;
 	ret = znp_dm_get(name, info);
 	if (ret == -ENODEV)
 		return znp_map_fail(e, ZNP_MAP_UNSUPPORTED, ret, "device-mapper is not available");

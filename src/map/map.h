@@ -135,21 +135,14 @@ void znp_map_dm_holder(const struct znp_map_ctx *c, const char *kname, char *buf
 int znp_map_dm_find(const struct znp_map_ctx *c, const char *arg, char *name, size_t size,
 		    struct znp_map_err *e);
 
-struct znp_map_dm_removed {
-	struct znp_dm_info info;
-	char backing[ZNP_DM_DEV_MAX];	/* "" unknown */
-	bool deferred;			/* removed at its last close */
-	bool forgotten;			/* dropped from the mapping file */
-	bool removed;			/* gone (or going), even if @e says the file was not updated */
-};
-
 /**
  * znp_map_dm_remove() - remove our mapping @name (open: only with c->force,
  * then at its last close) and forget it in the mapping file.
  * Return: 0 or -1 with @e (subject @name).
  */
+struct znp_map_removed;
 int znp_map_dm_remove(const struct znp_map_ctx *c, const char *name,
-		      struct znp_map_dm_removed *out, struct znp_map_err *e);
+		      struct znp_map_removed *out, struct znp_map_err *e);
 
 /* A dm mapping of ours, for `status`. */
 struct znp_map_dm_row {
@@ -321,22 +314,16 @@ int znp_map_ublk_status(const struct znp_map_ctx *c,
 const char *znp_map_ublk_mapped_as(const struct znp_map_ctx *c, const struct znp_ns_info *ns,
 				   char *buf, size_t size);
 
-struct znp_map_ublk_removed {
-	char name[ZNP_DM_NAME_MAX];	/* the mapping's name, or its device */
-	const char *backing;		/* its ng node, NULL unknown */
-	bool forgotten;
-	bool removed;			/* gone, even if @e says the file was not updated */
-};
-
 /*
  * znp_map_ublk_remove() - stop and delete the ublk mapping @f (in use: only
  * with c->force), its record, and its entry in the mapping file. A dry run
  * stops after the checks. @warn: a note that does not stop the removal.
  * Return: 0 or -1 with @e (subject out->name).
  */
+struct znp_map_removed;
 int znp_map_ublk_remove(const struct znp_map_ctx *c, const struct znp_map_ublk_found *f,
 			void (*warn)(const char *subject, const char *msg, void *arg), void *arg,
-			struct znp_map_ublk_removed *out, struct znp_map_err *e);
+			struct znp_map_removed *out, struct znp_map_err *e);
 
 /*
  * Is the namespace @ng's ublk mapping served already (restore)?
@@ -349,10 +336,31 @@ void znp_map_ublk_route(const struct znp_map_ctx *c, struct znp_ublk_route_info 
 
 /* ---- one interface for both routes ----------------------------------------- */
 
+/* A mapping found by what names it, on either route. */
+struct znp_map_found {
+	const struct znp_map_route *route;
+	char name[ZNP_DM_NAME_MAX];	/* dm: the device-mapper name */
+	struct znp_map_ublk_found ublk;	/* ublk: its record and health */
+};
+
+/* What a removal did. */
+struct znp_map_removed {
+	char name[ZNP_DM_NAME_MAX];	/* the mapping's name (ublk: or its device) */
+	char backing[ZNP_DM_DEV_MAX];	/* what it mapped, "" unknown */
+	bool deferred;			/* dm: removed at its last close */
+	bool forgotten;			/* dropped from the mapping file */
+	bool removed;			/* gone (or going), even if @e says the file was not updated */
+};
+
+/* A note a step gives on its way without stopping (on @subject). */
+typedef void znp_map_warn_fn(const char *subject, const char *msg, void *arg);
+
 /*
- * The steps that name a mapping after it is made, the same for each route.
- * The making steps (plan, create, record, undo) are above, per route: the
- * dm route does them in one process, the ublk route in its server.
+ * The steps of a mapping's life that both routes have, in one shape. The
+ * making steps (plan, create, record, undo) are per route above: the dm
+ * route does them in one process (znp_map_dm_plan(), znp_map_dm_create()),
+ * the ublk route in its server (znp_map_ublk_plan(), _prepare() with
+ * recovery, _serve()); both create, then record, then undo on failure.
  */
 struct znp_map_route {
 	const char *name;		/* "dm", "ublk" */
@@ -360,14 +368,23 @@ struct znp_map_route {
 	/* may @dev be mapped this way? 0 or -1 with @e */
 	int (*refuse)(const struct znp_map_ctx *c, const struct znp_dev *dev,
 		      struct znp_map_err *e);
-	/* does @arg name a mapping of this route? 1, 0, or -1 with @e */
-	int (*names)(const struct znp_map_ctx *c, const char *arg, struct znp_map_err *e);
+	/* the mapping @arg names: 1 found (@f), 0 not this route's, -1 with @e */
+	int (*find)(const struct znp_map_ctx *c, const char *arg, struct znp_map_found *f,
+		    struct znp_map_err *e);
+	/* remove it (a dry run: the checks only); 0 or -1 with @e (subject out->name) */
+	int (*remove)(const struct znp_map_ctx *c, const struct znp_map_found *f,
+		      znp_map_warn_fn *warn, void *arg, struct znp_map_removed *out,
+		      struct znp_map_err *e);
 };
 
 extern const struct znp_map_route znp_map_route_dm, znp_map_route_ublk;
 
-/* The route of the mapping @arg names: ublk first (its records), else dm. */
-const struct znp_map_route *znp_map_route_of(const struct znp_map_ctx *c, const char *arg,
-					     struct znp_map_err *e);
+/*
+ * znp_map_find() - the mapping @arg names, on the route that has it: a ublk
+ * mapping's record first, then device-mapper (whose refusal says why
+ * nothing was found). Return: 0 with @f, or -1 with @e.
+ */
+int znp_map_find(const struct znp_map_ctx *c, const char *arg, struct znp_map_found *f,
+		 struct znp_map_err *e);
 
 #endif

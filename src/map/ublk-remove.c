@@ -148,13 +148,13 @@ static int stop_dev(const struct znp_map_ctx *c, int dirfd, const struct znp_map
 
 int znp_map_ublk_remove(const struct znp_map_ctx *c, const struct znp_map_ublk_found *f,
 			void (*warn)(const char *subject, const char *msg, void *arg), void *arg,
-			struct znp_map_ublk_removed *out, struct znp_map_err *e)
+			struct znp_map_removed *out, struct znp_map_err *e)
 {
 	char why[600], lockwhy[PATH_MAX + 96];
 	int dirfd, ret, excl = -1;
 
 	snprintf(out->name, sizeof(out->name), "%s", f->rec.name[0] ? f->rec.name : f->device);
-	out->backing = f->rec.ng[0] ? f->rec.ng : NULL;
+	znp_strlcpy(out->backing, f->rec.ng, sizeof(out->backing));
 	e->subject = out->name;
 	dirfd = znp_run_dir_open(c->run_dir, false);
 	if (dirfd < 0)
