@@ -10,6 +10,8 @@
 #include "cmd.h"
 #include "cmd_map.h"
 
+_Static_assert(ZNP_MAP_CAT_MAX >= ZNP_MAX_ARGS, "map takes ZNP_MAX_ARGS devices");
+
 /* "a b c" of @n strings of stride @stride into @buf */
 static void join(char *buf, size_t size, const char *first, size_t stride, unsigned int n)
 {
