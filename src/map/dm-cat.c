@@ -75,9 +75,9 @@ int znp_map_cat_plan(const struct znp_map_ctx *c, struct znp_map_cat *cat,
 	ret = znp_dm_target_find(cat->target, sizeof(cat->target), ver);
 	dm_usable = !ret;
 	if (ret) {
-		znp_map_dm_target_error(ret, e);
+		ret = znp_map_dm_target_error(ret, e);
 		if (!c->dry_run)
-			return -1;
+			return ret;
 		znp_strlcpy(cat->note, e->why, sizeof(cat->note));
 		*e = (struct znp_map_err){ 0 };
 		znp_strlcpy(cat->target, "po2zone", sizeof(cat->target));

@@ -74,7 +74,7 @@ static int check_holders(const struct znp_map_ctx *c, const char *kname, const c
  * cannot be held, since the table load claims the device exclusively
  * itself. A mount that slips in between makes that load fail with EBUSY,
  * which znp_map_dm_create() refuses the same way.
- * Return: 0, 1 (ours already), or -1 with @e.
+ * Return: 0, 1 (ours already), or a negative errno with @e.
  */
 static int check_unused(const struct znp_map_ctx *c, const char *uuid, const char *backing,
 			bool dm_usable, char *leftover, size_t lsize, struct znp_map_err *e)
@@ -216,7 +216,7 @@ int znp_map_dm_plan(const struct znp_map_ctx *c, const struct znp_dev *dev,
 	return ret ? ret : check(c, pl, e);
 }
 
-/* Record the created mapping; undo it when that fails. Return: 0 or -1 with @e. */
+/* Record the created mapping; undo it when that fails. Return: 0 or a negative errno with @e. */
 static int record(const struct znp_map_ctx *c, const struct znp_dev *dev,
 		  const struct znp_map_plan *pl, struct znp_map_err *e)
 {

@@ -8,7 +8,7 @@
 /*
  * The block device @kname (@backing) is neither held nor mapped, no
  * device has @uuid (a leftover of an interrupted map is removed: its name
- * in @leftover). Return: 0, 1 (mapped by us already), or -1 with @e.
+ * in @leftover). Return: 0, 1 (mapped by us already), or a negative errno with @e.
  */
 int znp_map_dm_check_free(const struct znp_map_ctx *c, const char *kname, const char *uuid,
 			  const char *backing, bool dm_usable, char *leftover, size_t lsize,

@@ -45,7 +45,11 @@ struct znp_map_err {
 	char why[512];			/* one line */
 };
 
-/* Set @e; Return: -1 (a failed step), so that callers can `return znp_map_fail(...)`. */
+/*
+ * Set @e. Return: @ret when it is a negative errno, else -EIO (a refusal
+ * without one, or an NVMe status: kept in e->ret), so that a failed step
+ * can `return znp_map_fail(...)`.
+ */
 int znp_map_fail(struct znp_map_err *e, enum znp_map_kind kind, int ret, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
 
@@ -83,12 +87,12 @@ struct znp_map_ctx {
  * @dev: an opened, probed device
  * Decides with znp_check() and refuses by the one verdict table (with
  * --force-ublk a visible block device may go through ublk).
- * Return: 0 or -1 with @e set.
+ * Return: 0 or a negative errno with @e set.
  */
 int znp_map_refuse(const struct znp_map_ctx *c, enum znp_map_via via, const struct znp_dev *dev,
 		   struct znp_map_err *e);
 
-/* The refusal for a failed znp_dm_target_find() @ret. Return: -1. */
+/* The refusal for a failed znp_dm_target_find() @ret. Return: a negative errno. */
 int znp_map_dm_target_error(int ret, struct znp_map_err *e);
 
 /* ---- the dm route --------------------------------------------------------- */
@@ -111,7 +115,7 @@ struct znp_map_plan {
 /**
  * znp_map_dm_plan() - plan (refusal, name, UUID, table), then check the
  * system (holders, the target, leftovers, the name). Nothing is created.
- * Return: 0, 1 when mapped by us already with this identity, or -1 with @e.
+ * Return: 0, 1 when mapped by us already with this identity, or a negative errno with @e.
  */
 int znp_map_dm_plan(const struct znp_map_ctx *c, const struct znp_dev *dev,
 		    struct znp_map_plan *pl, struct znp_map_err *e);
@@ -119,7 +123,7 @@ int znp_map_dm_plan(const struct znp_map_ctx *c, const struct znp_dev *dev,
 /**
  * znp_map_dm_create() - create the planned mapping, then record it with
  * c->persist; one that cannot be recorded is removed again (undo).
- * Return: 0 or -1 with @e.
+ * Return: 0 or a negative errno with @e.
  */
 int znp_map_dm_create(const struct znp_map_ctx *c, const struct znp_dev *dev,
 		      struct znp_map_plan *pl, struct znp_map_err *e);
@@ -130,7 +134,7 @@ void znp_map_dm_holder(const struct znp_map_ctx *c, const char *kname, char *buf
 /**
  * znp_map_dm_find() - the mapping @arg means: a mapping name,
  * /dev/mapper/NAME, /dev/dm-N, or a device (namespace, null_blk) it maps.
- * Return: 0 with @name set, or -1 with @e (subject @arg).
+ * Return: 0 with @name set, or a negative errno with @e (subject @arg).
  */
 int znp_map_dm_find(const struct znp_map_ctx *c, const char *arg, char *name, size_t size,
 		    struct znp_map_err *e);
@@ -138,7 +142,7 @@ int znp_map_dm_find(const struct znp_map_ctx *c, const char *arg, char *name, si
 /**
  * znp_map_dm_remove() - remove our mapping @name (open: only with c->force,
  * then at its last close) and forget it in the mapping file.
- * Return: 0 or -1 with @e (subject @name).
+ * Return: 0 or a negative errno with @e (subject @name).
  */
 struct znp_map_removed;
 int znp_map_dm_remove(const struct znp_map_ctx *c, const char *name,
@@ -185,7 +189,7 @@ struct znp_map_cat {
  * takes it alone, none given twice, one zone geometry for all:
  * znp_map_cat_check() after each device is opened (index @i).
  * Then znp_map_cat_plan() (targets back to back) and znp_map_cat_create().
- * Return: 0 or -1 with @e (e->subject: the device, or NULL for the command).
+ * Return: 0 or a negative errno with @e (e->subject: the device, or NULL for the command).
  */
 int znp_map_cat_begin(const struct znp_map_ctx *c, struct znp_map_cat *cat,
 		      struct znp_map_err *e);
@@ -238,7 +242,7 @@ struct znp_map_ublk_hooks {
 /**
  * znp_map_ublk_recorded() - the ng node (@ng) of the namespace recorded
  * under @name as a ublk mapping in the mapping file, found by identity.
- * Return: 0 or -1 with @e.
+ * Return: 0 or a negative errno with @e.
  */
 int znp_map_ublk_recorded(const struct znp_map_ctx *c, const char *name, char *ng, size_t size,
 			  struct znp_map_err *e);
@@ -248,12 +252,12 @@ int znp_map_ublk_recorded(const struct znp_map_ctx *c, const char *name, char *n
  * changes: not NVMe, a check verdict no ublk mapping serves, a geometry
  * ublk cannot carry, no stable identity. Fills @u (nothing sent but the
  * Identify Controller the geometry needs).
- * Return: 0 or -1 with @e.
+ * Return: 0 or a negative errno with @e.
  */
 int znp_map_ublk_plan(const struct znp_map_ctx *c, struct znp_dev *dev, struct znp_map_ublk *u,
 		      struct znp_map_err *e);
 
-/* --persist: u->config, the mapping file as an absolute path. Return: 0 or -1 with @e. */
+/* --persist: u->config, the mapping file as an absolute path. Return: 0 or a negative errno with @e. */
 int znp_map_ublk_config(struct znp_map_ublk *u, struct znp_map_err *e);
 
 /**
@@ -261,7 +265,7 @@ int znp_map_ublk_config(struct znp_map_ublk *u, struct znp_map_err *e);
  * make sure of the ublk driver (modprobe when it is not loaded), and decide
  * on recovery (take back a quiesced device, refuse a live one, drop a
  * stale record). @h->say tells what it does.
- * Return: 0 or -1 with @e.
+ * Return: 0 or a negative errno with @e.
  */
 int znp_map_ublk_prepare(struct znp_map_ublk *u, const struct znp_map_ublk_hooks *h,
 			 struct znp_map_err *e);
@@ -272,7 +276,7 @@ int znp_map_ublk_prepare(struct znp_map_ublk *u, const struct znp_map_ublk_hooks
  * record that fails undoes the device), then the run-time record, then
  * @h->live. After a clean stop the device is deleted and the record
  * removed; a device in use stays, quiesced, for the next server.
- * Return: 0 after a clean stop, or -1 with @e.
+ * Return: 0 after a clean stop, or a negative errno with @e.
  */
 int znp_map_ublk_serve(struct znp_map_ublk *u, const struct znp_map_ublk_hooks *h,
 		       struct znp_map_err *e);
@@ -295,7 +299,7 @@ struct znp_map_ublk_found {
 /**
  * znp_map_ublk_find() - the ublk mapping @arg names: ublkbN, /dev/ublkbN,
  * its name, its namespace's ng or block node.
- * Return: 1 found, 0 not (also: no state directory), or -1 with @e when the
+ * Return: 1 found, 0 not (also: no state directory), or a negative errno with @e when the
  * records cannot be read (ENOMEM, EACCES): a failure, not "not found".
  */
 int znp_map_ublk_find(const struct znp_map_ctx *c, const char *arg,
@@ -303,7 +307,7 @@ int znp_map_ublk_find(const struct znp_map_ctx *c, const char *arg,
 
 /*
  * znp_map_ublk_status() - call @cb for each ublk mapping (@bad for a record
- * that cannot be read: its file and why). Return: the count, or -1 with @e.
+ * that cannot be read: its file and why). Return: the count, or a negative errno with @e.
  */
 int znp_map_ublk_status(const struct znp_map_ctx *c,
 			void (*cb)(const struct znp_map_ublk_found *f, void *arg),
@@ -318,7 +322,7 @@ const char *znp_map_ublk_mapped_as(const struct znp_map_ctx *c, const struct znp
  * znp_map_ublk_remove() - stop and delete the ublk mapping @f (in use: only
  * with c->force), its record, and its entry in the mapping file. A dry run
  * stops after the checks. @warn: a note that does not stop the removal.
- * Return: 0 or -1 with @e (subject out->name).
+ * Return: 0 or a negative errno with @e (subject out->name).
  */
 struct znp_map_removed;
 int znp_map_ublk_remove(const struct znp_map_ctx *c, const struct znp_map_ublk_found *f,
@@ -327,7 +331,7 @@ int znp_map_ublk_remove(const struct znp_map_ctx *c, const struct znp_map_ublk_f
 
 /*
  * Is the namespace @ng's ublk mapping served already (restore)?
- * Return: 1 yes, 0 no, or -1 with @e when the records cannot be read.
+ * Return: 1 yes, 0 no, or a negative errno with @e when the records cannot be read.
  */
 int znp_map_ublk_served(const struct znp_map_ctx *c, const char *ng, struct znp_map_err *e);
 
@@ -365,13 +369,13 @@ typedef void znp_map_warn_fn(const char *subject, const char *msg, void *arg);
 struct znp_map_route {
 	const char *name;		/* "dm", "ublk" */
 	enum znp_map_via via;
-	/* may @dev be mapped this way? 0 or -1 with @e */
+	/* may @dev be mapped this way? 0 or a negative errno with @e */
 	int (*refuse)(const struct znp_map_ctx *c, const struct znp_dev *dev,
 		      struct znp_map_err *e);
-	/* the mapping @arg names: 1 found (@f), 0 not this route's, -1 with @e */
+	/* the mapping @arg names: 1 found (@f), 0 not this route's, a negative errno with @e */
 	int (*find)(const struct znp_map_ctx *c, const char *arg, struct znp_map_found *f,
 		    struct znp_map_err *e);
-	/* remove it (a dry run: the checks only); 0 or -1 with @e (subject out->name) */
+	/* remove it (a dry run: the checks only); 0 or a negative errno with @e (subject out->name) */
 	int (*remove)(const struct znp_map_ctx *c, const struct znp_map_found *f,
 		      znp_map_warn_fn *warn, void *arg, struct znp_map_removed *out,
 		      struct znp_map_err *e);
@@ -382,7 +386,7 @@ extern const struct znp_map_route znp_map_route_dm, znp_map_route_ublk;
 /*
  * znp_map_find() - the mapping @arg names, on the route that has it: a ublk
  * mapping's record first, then device-mapper (whose refusal says why
- * nothing was found). Return: 0 with @f, or -1 with @e.
+ * nothing was found). Return: 0 with @f, or a negative errno with @e.
  */
 int znp_map_find(const struct znp_map_ctx *c, const char *arg, struct znp_map_found *f,
 		 struct znp_map_err *e);

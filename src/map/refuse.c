@@ -21,7 +21,7 @@ int znp_map_fail(struct znp_map_err *e, enum znp_map_kind kind, int ret, const c
 	va_start(ap, fmt);
 	vsnprintf(e->why, sizeof(e->why), fmt, ap);
 	va_end(ap);
-	return -1;
+	return ret < 0 ? ret : -EIO;
 }
 
 const char *znp_map_conf_strerror(const char *conf, int ret, char *buf, size_t size)

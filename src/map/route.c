@@ -13,8 +13,10 @@ static int dm_refuse(const struct znp_map_ctx *c, const struct znp_dev *dev,
 static int dm_find(const struct znp_map_ctx *c, const char *arg, struct znp_map_found *f,
 		   struct znp_map_err *e)
 {
+	int ret = znp_map_dm_find(c, arg, f->name, sizeof(f->name), e);
+
 	f->route = &znp_map_route_dm;
-	return znp_map_dm_find(c, arg, f->name, sizeof(f->name), e) ? -1 : 1;
+	return ret ? ret : 1;
 }
 
 static int dm_remove(const struct znp_map_ctx *c, const struct znp_map_found *f,
@@ -65,7 +67,7 @@ int znp_map_find(const struct znp_map_ctx *c, const char *arg, struct znp_map_fo
 		int ret = order[i]->find(c, arg, f, e);
 
 		if (ret)
-			return ret < 0 ? -1 : 0;
+			return ret < 0 ? ret : 0;
 	}
 	/* not reached: the dm route refuses what it does not find */
 	return znp_map_fail(e, ZNP_MAP_UNSUITABLE, -ENXIO, "no such mapping");

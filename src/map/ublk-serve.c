@@ -86,7 +86,7 @@ static int write_record(struct serving *s, int dev_id)
 	return ret;
 }
 
-/* --persist: the entry in the mapping file. Return: 0 or -1 with s->e. */
+/* --persist: the entry in the mapping file. Return: 0 or a negative errno with s->e. */
 static int persist(struct serving *s)
 {
 	struct znp_map_ublk *u = s->u;
@@ -143,7 +143,7 @@ static void delete_dev(struct serving *s, int dev_id)
 	znp_ublk_rec_drop(s->u->dirfd, s->u->rec.ident);
 }
 
-/* How the run ended. Return: 0 or -1 with s->e. */
+/* How the run ended. Return: 0 or a negative errno with s->e. */
 static int after_run(struct serving *s, int ret, bool parked, int dev_id)
 {
 	struct znp_map_ublk *u = s->u;
@@ -153,10 +153,10 @@ static int after_run(struct serving *s, int ret, bool parked, int dev_id)
 		if (parked) {
 			say(s, LOG_NOTICE, "/dev/ublkb%d is in use: it stays, quiesced, for the next "
 			    "server", dev_id);
-			return -1;
+			return s->e->ret < 0 ? s->e->ret : -EIO;
 		}
 		delete_dev(s, dev_id);
-		return -1;
+		return s->e->ret < 0 ? s->e->ret : -EIO;
 	}
 	if (!u->live) {
 		/* never started: create() deleted it; a recovered one stays quiesced */

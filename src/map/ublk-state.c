@@ -140,7 +140,7 @@ static int find_cb(const struct znp_ublk_rec *r, const char *file, const char *w
 	return 1;
 }
 
-/* The records cannot be listed (ENOMEM, EACCES). Return: -1. */
+/* The records cannot be listed (ENOMEM, EACCES). Return: a negative errno. */
 static int records_error(const struct znp_map_ctx *c, int ret, struct znp_map_err *e)
 {
 	return znp_map_fail(e, ZNP_MAP_FAILED, ret, "cannot read the ublk mapping records in "
