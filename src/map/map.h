@@ -165,6 +165,47 @@ struct znp_map_dm_row {
 int znp_map_dm_status(const struct znp_map_ctx *c, const struct znp_dm_info *one,
 		      void (*cb)(const struct znp_map_dm_row *r, void *arg), void *arg);
 
+/* ---- map --restore: the recorded namespaces present ------------------------ */
+
+struct znp_map_ns {
+	struct znp_ns_info ns;
+	char ident[ZNP_IDENT_MAX];
+	struct znp_geom geom;
+	bool ok;			/* probed and zoned */
+};
+
+/* The NVMe namespaces present, with their identities. */
+struct znp_map_present {
+	struct znp_map_ns *ns;
+	size_t nr, cap;
+};
+
+/* Return: 0 or the -errno of znp_scan(); free with znp_map_present_free() either way. */
+int znp_map_present_scan(const struct znp_map_ctx *c, struct znp_map_present *p);
+void znp_map_present_free(struct znp_map_present *p);
+
+/* One entry of the mapping file, matched to what is present. */
+struct znp_map_restore_item {
+	unsigned int line;
+	const struct znp_dmconf_entry *ent;	/* NULL: an invalid line (@why) */
+	const char *why;
+	const struct znp_map_ns *ns;		/* NULL: not present */
+	char path[PATH_MAX];			/* the node its route maps */
+	bool geom_differs;			/* from the recorded geometry */
+};
+
+/*
+ * Call @cb for each entry of the mapping file @buf (@len bytes) in order.
+ * Return: 0 or the -errno of znp_dmconf_parse() (-ENOMEM: the entries after
+ * it were not looked at).
+ */
+int znp_map_restore_each(const struct znp_map_ctx *c, const struct znp_map_present *p,
+			 const char *buf, size_t len,
+			 int (*cb)(const struct znp_map_restore_item *it, void *arg), void *arg);
+
+/* Does the mapping file record only ublk mappings (no dm target needed)? */
+bool znp_map_conf_only_ublk(const char *buf, size_t len);
+
 /* ---- a concatenation (map DEV1 DEV2 ...) on the dm route ------------------- */
 
 #define ZNP_MAP_CAT_MAX		4
