@@ -17,36 +17,28 @@ static void dm_row(const struct znp_map_dm_row *d, void *arg)
 	p->ops->status_row(p, &r);
 }
 
-struct bad_rec {
+/* The ublk rows (and the records that cannot be read) for znp_map_ublk_status(). */
+struct ublk_rows {
 	const struct znp_cli *cli;
+	struct znp_print *p;
 	const char *run_dir;
 };
 
+static void ublk_row(const struct znp_map_ublk_found *f, void *arg)
+{
+	znp_cli_ublk_status_row(((struct ublk_rows *)arg)->p, f);
+}
+
 static void bad_record(const char *file, const char *why, void *arg)
 {
-	const struct bad_rec *b = arg;
+	const struct ublk_rows *u = arg;
 
-	znp_cli_err(b->cli, file, "unreadable ublk mapping record in %s: %s", b->run_dir, why);
-}
-
-struct status_args {
-	struct znp_print *p;
-	struct bad_rec bad;
-};
-
-static void ublk_row_s(const struct znp_map_ublk_found *f, void *arg)
-{
-	znp_cli_ublk_status_row(((struct status_args *)arg)->p, f);
-}
-
-static void bad_record_s(const char *file, const char *why, void *arg)
-{
-	bad_record(file, why, &((struct status_args *)arg)->bad);
+	znp_cli_err(u->cli, file, "unreadable ublk mapping record in %s: %s", u->run_dir, why);
 }
 
 int znp_cmd_status(const struct znp_cli *cli, const struct znp_opts *o, struct znp_print *p)
 {
-	struct status_args sa = { .p = p, .bad = { .cli = cli } };
+	struct ublk_rows rows = { .cli = cli, .p = p };
 	struct znp_map_ublk_found f;
 	struct znp_map_err e = { 0 };
 	char name[ZNP_DM_NAME_MAX];
@@ -56,7 +48,7 @@ int znp_cmd_status(const struct znp_cli *cli, const struct znp_opts *o, struct z
 	int ret;
 
 	znp_cli_map_ctx(cli, o, &c);
-	sa.bad.run_dir = c.run_dir;
+	rows.run_dir = c.run_dir;
 	ret = o->nargs ? znp_map_ublk_find(&c, o->args[0], &f, &e) : 0;
 	if (ret < 0) {
 		znp_cli_map_fail(cli, o->args[0], &e);
@@ -86,7 +78,7 @@ int znp_cmd_status(const struct znp_cli *cli, const struct znp_opts *o, struct z
 	p->ops->status_begin(p);
 	ret = dm_ok ? znp_map_dm_status(&c, o->nargs ? &info : NULL, dm_row, p) : 0;
 	/* the ublk mappings after the dm ones */
-	if (!o->nargs && znp_map_ublk_status(&c, ublk_row_s, bad_record_s, &sa, &e) < 0) {
+	if (!o->nargs && znp_map_ublk_status(&c, ublk_row, bad_record, &rows, &e) < 0) {
 		znp_cli_map_fail(cli, "status", &e);
 		ublk_failed = true;
 	}
