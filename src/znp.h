@@ -14,5 +14,6 @@
 #include "dm.h"		/* dm/: tables, identity, mapping file, libdevmapper */
 #include "ublk.h"	/* ublk/: the ublk server (po2 zoned ublk devices) */
 #include "svc.h"	/* svc/: ublk mapping state under /run/zns-npo2 */
+#include "map.h"	/* map/: the mapping life cycle, the dm and ublk routes */
 
 #endif

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* check: can this namespace be mapped to power-of-2 zones? */
 #include "cmd.h"
-#include "cmd_ublk.h"
+#include "cmd_map.h"
 
 static int verdict_exit(enum znp_verdict v)
 {
@@ -45,8 +45,10 @@ int znp_cmd_check(const struct znp_cli *cli, const struct znp_opts *o,
 	}
 	if (v.res.verdict == ZNP_V_NEEDS_KERNEL) {
 		struct znp_ublk_route_info route;
+		struct znp_map_ctx c;
 
-		znp_cli_ublk_route(cli, &route);
+		znp_cli_map_ctx(cli, o, &c);
+		znp_map_ublk_route(&c, &route);
 		znp_check_ublk(&v.res, znp_ublk_route_usable(route.route),
 			       route.route == ZNP_ROUTE_LOADABLE);
 	}

@@ -3,7 +3,7 @@
 #include <errno.h>
 
 #include "cmd.h"
-#include "cmd_ublk.h"
+#include "cmd_map.h"
 
 struct list_ctx {
 	const struct znp_cli *cli;
@@ -34,8 +34,12 @@ static int list_one(const struct znp_scan_entry *e, void *arg)
 	if (e->ns.blk_name[0] && znp_blk_po2_holder(&ctx->cli->env, e->ns.blk_name, &h))
 		r.mapped_as = h.dm_name;
 	/* served through ublk (a record under /run/zns-npo2 whose device exists) */
-	if (!r.mapped_as)
-		r.mapped_as = znp_cli_ublk_mapped_as(ctx->cli, &e->ns, ublk, sizeof(ublk));
+	if (!r.mapped_as) {
+		struct znp_map_ctx c;
+
+		znp_cli_map_ctx(ctx->cli, NULL, &c);
+		r.mapped_as = znp_map_ublk_mapped_as(&c, &e->ns, ublk, sizeof(ublk));
+	}
 	ctx->p->ops->list_row(ctx->p, &r);
 	return 0;
 }

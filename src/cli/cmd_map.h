@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * Shared by cmd_map.c (map), cmd_map_restore.c (map --restore) and
- * cmd_unmap.c (unmap, status).
+ * The mapping commands (map, map --ublk, map --restore, unmap, status) over
+ * the library's mapping room (src/map/map.h): what they share.
  */
 #ifndef ZNP_CLI_CMD_MAP_H
 #define ZNP_CLI_CMD_MAP_H
@@ -9,51 +9,44 @@
 #include <stdbool.h>
 
 #include "cmdtab.h"
+#include "map.h"
 #include "opts.h"
-
-#define MAP_ALREADY	(-1)		/* znp_map_dev(): mapped already, by us, as asked */
-
-struct map_ctx {
-	const struct znp_cli *cli;
-	const struct znp_opts *o;
-	struct znp_print *p;
-	const char *name;		/* NULL: default name */
-	bool persist;
-	bool quiet;			/* restore: no map view */
-	char err[320];			/* why znp_map_dev() failed */
-};
+#include "print.h"
 
 /* The mapping file: --config, else ZNP_DMCONF_PATH. */
-const char *znp_map_config(const struct znp_opts *o);
+const char *znp_cli_map_config(const struct znp_opts *o);
 
-/*
- * Map an opened, probed device: plan (name, UUID, table), check, apply.
- * Return: 0, MAP_ALREADY (mapped by us with this identity), or an exit
- * code with m->err set.
- */
-int znp_map_dev(struct map_ctx *m, struct znp_dev *dev);
+/* The ublk state directory: $ZNP_RUN_DIR (tests) or ZNP_RUN_DIR. */
+const char *znp_cli_run_dir(void);
 
-/* Set m->err from @fmt. Return: @code. */
-int znp_map_fail(struct map_ctx *m, int code, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-/* The exit code and m->err for a failed znp_dm_target_find(). */
-int znp_map_target_error(struct map_ctx *m, int ret);
+/* The library's view of the command line and the environment (@o may be NULL). */
+void znp_cli_map_ctx(const struct znp_cli *cli, const struct znp_opts *o, struct znp_map_ctx *c);
 
-/* map --restore */
+/* The exit code of a failed step. */
+int znp_cli_map_exit(const struct znp_cli *cli, const struct znp_map_err *e);
+
+/* One error line on e->subject, else @subject. Return: the exit code. */
+int znp_cli_map_fail(const struct znp_cli *cli, const char *subject, const struct znp_map_err *e);
+
+/* map --restore (cmd_map_restore.c) */
 int znp_map_restore(const struct znp_cli *cli, const struct znp_opts *o, struct znp_print *p);
 
-/*
- * For map of several devices (cmd_mapcat.c), each returning 0 or an exit
- * code with m->err set: @dev is what check calls mappable (with whole
- * zones only); @backing (kernel name @kname) is neither held, mapped nor
- * open, and no device has @uuid.
- */
-int znp_map_check_dev(struct map_ctx *m, const struct znp_dev *dev);
-int znp_map_check_free(struct map_ctx *m, const char *kname, const char *uuid,
-		       const char *backing, bool dm_usable);
-
 /* map DEV1 DEV2...: one mapping concatenating the devices (cmd_mapcat.c) */
-int znp_map_concat(const struct znp_cli *cli, const struct znp_opts *o,
-		   struct znp_print *p);
+int znp_map_concat(const struct znp_cli *cli, const struct znp_opts *o, struct znp_print *p);
+
+/* map --ublk (cmd_ublkmap.c). Return: exit code (in the daemon: when it stops). */
+int znp_cmd_map_ublk(const struct znp_cli *cli, const struct znp_opts *o, struct znp_print *p);
+
+/*
+ * `map --restore` of a ublk entry (cmd_ublk.c): start its server.
+ * @result: "mapped", "started" (by systemd, zns-npo2-ublk@NAME.service),
+ * "already-mapped", "would-map" (dry run) or "failed"; @err: why, on failure.
+ * Return: exit code.
+ */
+int znp_cli_ublk_restore(const struct znp_cli *cli, const struct znp_opts *o, const char *name,
+			 const char *ng, const char **result, char *err, size_t size);
+
+/* One status row of a ublk mapping (cmd_ublk.c). */
+void znp_cli_ublk_status_row(struct znp_print *p, const struct znp_map_ublk_found *f);
 
 #endif

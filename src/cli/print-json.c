@@ -307,7 +307,7 @@ static void json_version(struct znp_print *p, const char *prog, const char *vers
 	j_end(p);
 }
 
-/* ---- map, unmap, status (cmd_map.c) ------------------------------------- */
+/* ---- map, unmap, status (cmd_map.c, cmd_unmap.c, cmd_status.c) ---------- */
 
 const struct znp_print_ops znp_print_json_ops = {
 	.name = "json",

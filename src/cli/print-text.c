@@ -257,7 +257,7 @@ static void text_version(struct znp_print *p, const char *prog, const char *vers
 	fprintf(p->out, "%s version %s\n", prog, version);
 }
 
-/* ---- map, unmap, status (cmd_map.c) ------------------------------------- */
+/* ---- map, unmap, status (cmd_map.c, cmd_unmap.c, cmd_status.c) ---------- */
 
 static void text_map_geom(struct znp_print *p, const struct znp_map_view *v, const char *pfx)
 {

@@ -23,6 +23,8 @@ struct znp_geom {
 	bool zone_cap_varies;	/* zones report different capacities */
 	uint64_t nr_zones;	/* including a smaller last zone, if any */
 	uint32_t mdts_bytes;	/* max data transfer, 0 = unlimited/unknown */
+	bool vwc;		/* volatile write cache (Identify Controller VWC), false on
+				 * block devices */
 	uint32_t max_open;	/* 0 = no limit */
 	uint32_t max_active;	/* 0 = no limit */
 	uint32_t zdes_bytes;	/* zone descriptor extension size */

@@ -113,6 +113,7 @@ static int nvme_probe(struct znp_dev *dev)
 	if (ret)
 		goto out_free;
 	g->mdts_bytes = mdts_to_bytes(id->ctrl.mdts, lim ? lim->max_hw_bytes : 0);
+	g->vwc = id->ctrl.vwc & 1;
 	if (!ns->serial[0])
 		copy_id_str(ns->serial, sizeof(ns->serial), id->ctrl.sn, sizeof(id->ctrl.sn));
 	if (!ns->model[0])

@@ -173,7 +173,6 @@ int znp_ublk_probe(uint64_t *features)
 int znp_ublk_geom_from_dev(struct znp_dev *ns, struct znp_ublk_geom *g, const char **why)
 {
 	struct nvme_zns_id_ctrl zid;
-	struct nvme_id_ctrl id;
 	uint32_t zasl = 0;
 	int ret;
 
@@ -185,11 +184,7 @@ int znp_ublk_geom_from_dev(struct znp_dev *ns, struct znp_ublk_geom *g, const ch
 		*why = "not a zoned namespace";
 		return -EMEDIUMTYPE;
 	}
-	ret = znp_nvme_identify_ctrl(ns->fd, &id);
-	if (ret) {
-		*why = "Identify Controller failed";
-		return ret;
-	}
+	/* VWC: the probe's Identify Controller (struct znp_geom), not sent again */
 	ret = znp_nvme_zns_identify_ctrl(ns->fd, &zid);
 	if (ret) {
 		*why = "ZNS Identify Controller failed";
@@ -197,7 +192,7 @@ int znp_ublk_geom_from_dev(struct znp_dev *ns, struct znp_ublk_geom *g, const ch
 	}
 	if (zid.zasl)		/* in units of the minimum page size (4 KiB assumed, as MDTS) */
 		zasl = zid.zasl >= 19 ? UINT32_C(1) << 31 : UINT32_C(4096) << zid.zasl;
-	return znp_ublk_geom_compute(&ns->geom, zasl, id.vwc & 1, g, why);
+	return znp_ublk_geom_compute(&ns->geom, zasl, ns->geom.vwc, g, why);
 }
 
 static int server_alloc(struct znp_dev *ns, const struct znp_ublk_opts *o,
@@ -231,7 +226,9 @@ static int server_alloc(struct znp_dev *ns, const struct znp_ublk_opts *o,
 	}
 	pthread_mutex_init(&s->log_lock, NULL);
 	*out = s;
-	ret = znp_ublk_geom_from_dev(ns, &s->g, &why);
+	if (o->geom)
+		s->g = *o->geom;
+	ret = o->geom ? 0 : znp_ublk_geom_from_dev(ns, &s->g, &why);
 	if (ret) {
 		znp_ublk_log(s, LOG_ERR, "%s: refused: %s", ns->path, why);
 		return ret;

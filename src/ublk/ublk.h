@@ -69,7 +69,7 @@ struct znp_ublk_geom {
 	uint32_t max_sectors;		/* ublk request limit: whole commands up to 256 KiB,
 					 * or more so that one report request holds every
 					 * zone (nr_zones / 8) */
-	bool volatile_cache;		/* Identify Controller VWC */
+	bool volatile_cache;		/* Identify Controller VWC (the probe's) */
 };
 
 /**
@@ -79,8 +79,9 @@ struct znp_ublk_geom {
  * @g: out
  * @why: on failure, a static one-line reason without the device name
  *
- * Sends Identify Controller (VWC, ZNS ZASL) and nothing that changes
- * anything. A po2 zone size is accepted (zero padding: useful for tests);
+ * Sends ZNS Identify Controller (ZASL) and nothing that changes anything;
+ * the volatile write cache comes from the probe's Identify Controller
+ * (@ns->geom.vwc). A po2 zone size is accepted (zero padding: useful for tests);
  * callers refuse it for users. Refused: not NVMe (-ENODEV), not zoned
  * (-EMEDIUMTYPE), capacity != zone size, varying capacities, a small last
  * zone or an LBA format with metadata or protection information (-EINVAL), an LBA size outside 512..4096, a po2 zone of 2^32 sectors
@@ -113,6 +114,9 @@ struct znp_ublk_opts {
 					 * state directory), -1 none: see src/ublk/README.md */
 	znp_ublk_log_fn *log;		/* NULL: silent */
 	void *log_arg;
+	/* the namespace's geometry from znp_ublk_geom_from_dev(), NULL: computed
+	 * here (one more Identify Controller) */
+	const struct znp_ublk_geom *geom;
 };
 
 struct znp_ublk_server;

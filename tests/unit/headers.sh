@@ -9,7 +9,7 @@
 set -uo pipefail
 src=${1:?usage: headers.sh SRCDIR PLUGINDIR}
 plugin=${2:?}
-public="core.h dev.h zone.h aio.h dm.h ublk.h svc.h"
+public="core.h dev.h zone.h aio.h dm.h ublk.h svc.h map.h"
 fail=0
 bad() { echo "not ok - $*"; fail=1; }
 
@@ -17,8 +17,8 @@ for h in $public; do
 	grep -q "^#include \"$h\"" "$src/znp.h" || bad "znp.h does not include $h"
 done
 # a room header that is not the room's public face is private to the library
-private=$(cd "$src" && ls core/*.h dev/*.h zone/*.h aio/*.h dm/*.h ublk/*.h svc/*.h | xargs -n1 basename)
-for h in $public map.h; do private=$(echo "$private" | grep -vx "$h"); done
+private=$(cd "$src" && ls core/*.h dev/*.h zone/*.h aio/*.h dm/*.h ublk/*.h svc/*.h map/*.h | xargs -n1 basename)
+for h in $public; do private=$(echo "$private" | grep -vx "$h"); done
 for f in "$src"/cli/*.[ch] "$plugin"/*.[ch]; do
 	while read -r h; do
 		echo "$private" | grep -qx "$h" && bad "${f#"$src"/} includes non-public header $h"

@@ -1,0 +1,321 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * The ublk route before serving: what cannot be served (the verdict table,
+ * the geometry, the identity), the namespace recorded under a name, the
+ * namespace's lock, the ublk driver, and recovery of a quiesced device.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <syslog.h>
+#include <unistd.h>
+
+#include "map.h"
+
+static void say(const struct znp_map_ublk_hooks *h, int prio, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static void say(const struct znp_map_ublk_hooks *h, int prio, const char *fmt, ...)
+{
+	char buf[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	if (h && h->say)
+		h->say(h->arg, prio, false, buf);
+}
+
+/* ---- the namespace recorded under a name ---------------------------------- */
+
+struct by_name {
+	const char *name;
+	struct znp_dmconf_entry ent;
+	bool found;
+	char *ng;
+	size_t size;
+	const struct znp_env *env;
+};
+
+static int by_name_cb(unsigned int lineno, const struct znp_dmconf_entry *ent, const char *why,
+		      void *arg)
+{
+	struct by_name *b = arg;
+
+	if (ent && !strcmp(ent->name, b->name)) {
+		b->ent = *ent;
+		b->found = true;
+		return 1;
+	}
+	return 0;
+}
+
+static int by_ident_cb(const struct znp_scan_entry *se, void *arg)
+{
+	struct by_name *b = arg;
+	char ident[ZNP_IDENT_MAX];
+
+	if (se->ns.ng_name[0] && !znp_ident_from_ns(&se->ns, ident, sizeof(ident)) &&
+	    !strcmp(ident, b->ent.ident)) {
+		znp_dev_path(b->env, b->ng, b->size, se->ns.ng_name);
+		return 1;
+	}
+	return 0;
+}
+
+int znp_map_ublk_recorded(const struct znp_map_ctx *c, const char *name, char *ng, size_t size,
+			  struct znp_map_err *e)
+{
+	struct by_name b = { .name = name, .ng = ng, .size = size, .env = c->env };
+	char *buf;
+	size_t len;
+	int ret;
+
+	e->subject = name;
+	ret = znp_dmconf_read(c->config, &buf, &len);
+	if (ret)
+		return znp_map_fail(e, ZNP_MAP_ERRNO, ret, "cannot read %s: %s", c->config,
+				    znp_strerror(ret));
+	ret = znp_dmconf_parse(buf, len, by_name_cb, &b);
+	free(buf);
+	if (ret < 0)		/* -ENOMEM: a failure, not "no such mapping" */
+		return znp_map_fail(e, ZNP_MAP_FAILED, ret, "cannot parse %s: %s", c->config,
+				    znp_strerror(ret));
+	if (!b.found || !b.ent.ublk)
+		return znp_map_fail(e, ZNP_MAP_UNSUITABLE, -ENOENT, "no ublk mapping of this name "
+				    "in %s", c->config);
+	ng[0] = '\0';
+	ret = znp_scan(c->env, by_ident_cb, &b);
+	if (ret < 0)		/* sysfs unreadable, ENOMEM: not "not present" */
+		return znp_map_fail(e, ZNP_MAP_FAILED, ret, "cannot list the NVMe namespaces: %s",
+				    znp_strerror(ret));
+	if (!ng[0])
+		return znp_map_fail(e, ZNP_MAP_UNSUITABLE, -ENOENT, "namespace %s is not present",
+				    b.ent.ident);
+	e->subject = NULL;
+	return 0;
+}
+
+/* ---- plan ------------------------------------------------------------------- */
+
+/* u->config: the mapping file as an absolute path (the daemon records it after chdir("/")). */
+int znp_map_ublk_config(struct znp_map_ublk *u, struct znp_map_err *e)
+{
+	const char *conf = u->c->config;
+	char cwd[PATH_MAX];
+
+	if (conf[0] == '/' ? znp_strlcpy(u->config, conf, sizeof(u->config)) :
+	    !getcwd(cwd, sizeof(cwd)) ||
+	    snprintf(u->config, sizeof(u->config), "%s/%s", cwd, conf) >= (int)sizeof(u->config))
+		return znp_map_fail(e, ZNP_MAP_USAGE, -ENAMETOOLONG, "--config '%s': path too long",
+				    conf);
+	return 0;
+}
+
+int znp_map_ublk_plan(const struct znp_map_ctx *c, struct znp_dev *dev, struct znp_map_ublk *u,
+		      struct znp_map_err *e)
+{
+	const char *why = NULL;
+	int ret;
+
+	u->c = c;
+	u->dev = dev;
+	u->dirfd = u->lockfd = u->recover_id = u->dev_id = -1;
+	ret = znp_map_refuse(c, ZNP_MAP_VIA_UBLK, dev, e);
+	if (ret)
+		return ret;
+	ret = znp_ublk_geom_from_dev(dev, &u->g, &why);
+	if (ret)
+		return znp_map_fail(e, ZNP_MAP_ERRNO, ret, "cannot be served through ublk: %s",
+				    why ? why : znp_strerror(ret));
+	if (znp_ident_from_ns(&dev->ns, u->ident, sizeof(u->ident)))
+		return znp_map_fail(e, ZNP_MAP_UNSUITABLE, -ENODATA, "no stable identity (NGUID, "
+				    "EUI-64 or serial number): the namespace's lock and record are "
+				    "keyed by it");
+	u->queues = u->nr_queues ? u->nr_queues : znp_ublk_default_queues();
+	u->depth = u->queue_depth ? u->queue_depth : ZNP_UBLK_DEF_DEPTH;
+	u->rec = (struct znp_ublk_rec){
+		.nsid = dev->ns.nsid, .lba_size = dev->geom.lba_size,
+		.zone_size = dev->geom.zone_size, .zone_cap = dev->geom.zone_cap,
+		.nr_zones = u->g.nr_zones, .po2_zone_sectors = u->g.zone_sectors,
+		.persist = c->persist,
+	};
+	znp_strlcpy(u->rec.ident, u->ident, sizeof(u->rec.ident));
+	znp_strlcpy(u->rec.ng, dev->ns.ng_name, sizeof(u->rec.ng));
+	if (c->name)
+		znp_strlcpy(u->rec.name, c->name, sizeof(u->rec.name));
+	return 0;
+}
+
+/* ---- prepare: lock, driver, recovery ---------------------------------------- */
+
+static int modprobe_ublk(void)
+{
+	int st;
+	pid_t pid = fork();
+
+	if (pid < 0)
+		return -errno;
+	if (!pid) {
+		int null = open("/dev/null", O_RDWR | O_CLOEXEC);
+
+		if (null >= 0) {
+			dup2(null, 0);
+			dup2(null, 1);
+		}
+		execlp("modprobe", "modprobe", "-q", "ublk_drv", (char *)NULL);
+		_exit(127);
+	}
+	if (waitpid(pid, &st, 0) != pid)
+		return -ECHILD;
+	return WIFEXITED(st) && !WEXITSTATUS(st) ? 0 : -ENOENT;
+}
+
+/* The ublk driver, loaded when missing. */
+static int need_driver(const struct znp_map_ublk_hooks *h, struct znp_map_err *e)
+{
+	uint64_t feat = 0;
+	int ret = znp_ublk_probe(&feat);
+
+	if (ret == -ENOENT) {
+		say(h, LOG_NOTICE, "loading ublk_drv");
+		if (!modprobe_ublk()) {
+			for (int i = 0; i < 40 && (ret = znp_ublk_probe(&feat)) == -ENOENT; i++)
+				usleep(50000);	/* the control node appears */
+		}
+	}
+	if (ret == -ENOENT)
+		return znp_map_fail(e, ZNP_MAP_UNSUPPORTED, ret, "the kernel has no ublk driver "
+				    "(/dev/ublk-control missing, `modprobe ublk_drv` failed)");
+	if (ret == -EACCES || ret == -EPERM)
+		return znp_map_fail(e, ZNP_MAP_REFUSED, ret, "no access to /dev/ublk-control: a "
+				    "ublk server needs root (CAP_SYS_ADMIN)");
+	if (ret == -EOPNOTSUPP)
+		return znp_map_fail(e, ZNP_MAP_UNSUPPORTED, ret, "the ublk driver lacks zoned "
+				    "devices, user copy or user recovery (features 0x%" PRIx64
+				    "; needs Linux >= 6.6)", feat);
+	if (ret)
+		return znp_map_fail(e, ZNP_MAP_FAILED, ret, "cannot ask the ublk driver for its "
+				    "features: %s", znp_strerror(ret));
+	return 0;
+}
+
+/* The state directory and the namespace's lock. */
+static int lock_ns(struct znp_map_ublk *u, struct znp_map_err *e)
+{
+	const char *dir = u->c->run_dir;
+	struct znp_ublk_rec old;
+	int ret;
+
+	mkdir("/run", 0755);
+	u->dirfd = znp_run_dir_open(dir, true);
+	if (u->dirfd < 0)
+		return znp_map_fail(e, ZNP_MAP_FAILED, u->dirfd, "unsafe or unusable state "
+				    "directory %s: %s", dir, znp_strerror(u->dirfd));
+	ret = znp_ns_lock(u->dirfd, u->rec.ident, &u->lockfd);
+	if (ret == -EBUSY) {
+		if (!znp_ublk_rec_get(u->dirfd, u->rec.ident, &old))
+			return znp_map_fail(e, ZNP_MAP_REFUSED, ret, "already served by server pid "
+					    "%ld as /dev/ublkb%d: refusing a second server on this "
+					    "namespace", (long)old.pid, old.dev_id);
+		return znp_map_fail(e, ZNP_MAP_REFUSED, ret, "another server is starting on this "
+				    "namespace (its lock in %s is held)", dir);
+	}
+	if (ret)
+		return znp_map_fail(e, ZNP_MAP_FAILED, ret, "cannot lock the namespace in %s: %s",
+				    dir, znp_strerror(ret));
+	return 0;
+}
+
+/*
+ * --recover, or a record of this namespace: take back its quiesced device
+ * (u->recover_id), refuse a live one, drop one in any other state.
+ */
+static int pick_recovery(struct znp_map_ublk *u, const struct znp_map_ublk_hooks *h,
+			 struct znp_map_err *e)
+{
+	struct znp_ublk_rec old;
+	struct znp_ublk_info info;
+	int ret;
+
+	if (u->recover) {
+		/* explicit: take back --ublk-id, record or not */
+		u->recover_id = u->dev_id_wanted;
+		u->recovered = true;
+		return 0;
+	}
+	/* a device left by a server that died: take it back */
+	ret = znp_ublk_rec_get(u->dirfd, u->rec.ident, &old);
+	if (ret == -ENOENT)
+		return 0;	/* nothing recorded */
+	if (ret) {
+		say(h, LOG_WARNING, "ignoring an unreadable record: %s", znp_strerror(ret));
+		return 0;
+	}
+	ret = znp_ublk_dev_info(old.dev_id, &info);
+	if (!ret && info.state != ZNP_UBLK_S_DEAD && info.srv_pid > 0 && info.srv_pid != old.pid) {
+		znp_map_ublk_release(u);
+		return znp_map_fail(e, ZNP_MAP_REFUSED, -EBUSY, "the record of this namespace "
+				    "names server pid %ld, but /dev/ublkb%d was served by pid %ld: "
+				    "stale record, not trusted", (long)old.pid, old.dev_id,
+				    (long)info.srv_pid);
+	}
+	if (!ret && info.state == ZNP_UBLK_S_LIVE && info.srv_pid > 0 &&
+	    kill(info.srv_pid, 0) && errno == ESRCH) {
+		/* its server just left (parked or died): the driver is quiescing it */
+		u->recover_id = old.dev_id;
+		u->recovered = true;
+		say(h, LOG_NOTICE, "/dev/ublkb%d: server pid %ld is gone: taking the device back",
+		    old.dev_id, (long)old.pid);
+		return 0;
+	}
+	if (!ret && info.state == ZNP_UBLK_S_QUIESCED) {
+		u->recover_id = old.dev_id;
+		u->recovered = true;
+		say(h, LOG_NOTICE, "/dev/ublkb%d is quiesced (server pid %ld died): taking it back",
+		    old.dev_id, (long)old.pid);
+		return 0;
+	}
+	if (!ret && info.state == ZNP_UBLK_S_LIVE) {
+		znp_map_ublk_release(u);
+		return znp_map_fail(e, ZNP_MAP_REFUSED, -EBUSY, "/dev/ublkb%d of this namespace is "
+				    "live without its server's lock (pid %ld): not touched",
+				    old.dev_id, (long)info.srv_pid);
+	}
+	if (!ret) {	/* added, never started or dead: delete it */
+		say(h, LOG_NOTICE, "deleting /dev/ublkb%d left in state %d", old.dev_id,
+		    info.state);
+		znp_ublk_dev_del(old.dev_id);
+	}
+	/* the record goes; the lock file stays, and we hold it */
+	znp_ublk_rec_drop(u->dirfd, u->rec.ident);
+	return 0;
+}
+
+int znp_map_ublk_prepare(struct znp_map_ublk *u, const struct znp_map_ublk_hooks *h,
+			 struct znp_map_err *e)
+{
+	/* the lock first: a namespace served already is refused before anything changes */
+	int ret = lock_ns(u, e);
+
+	if (!ret)
+		ret = need_driver(h, e);
+	if (!ret)
+		ret = pick_recovery(u, h, e);
+	return ret;
+}
+
+void znp_map_ublk_release(struct znp_map_ublk *u)
+{
+	if (u->lockfd >= 0)
+		znp_ns_unlock(u->lockfd);
+	u->lockfd = -1;
+}

@@ -1,0 +1,196 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * unmap of a ublk mapping: refuse a device in use (unless --force), write
+ * back the page cache, STOP_DEV (the server's run loop ends, it deletes the
+ * device and its record), wait for the server to leave (SIGTERM to a
+ * server that does not), DEL_DEV, then forget the record and the entry in
+ * the mapping file.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "map.h"
+
+#define UNMAP_WAIT_MS	10000	/* for the server to leave after STOP_DEV */
+
+/* Mount point of block device @dev ("ublkb0"), "" when not mounted. */
+static void mounted_on(const struct znp_map_ctx *c, const char *dev, char *buf, size_t size)
+{
+	char path[PATH_MAX];
+	struct stat st;
+
+	buf[0] = '\0';
+	if (!znp_dev_path(c->env, path, sizeof(path), dev) && !stat(path, &st) &&
+	    S_ISBLK(st.st_mode))
+		znp_blk_mount_point(major(st.st_rdev), minor(st.st_rdev), buf, size);
+}
+
+/*
+ * Is the block device held (mounted, opened exclusively, a holder on top)?
+ * When it is free, *@excl is it opened O_EXCL: kept open until STOP_DEV, so
+ * that nothing mounts or claims it between this check and the stop;
+ * otherwise -1.
+ */
+static bool is_busy(const struct znp_map_ctx *c, const char *dev, char *why, size_t size,
+		    int *excl)
+{
+	char path[PATH_MAX], mnt[512];
+	int fd;
+
+	*excl = -1;
+	mounted_on(c, dev, mnt, sizeof(mnt));
+	if (mnt[0]) {
+		snprintf(why, size, "mounted on %s", mnt);
+		return true;
+	}
+	if (znp_dev_path(c->env, path, sizeof(path), dev))
+		return false;
+	fd = open(path, O_RDONLY | O_EXCL | O_CLOEXEC | O_NONBLOCK);
+	if (fd < 0 && errno == EBUSY) {
+		snprintf(why, size, "held by another user (open exclusively)");
+		return true;
+	}
+	*excl = fd;
+	return false;
+}
+
+/* Write back what the page cache holds for the device before it goes (through @fd if >= 0). */
+static void sync_dev(const struct znp_map_ctx *c, const char *dev, int fd)
+{
+	char path[PATH_MAX];
+
+	if (fd >= 0) {
+		fsync(fd);
+		return;
+	}
+	if (znp_dev_path(c->env, path, sizeof(path), dev))
+		return;
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	if (fd >= 0) {
+		fsync(fd);
+		close(fd);
+	}
+}
+
+static bool wait_unlocked(int dirfd, const char *ident, int ms)
+{
+	struct timespec ts = { 0, 50 * 1000 * 1000 };
+
+	for (int t = 0; t < ms; t += 50) {
+		if (znp_ns_lock_held(dirfd, ident) <= 0)
+			return true;
+		nanosleep(&ts, NULL);
+	}
+	return znp_ns_lock_held(dirfd, ident) <= 0;
+}
+
+/*
+ * SIGTERM to the record's server, only when its pid still is that server
+ * (pidfd + start time): a stale pid may be anyone's process now.
+ */
+static void stop_server(const char *name, const struct znp_ublk_rec *r,
+			void (*warn)(const char *, const char *, void *), void *arg)
+{
+	int pidfd, ret = znp_ublk_server_pidfd("/proc", r, &pidfd);
+	char msg[256];
+
+	if (!ret) {
+		ret = znp_pidfd_signal(pidfd, SIGTERM);
+		close(pidfd);
+	}
+	if (!ret || ret == -ESRCH || !warn)
+		return;
+	snprintf(msg, sizeof(msg), "not signalling recorded server pid %ld: %s", (long)r->pid,
+		 ret == -ESTALE ? "that pid is another process now (stale record)" :
+		 ret == -ENODATA ? "the record has no start time to check it by" :
+		 znp_strerror(ret));
+	warn(name, msg, arg);
+}
+
+/* Stop and delete the device of @f (in use: the check is the caller's). */
+static int stop_dev(const struct znp_map_ctx *c, int dirfd, const struct znp_map_ublk_found *f,
+		    int excl, const char *name,
+		    void (*warn)(const char *, const char *, void *), void *arg,
+		    struct znp_map_err *e)
+{
+	const char *dev = f->device;
+	int ret;
+
+	sync_dev(c, dev, excl);
+	/* STOP_DEV: the server's run loop ends, it deletes the device and its record */
+	ret = znp_ublk_dev_stop(f->rec.dev_id);
+	/* free now: the server's DEL_DEV waits for the device's last opener */
+	if (excl >= 0)
+		close(excl);
+	if (ret && ret != -ENODEV)
+		return znp_map_fail(e, ZNP_MAP_ERRNO, ret, "cannot stop /dev/%s: %s", dev,
+				    znp_strerror(ret));
+	if (f->health == ZNP_UBLK_ALIVE && !wait_unlocked(dirfd, f->rec.ident, UNMAP_WAIT_MS))
+		stop_server(name, &f->rec, warn, arg);
+	if (!wait_unlocked(dirfd, f->rec.ident, UNMAP_WAIT_MS))
+		/* DEL_DEV would wait for the hung server; its record and lock stay */
+		return znp_map_fail(e, ZNP_MAP_FAILED, -EBUSY, "the server of /dev/%s (pid %ld in "
+				    "its record) still holds the namespace's lock in %s: stopped, "
+				    "not removed", dev, (long)f->rec.pid, c->run_dir);
+	ret = znp_ublk_dev_del(f->rec.dev_id);
+	if (ret && ret != -ENODEV)
+		return znp_map_fail(e, ZNP_MAP_ERRNO, ret, "cannot remove /dev/%s: %s", dev,
+				    znp_strerror(ret));
+	return 0;
+}
+
+int znp_map_ublk_remove(const struct znp_map_ctx *c, const struct znp_map_ublk_found *f,
+			void (*warn)(const char *subject, const char *msg, void *arg), void *arg,
+			struct znp_map_removed *out, struct znp_map_err *e)
+{
+	char why[600], lockwhy[PATH_MAX + 96];
+	int dirfd, ret, excl = -1;
+
+	snprintf(out->name, sizeof(out->name), "%s", f->rec.name[0] ? f->rec.name : f->device);
+	znp_strlcpy(out->backing, f->rec.ng, sizeof(out->backing));
+	e->subject = out->name;
+	dirfd = znp_run_dir_open(c->run_dir, false);
+	if (dirfd < 0)
+		return znp_map_fail(e, ZNP_MAP_UNSUITABLE, dirfd, "is not a ublk mapping of this "
+				    "tool");
+	if (f->health != ZNP_UBLK_MISSING && is_busy(c, f->device, why, sizeof(why), &excl) &&
+	    !c->force) {
+		close(dirfd);
+		return znp_map_fail(e, ZNP_MAP_REFUSED, -EBUSY, "/dev/%s is in use (%s): not "
+				    "unmapped; unmount or close it, or use --force (its users then "
+				    "get I/O errors)", f->device, why);
+	}
+	if (c->dry_run) {
+		if (excl >= 0)
+			close(excl);
+		close(dirfd);
+		return 0;
+	}
+	ret = f->health != ZNP_UBLK_MISSING ?
+		stop_dev(c, dirfd, f, excl, out->name, warn, arg, e) : 0;
+	if (ret) {
+		close(dirfd);
+		return ret;
+	}
+	ret = znp_ublk_forget(dirfd, f->rec.ident);
+	close(dirfd);
+	if (ret && ret != -ENOENT)
+		return znp_map_fail(e, ZNP_MAP_FAILED, ret, "removed, but cannot remove its record "
+				    "in %s: %s", c->run_dir, ret == -EBUSY ? "a server holds the "
+				    "namespace's lock again" : znp_strerror(ret));
+	out->removed = true;
+	ret = znp_dmconf_drop(c->config, f->rec.ident, NULL);
+	if (ret < 0)
+		return znp_map_fail(e, ZNP_MAP_FAILED, ret, "removed, but cannot update %s: %s",
+				    c->config, znp_map_conf_strerror(c->config, ret, lockwhy,
+				    sizeof(lockwhy)));
+	out->forgotten = ret == 1;
+	return 0;
+}
