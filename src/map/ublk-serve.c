@@ -9,6 +9,7 @@
  */
 #include <errno.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
 #include <syslog.h>
@@ -17,12 +18,16 @@
 
 #include "map.h"
 
-static struct znp_ublk_server *volatile the_server;
+/* the served device, for znp_map_ublk_stop() from a signal handler */
+static _Atomic(struct znp_ublk_server *) the_server;
+_Static_assert(ATOMIC_POINTER_LOCK_FREE == 2, "a signal handler reads the_server");
 
 void znp_map_ublk_stop(void)
 {
-	if (the_server)
-		znp_ublk_server_stop(the_server);
+	struct znp_ublk_server *srv = atomic_load(&the_server);
+
+	if (srv)
+		znp_ublk_server_stop(srv);
 }
 
 struct serving {
@@ -121,7 +126,7 @@ static void on_ready(void *arg, int dev_id)
 		s->e->told = true;
 		if (s->h->refused)
 			s->h->refused(s->h->arg, s->e);
-		znp_ublk_server_stop(the_server);
+		znp_ublk_server_stop(atomic_load(&the_server));
 		return;
 	}
 	u->live = true;
@@ -223,11 +228,11 @@ int znp_map_ublk_serve(struct znp_map_ublk *u, const struct znp_map_ublk_hooks *
 		return znp_map_fail(e, ZNP_MAP_FAILED, -EIO, "cannot record /dev/ublkb%d in %s",
 				    dev_id, u->c->run_dir);
 	}
-	the_server = srv;
+	atomic_store(&the_server, srv);
 	if (h->running)
 		h->running(h->arg);
 	ret = znp_ublk_server_run(srv, on_ready, &s);
-	the_server = NULL;
+	atomic_store(&the_server, NULL);
 	parked = znp_ublk_server_parked(srv);
 	znp_ublk_server_free(srv);
 	close(uo.journal_fd);
