@@ -96,36 +96,44 @@ const struct znp_opt_desc znp_opt_descs[ZNP_O_NR] = {
 		ZNP_OK_FLAG, OPT(padding) },
 };
 
-#define COMMON ZNP_O_OUTPUT_FORMAT, ZNP_O_VERBOSE, ZNP_O_HELP
-
-static const enum znp_opt_id list_opts[] = { COMMON, ZNP_O_HUMAN, ZNP_O_NR };
+/* every list but zonemap's, help's and version's starts with -o, -v and -h */
+static const enum znp_opt_id list_opts[] = {
+	ZNP_O_OUTPUT_FORMAT, ZNP_O_VERBOSE, ZNP_O_HELP, ZNP_O_HUMAN, ZNP_O_NR
+};
 static const enum znp_opt_id report_opts[] = {
-	COMMON, ZNP_O_HUMAN, ZNP_O_NSID, ZNP_O_START_LBA, ZNP_O_COUNT, ZNP_O_STATE, ZNP_O_NR
+	ZNP_O_OUTPUT_FORMAT, ZNP_O_VERBOSE, ZNP_O_HELP, ZNP_O_HUMAN, ZNP_O_NSID,
+	ZNP_O_START_LBA, ZNP_O_COUNT, ZNP_O_STATE, ZNP_O_NR
 };
 static const enum znp_opt_id zonemap_opts[] = {
 	ZNP_O_HELP, ZNP_O_NSID, ZNP_O_START_LBA, ZNP_O_COUNT, ZNP_O_WIDTH, ZNP_O_COLOR,
 	ZNP_O_SVG, ZNP_O_PADDING, ZNP_O_NR
 };
-static const enum znp_opt_id check_opts[] = { COMMON, ZNP_O_HUMAN, ZNP_O_NSID, ZNP_O_NR };
+static const enum znp_opt_id check_opts[] = {
+	ZNP_O_OUTPUT_FORMAT, ZNP_O_VERBOSE, ZNP_O_HELP, ZNP_O_HUMAN, ZNP_O_NSID, ZNP_O_NR
+};
 static const enum znp_opt_id zone_opts[] = {
-	COMMON, ZNP_O_NSID, ZNP_O_START_LBA, ZNP_O_COUNT, ZNP_O_ALL, ZNP_O_FORCE,
-	ZNP_O_DRY_RUN, ZNP_O_QUEUE_DEPTH, ZNP_O_NR
+	ZNP_O_OUTPUT_FORMAT, ZNP_O_VERBOSE, ZNP_O_HELP, ZNP_O_NSID, ZNP_O_START_LBA,
+	ZNP_O_COUNT, ZNP_O_ALL, ZNP_O_FORCE, ZNP_O_DRY_RUN, ZNP_O_QUEUE_DEPTH, ZNP_O_NR
 };
 static const enum znp_opt_id help_opts[] = { ZNP_O_HELP, ZNP_O_NR };
 static const enum znp_opt_id version_opts[] = { ZNP_O_OUTPUT_FORMAT, ZNP_O_HELP, ZNP_O_NR };
 static const enum znp_opt_id discard_opts[] = {
-	COMMON, ZNP_O_OFFSET, ZNP_O_LENGTH, ZNP_O_RANGES, ZNP_O_LBA, ZNP_O_FORCE,
-	ZNP_O_DRY_RUN, ZNP_O_QUEUE_DEPTH, ZNP_O_NR
+	ZNP_O_OUTPUT_FORMAT, ZNP_O_VERBOSE, ZNP_O_HELP, ZNP_O_OFFSET, ZNP_O_LENGTH,
+	ZNP_O_RANGES, ZNP_O_LBA, ZNP_O_FORCE, ZNP_O_DRY_RUN, ZNP_O_QUEUE_DEPTH, ZNP_O_NR
 };
 static const enum znp_opt_id map_opts[] = {
-	COMMON, ZNP_O_NAME, ZNP_O_PERSIST, ZNP_O_RESTORE, ZNP_O_CONFIG, ZNP_O_DRY_RUN,
-	ZNP_O_UBLK, ZNP_O_FOREGROUND, ZNP_O_QUEUES, ZNP_O_QUEUE_DEPTH, ZNP_O_UBLK_ID,
-	ZNP_O_RECOVER, ZNP_O_FORCE_UBLK, ZNP_O_NR
+	ZNP_O_OUTPUT_FORMAT, ZNP_O_VERBOSE, ZNP_O_HELP, ZNP_O_NAME, ZNP_O_PERSIST,
+	ZNP_O_RESTORE, ZNP_O_CONFIG, ZNP_O_DRY_RUN, ZNP_O_UBLK, ZNP_O_FOREGROUND,
+	ZNP_O_QUEUES, ZNP_O_QUEUE_DEPTH, ZNP_O_UBLK_ID, ZNP_O_RECOVER, ZNP_O_FORCE_UBLK,
+	ZNP_O_NR
 };
 static const enum znp_opt_id unmap_opts[] = {
-	COMMON, ZNP_O_FORCE, ZNP_O_CONFIG, ZNP_O_DRY_RUN, ZNP_O_NR
+	ZNP_O_OUTPUT_FORMAT, ZNP_O_VERBOSE, ZNP_O_HELP, ZNP_O_FORCE, ZNP_O_CONFIG,
+	ZNP_O_DRY_RUN, ZNP_O_NR
 };
-static const enum znp_opt_id status_opts[] = { COMMON, ZNP_O_CONFIG, ZNP_O_NR };
+static const enum znp_opt_id status_opts[] = {
+	ZNP_O_OUTPUT_FORMAT, ZNP_O_VERBOSE, ZNP_O_HELP, ZNP_O_CONFIG, ZNP_O_NR
+};
 
 #define BIT(id) ZNP_OPT_BIT(ZNP_O_##id)
 
