@@ -71,7 +71,7 @@ int znp_cli_ublk_restore(const struct znp_cli *cli, const struct znp_opts *o, co
 	}
 	/* under systemd: its unit serves (and restarts) the mapping */
 	if (!getenv("ZNP_RUN_DIR") && !stat("/run/systemd/system", &st) && S_ISDIR(st.st_mode)) {
-		char *argv[] = { "systemctl", "start", "--no-block", unit, NULL };
+		char *const argv[] = { "systemctl", "start", "--no-block", unit, NULL };
 
 		/* "po2-a" is zns-npo2-ublk@po2\x2da.service: the unit's %I gives it back */
 		if (znp_unit_escape(name, inst, sizeof(inst))) {
@@ -94,8 +94,9 @@ int znp_cli_ublk_restore(const struct znp_cli *cli, const struct znp_opts *o, co
 	}
 	self[n] = '\0';
 	{
-		char *argv[] = { self, "map", "--ublk", (char *)ng, "--name", (char *)name,
-				 "--config", (char *)znp_cli_map_config(o), NULL };
+		char *const argv[] = { self, "map", "--ublk", (char *)ng, "--name",
+				       (char *)name, "--config", (char *)znp_cli_map_config(o),
+				       NULL };
 
 		ret = run_wait(argv);
 	}
