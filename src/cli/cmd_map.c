@@ -68,8 +68,7 @@ int znp_cli_map_exit(const struct znp_cli *cli, const struct znp_map_err *e)
 
 	if (e->kind == ZNP_MAP_ERRNO)
 		return znp_cli_exit(cli, e->ret);
-	return (unsigned int)e->kind < sizeof(exits) / sizeof(exits[0]) ? exits[e->kind]
-									 : ZNP_EXIT_FAILED;
+	return (unsigned int)e->kind < ZNP_ARRAY_SIZE(exits) ? exits[e->kind] : ZNP_EXIT_FAILED;
 }
 
 int znp_cli_map_fail(const struct znp_cli *cli, const char *subject, const struct znp_map_err *e)

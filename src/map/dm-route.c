@@ -217,8 +217,8 @@ int znp_map_dm_plan(const struct znp_map_ctx *c, const struct znp_dev *dev,
 }
 
 /* Record the created mapping; undo it when that fails. Return: 0 or a negative errno with @e. */
-static int record(const struct znp_map_ctx *c, const struct znp_dev *dev,
-		  const struct znp_map_plan *pl, struct znp_map_err *e)
+static int record_entry(const struct znp_map_ctx *c, const struct znp_dev *dev,
+			const struct znp_map_plan *pl, struct znp_map_err *e)
 {
 	struct znp_dmconf_entry ent = { .lba_size = dev->geom.lba_size,
 		.zone_size = dev->geom.zone_size, .nr_zones = dev->geom.nr_zones };
@@ -261,7 +261,7 @@ int znp_map_dm_create(const struct znp_map_ctx *c, const struct znp_dev *dev,
 	ret = znp_dm_create(&pl->req, &info);
 	if (!ret && c->persist) {
 		kill_hook(STEP_PERSIST, &at);
-		ret = record(c, dev, pl, e);
+		ret = record_entry(c, dev, pl, e);
 	} else if (ret == -EEXIST) {
 		ret = znp_map_fail(e, ZNP_MAP_REFUSED, ret, "cannot create %s: name or identity "
 				   "in use (%s)", pl->name, znp_dm_last_error());

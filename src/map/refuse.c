@@ -66,10 +66,14 @@ struct refusal {
 	const char *fmt;
 };
 
-static const char no_npo2_kernel[] = "kernel lacks npo2 support: it hid the block device of "
+static const char no_npo2[] = "kernel lacks npo2 support: it hid the block device of "
 	"this npo2 namespace (boot a kernel with kernel-patches/)";
 static const char no_md_dm[] = "the kernel gives the block device no capacity for this LBA "
 	"format (%u bytes of metadata per LBA, %s%s)";
+static const char cap_dm[] = "zone capacity 0x%" PRIx64 " < zone size 0x%" PRIx64
+	" LBAs: dm-po2zone needs capacity == size";
+static const char cap_ublk[] = "zone capacity 0x%" PRIx64 " < zone size 0x%" PRIx64
+	" LBAs: a po2 mapping needs capacity == size";
 static const char is_po2[] = "zone size 0x%" PRIx64 " LBAs is a power of 2: nothing to do "
 	"(no mapping needed)";
 
@@ -92,19 +96,18 @@ static const struct refusal table[][2] = {
 		[ZNP_MAP_VIA_UBLK] = { ZNP_MAP_UNSUITABLE, ARGS_SIZE, is_po2 },
 	},
 	[ZNP_V_NEEDS_KERNEL] = {
-		[ZNP_MAP_VIA_DM] = { ZNP_MAP_UNSUPPORTED, ARGS_NONE, no_npo2_kernel },
+		[ZNP_MAP_VIA_DM] = { ZNP_MAP_UNSUPPORTED, ARGS_NONE, no_npo2 },
 		[ZNP_MAP_VIA_UBLK] = { ZNP_MAP_OK, ARGS_NONE, NULL },
 	},
 	[ZNP_V_UBLK] = {
-		[ZNP_MAP_VIA_DM] = { ZNP_MAP_UNSUPPORTED, ARGS_NONE, no_npo2_kernel },
+		[ZNP_MAP_VIA_DM] = { ZNP_MAP_UNSUPPORTED, ARGS_NONE, no_npo2 },
 		[ZNP_MAP_VIA_UBLK] = { ZNP_MAP_OK, ARGS_NONE, NULL },
 	},
 	[ZNP_V_CAP_LT_SIZE] = {
-		[ZNP_MAP_VIA_DM] = { ZNP_MAP_UNSUITABLE, ARGS_CAP_SIZE, "zone capacity 0x%" PRIx64
-			" < zone size 0x%" PRIx64 " LBAs: dm-po2zone needs capacity == size" },
-		[ZNP_MAP_VIA_UBLK] = { ZNP_MAP_UNSUITABLE, ARGS_CAP_SIZE, "zone capacity 0x%"
-			PRIx64 " < zone size 0x%" PRIx64 " LBAs: a po2 mapping needs capacity == "
-			"size" },
+		[ZNP_MAP_VIA_DM] = { ZNP_MAP_UNSUITABLE, ARGS_CAP_SIZE,
+			cap_dm },
+		[ZNP_MAP_VIA_UBLK] = { ZNP_MAP_UNSUITABLE, ARGS_CAP_SIZE,
+			cap_ublk },
 	},
 	[ZNP_V_CAP_VARIES] = {
 		[ZNP_MAP_VIA_DM] = { ZNP_MAP_UNSUITABLE, ARGS_VERDICT, "%s" },
@@ -116,7 +119,7 @@ static const struct refusal table[][2] = {
 		[ZNP_MAP_VIA_UBLK] = { ZNP_MAP_UNSUITABLE, ARGS_NONE, "not a zoned namespace" },
 	},
 	[ZNP_V_METADATA] = {
-		[ZNP_MAP_VIA_DM] = { ZNP_MAP_UNSUPPORTED, ARGS_NONE, no_npo2_kernel },
+		[ZNP_MAP_VIA_DM] = { ZNP_MAP_UNSUPPORTED, ARGS_NONE, no_npo2 },
 		[ZNP_MAP_VIA_UBLK] = { ZNP_MAP_UNSUITABLE, ARGS_FORMAT, NULL },
 	},
 };
@@ -176,7 +179,7 @@ int znp_map_refuse(const struct znp_map_ctx *c, enum znp_map_via via, const stru
 	ret = znp_check(ns, g, dev->is_zoned, &res);
 	if (ret)
 		return znp_map_fail(e, ZNP_MAP_FAILED, ret, "cannot decide: %s", znp_strerror(ret));
-	if ((unsigned int)res.verdict >= sizeof(table) / sizeof(table[0]))
+	if ((unsigned int)res.verdict >= ZNP_ARRAY_SIZE(table))
 		return znp_map_fail(e, ZNP_MAP_FAILED, -EINVAL, "unknown verdict %d",
 				    (int)res.verdict);
 	r = &table[res.verdict][via];

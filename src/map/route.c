@@ -63,7 +63,7 @@ int znp_map_find(const struct znp_map_ctx *c, const char *arg, struct znp_map_fo
 		&znp_map_route_ublk, &znp_map_route_dm,
 	};
 
-	for (unsigned int i = 0; i < sizeof(order) / sizeof(order[0]); i++) {
+	for (unsigned int i = 0; i < ZNP_ARRAY_SIZE(order); i++) {
 		int ret = order[i]->find(c, arg, f, e);
 
 		if (ret)
