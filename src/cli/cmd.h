@@ -36,11 +36,6 @@ int znp_cli_open_dev(const struct znp_cli *cli, const struct znp_opts *o,
 int znp_cli_open_report(const struct znp_cli *cli, const struct znp_opts *o,
 			struct znp_dev **out);
 
-/*
- * Why the mapping file @conf could not be updated (@ret from znp_dmconf_put()
- * or _drop()): for -EBUSY, its lock and the pid holding it.
- */
-const char *znp_cli_conf_strerror(const char *conf, int ret, char *buf, size_t size);
 /* Report a failed library call on @subject; Return: its exit code. */
 int znp_cli_fail(const struct znp_cli *cli, const char *subject,
 		 const char *what, int ret);

@@ -61,33 +61,6 @@ int znp_cli_fail(const struct znp_cli *cli, const char *subject,
 	return znp_cli_exit(cli, ret);
 }
 
-const char *znp_cli_conf_strerror(const char *conf, int ret, char *buf, size_t size)
-{
-	char path[64], comm[64] = "";
-	pid_t pid;
-	FILE *f;
-
-	if (ret != -EBUSY)
-		return znp_strerror(ret);
-	pid = znp_dmconf_lock_holder(conf);
-	if (pid <= 0) {
-		snprintf(buf, size, "its lock %s.lock stayed held for %d s", conf,
-			 ZNP_DMCONF_LOCK_MS / 1000);
-		return buf;
-	}
-	snprintf(path, sizeof(path), "/proc/%ld/comm", (long)pid);
-	f = fopen(path, "re");
-	if (f) {
-		if (fgets(comm, sizeof(comm), f))
-			comm[strcspn(comm, "\n")] = '\0';
-		fclose(f);
-	}
-	snprintf(buf, size, "its lock %s.lock stayed held for %d s by pid %ld%s%s%s", conf,
-		 ZNP_DMCONF_LOCK_MS / 1000, (long)pid, comm[0] ? " (" : "", comm,
-		 comm[0] ? ")" : "");
-	return buf;
-}
-
 int znp_cli_open_dev(const struct znp_cli *cli, const struct znp_opts *o,
 		     unsigned int flags, bool need_zoned, struct znp_dev **out)
 {

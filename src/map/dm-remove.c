@@ -88,7 +88,7 @@ int znp_map_dm_find(const struct znp_map_ctx *c, const char *arg, char *name, si
 int znp_map_dm_remove(const struct znp_map_ctx *c, const char *name,
 		      struct znp_map_removed *out, struct znp_map_err *e)
 {
-	char mnt[512], lockwhy[PATH_MAX + 96];
+	char mnt[512];
 	struct znp_dm_info dmi, *info = &dmi;
 	const char *ident;
 	int ret;
@@ -124,13 +124,7 @@ int znp_map_dm_remove(const struct znp_map_ctx *c, const char *name,
 	ident = znp_dm_uuid_ident(info->uuid);
 	if (!znp_ident_valid(ident))
 		return 0;
-	ret = znp_dmconf_drop(c->config, ident, NULL);
-	if (ret < 0)
-		return znp_map_fail(e, ZNP_MAP_FAILED, ret, "removed, but cannot update %s: %s",
-				    c->config, znp_map_conf_strerror(c->config, ret, lockwhy,
-				    sizeof(lockwhy)));
-	out->forgotten = ret == 1;
-	return 0;
+	return znp_map_forget(c, ident, out, e);
 }
 
 struct status_ctx {

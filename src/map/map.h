@@ -397,6 +397,13 @@ struct znp_map_removed {
 	bool removed;			/* gone (or going), even if @e says the file was not updated */
 };
 
+/*
+ * Drop a removed mapping's entry @ident from the mapping file c->config
+ * (out->forgotten: it was there). Return: 0, or a negative errno with @e.
+ */
+int znp_map_forget(const struct znp_map_ctx *c, const char *ident, struct znp_map_removed *out,
+		   struct znp_map_err *e);
+
 /* A note a step gives on its way without stopping (on @subject). */
 typedef void znp_map_warn_fn(const char *subject, const char *msg, void *arg);
 

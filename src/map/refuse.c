@@ -51,6 +51,20 @@ const char *znp_map_conf_strerror(const char *conf, int ret, char *buf, size_t s
 	return buf;
 }
 
+int znp_map_forget(const struct znp_map_ctx *c, const char *ident, struct znp_map_removed *out,
+		   struct znp_map_err *e)
+{
+	char lockwhy[PATH_MAX + 96];
+	int ret = znp_dmconf_drop(c->config, ident, NULL);
+
+	if (ret < 0)
+		return znp_map_fail(e, ZNP_MAP_FAILED, ret, "removed, but cannot update %s: %s",
+				    c->config, znp_map_conf_strerror(c->config, ret, lockwhy,
+				    sizeof(lockwhy)));
+	out->forgotten = ret == 1;
+	return 0;
+}
+
 /* What a refusal text is followed by (its printf arguments). */
 enum refusal_args {
 	ARGS_NONE,		/* the text alone */

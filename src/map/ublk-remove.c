@@ -150,7 +150,7 @@ int znp_map_ublk_remove(const struct znp_map_ctx *c, const struct znp_map_ublk_f
 			void (*warn)(const char *subject, const char *msg, void *arg), void *arg,
 			struct znp_map_removed *out, struct znp_map_err *e)
 {
-	char why[600], lockwhy[PATH_MAX + 96];
+	char why[600];
 	int dirfd, ret, excl = -1;
 
 	snprintf(out->name, sizeof(out->name), "%s", f->rec.name[0] ? f->rec.name : f->device);
@@ -186,11 +186,5 @@ int znp_map_ublk_remove(const struct znp_map_ctx *c, const struct znp_map_ublk_f
 				    "in %s: %s", c->run_dir, ret == -EBUSY ? "a server holds the "
 				    "namespace's lock again" : znp_strerror(ret));
 	out->removed = true;
-	ret = znp_dmconf_drop(c->config, f->rec.ident, NULL);
-	if (ret < 0)
-		return znp_map_fail(e, ZNP_MAP_FAILED, ret, "removed, but cannot update %s: %s",
-				    c->config, znp_map_conf_strerror(c->config, ret, lockwhy,
-				    sizeof(lockwhy)));
-	out->forgotten = ret == 1;
-	return 0;
+	return znp_map_forget(c, f->rec.ident, out, e);
 }
