@@ -12,20 +12,30 @@
 #           nvme-cli-deb) over Debian's, `nvme zns-npo2 list` and `nvme help
 #           zns-npo2`, map --ublk --persist of the hidden npo2 namespace,
 #           mkfs.btrfs, an fstab line by UUID needing the ublk unit, the
-#           host's data file copied in and read back
+#           host's data file copied in and read back; map --ublk
+#           --persist of a second npo2 namespace (zhot, on a controller in
+#           an NVMe subsystem, declared detached in the boots after this)
 #   boot 2: systemd restores the mapping (zns-npo2-restore.service starts
 #           zns-npo2-ublk@zdata.service) and mounts the file system before
-#           local-fs.target; the data checksum is the host's; scrub clean
-#   boot 3: the same with the NVMe controllers declared in the other order
-#           (instance names come from a parallel probe: changed or not,
-#           the mapping must follow the namespace by its identity); then,
+#           local-fs.target; the data checksum is the host's; scrub clean;
+#           then `nvme attach-ns` of zhot's namespace: the udev rule starts
+#           the restore, which serves zhot; last, a file written into the
+#           mount without a sync, and the poweroff through systemd
+#   boot 3: the same restore and mount with the NVMe controllers declared
+#           in the other order (instance names come from a parallel probe:
+#           changed or not, the mapping must follow the namespace by its
+#           identity); the journal of boot 2's shutdown: the file system
+#           unmounted before the server's stop; the unsynced file verifies,
+#           `btrfs check` of the unmounted device clean; then,
 #           while a writer writes checksummed files, `systemctl restart`
 #           and `systemctl kill -s KILL` of the ublk unit: the server comes
 #           back (Restart=on-failure after the kill) on the same device, the
 #           mount is never restarted and stays read-write, no I/O error in
 #           the journal, every file verifies, scrub clean; last, an upgrade
 #           of the package (the same files, a higher version) while served
-#           and mounted leaves the server and the mount alone
+#           and mounted leaves the server and the mount alone; last, the
+#           mount and the server stopped, `dpkg -r` (units and rules gone,
+#           the mapping file kept) and `dpkg -P` (the mapping file gone)
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 . tests/vm/debian/host.sh
@@ -95,13 +105,13 @@ times=
 # A kernel that crashes under TCG before the agent ran (seen once: a
 # WARNING in exc_debug_kernel, then an Oops, 26 s into boot 2) changed
 # nothing on the disks: that boot is run once more, and reported.
-boot() { # N STEP ORDER LOG
+boot() { # N STEP ORDER LOG [HOT]
 	local t=$SECONDS rc
-	deb_boot "$dir" "$2" "r$1" "$4" "$3" 900; rc=$?
+	deb_boot "$dir" "$2" "r$1" "$4" "$3" 900 "${5:-attached}"; rc=$?
 	if [ $rc != 0 ] && ! grep -aq '^ZNP-BOOT: ' "$4" && grep -aqE 'Oops|BUG:' "$4"; then
 		echo "# boot $1: the kernel crashed before the agent ran ($(grep -aE -m1 'WARNING:|BUG:|Oops' "$4" | cut -c1-100)); log kept as $4.crash, booting again"
 		mv "$4" "$4.crash"
-		deb_boot "$dir" "$2" "r$1" "$4" "$3" 900; rc=$?
+		deb_boot "$dir" "$2" "r$1" "$4" "$3" 900 "${5:-attached}"; rc=$?
 	fi
 	times+=" $1:$((SECONDS - t))s"
 	expect_eq "boot $1 ($2, controllers $3): QEMU powered off ($((SECONDS - t)) s)" $rc 0
@@ -143,13 +153,16 @@ dev1=$(deb_fact "$log1" ublk-dev | cut -d' ' -f1)
 expect_eq "boot 1: /dev/disk/by-uuid link of the file system" "$(deb_fact "$log1" by-uuid)" "$dev1"
 expect_eq "boot 1: data read back" "$(deb_fact "$log1" sha256)" "$want"
 deb_block "$log1" fstab | sed 's/^/# fstab: /'
+# zhot: 192 MiB in 48 MiB zones, recorded for boot 2's attach
+expect_match "boot 1: zhot recorded (ctrl 2, in a subsystem)" "$(deb_block "$log1" mappings-hot)" '^zhot [a-z]+:.* lba_size=4096 zone_size=12288 nr_zones=4 via=ublk$'
 
 # ---- boots 2 and 3 ----
 names=
 for b in 2 3; do
-	order="0 1" step=boot; [ $b = 3 ] && order="1 0" step=boot-load
+	order="0 1" step=boot-hot; [ $b = 3 ] && order="1 0" step=boot-load
 	log=$logs/systemd-$b-$step-$stamp.log
-	boot $b $step "$order" "$log"
+	[ $b = 2 ] && log2=$log
+	boot $b $step "$order" "$log" detached
 	B="boot $b (controllers $order)"
 	common "$log" "$B"
 	echo "# $B: $(deb_fact "$log" ns), boot done at $(deb_fact "$log" uptime) s"
@@ -178,6 +191,47 @@ done
 # between boots or not, the mapping must follow the namespace either way
 echo "# the namespace's ng node: boot 1: $(deb_fact "$log1" ns | sed -n 's|.* ng=/dev/\([^ ]*\) .*|\1|p');$names"
 
+# ---- boot 2, then: zhot's namespace attached after boot ----
+B="boot 2 hot attach"
+expect_eq "$B: before: no node, zhot's unit inactive (restore skipped it at boot)" "$(deb_fact "$log2" hot-before)" "ng=none unit=inactive"
+read -r h_state h_n <<<"$(deb_fact "$log2" hot-unit)"
+expect_eq "$B: zns-npo2-ublk@zhot.service running, never restarted ($(deb_fact "$log2" hot-seconds) s after the attach)" "$h_state $h_n" "active/running NRestarts=0"
+expect_eq "$B: the restore ran after the attach (udev rule), succeeded" "$(deb_fact "$log2" hot-restore)" "after-attach success 0"
+expect_match "$B: the server serves the attached namespace" "$(deb_fact "$log2" hot-served)" '^1 /dev/ng[0-9]+n[0-9]+$'
+expect_match "$B: its ublk device zoned, po2 zones of $po2 sectors, 4 zones" "$(deb_fact "$log2" hot-dev)" "^/dev/ublkb[0-9]+ host-managed $po2 4\$"
+deb_block "$log2" hot-journal | sed "s/^/# $B journal: /"
+dkb=$(deb_fact "$log2" dirty-kb)
+if [ "${dkb:-0}" -ge 4096 ] 2>/dev/null; then pass "boot 2: $dkb kB dirty at the poweroff (8 MiB written, no sync)"
+else failc "boot 2: dirty at the poweroff: '${dkb}' kB, want >= 4096"; fi
+
+# ---- boot 3: the shutdown of boot 2 ----
+B="boot 3 after a dirty shutdown"
+sj=$(deb_block "$log" shutdown-journal)
+printf '%s\n' "$sj" | sed "s/^/# $B journal -b -1: /"
+# the mount's stop ends before the server's begins (journal order and
+# monotonic time)
+um=$(grep -n 'Unmounted .*srv-zdata\|Unmounted /srv/zdata' <<<"$sj" | head -1)
+st=$(grep -n 'Stopping zns-npo2-ublk@zdata\|Stopping zns-npo2 ublk server for the power-of-2 mapping zdata' <<<"$sj" | head -1)
+ts() { sed -n 's/^[0-9]*:\[ *\([0-9.]*\)\].*/\1/p' <<<"$1"; }
+if [ -n "$um" ] && [ -n "$st" ] && [ "${um%%:*}" -lt "${st%%:*}" ] && awk -v a="$(ts "$um")" -v b="$(ts "$st")" 'BEGIN { exit !(a + 0 <= b + 0) }'; then
+	pass "$B: unmounted ($(ts "$um") s) before the server's stop began ($(ts "$st") s)"
+else
+	failc "$B: unmount '${um:-none}' not before server stop '${st:-none}'"
+fi
+# the same order on boot 2's console, as systemd printed it going down
+cu=$(grep -an '\] Unmounted srv-zdata.mount' "$log2" | head -1)
+cs=$(grep -an 'Stopping zns-npo2-ublk@zda' "$log2" | head -1)
+if [ -n "$cu" ] && [ -n "$cs" ] && [ "${cu%%:*}" -lt "${cs%%:*}" ]; then
+	pass "$B: boot 2's console: 'Unmounted srv-zdata.mount' (line ${cu%%:*}) before 'Stopping zns-npo2-ublk@zdata' (line ${cs%%:*})"
+else
+	failc "$B: boot 2's console: unmount '${cu:-none}' not before server stop '${cs:-none}'"
+fi
+expect_eq "$B: no failed unmount or stop in that shutdown" "$(grep -c 'Failed' <<<"$sj")" 0
+expect_eq "$B: no I/O or btrfs error in that boot's kernel log" "$(deb_fact "$log" shutdown-kernel-errors)" 0
+expect_eq "$B: the unsynced file verifies" "$(deb_fact "$log" dirty-sha256)" "$(deb_fact "$log2" dirty-want)"
+expect_eq "$B: btrfs check --readonly of the unmounted device: no error" "$(deb_fact "$log" btrfs-check-errors)" 0
+deb_block "$log" btrfs-check | sed "s/^/# $B btrfs check: /"
+
 # ---- boot 3, then: restart and kill under a writer ----
 B="boot 3 under load"
 read -r r_rc r_state r_n r_fs <<<"$(deb_fact "$log" restart)"
@@ -205,6 +259,22 @@ expect_eq "$B: the upgrade left the mount alone, read-write" "$(deb_fact "$log" 
 expect_eq "$B: no failed unit after the upgrade" "$(deb_fact "$log" upgrade-failed)" ""
 deb_block "$log" dpkg-upgrade | sed "s/^/# $B dpkg: /"
 for k in journal-load kernel-load; do deb_block "$log" $k | sed "s/^/# $B $k: /"; done
+
+# ---- boot 3, last: remove and purge ----
+B="boot 3 remove"
+expect_eq "$B: no ublk device left once the mount and the unit stopped" "$(deb_fact "$log" remove-ublk-devs)" 0
+expect_eq "$B: dpkg -r: config files left" "$(deb_fact "$log" remove-status)" "deinstall ok config-files"
+expect_eq "$B: units, udev rules and the program gone" "$(deb_fact "$log" remove-files)" ""
+# debhelper masks the enabled unit on removal (a reinstall unmasks it)
+expect_match "$B: systemd has no restore or ublk unit left" "$(deb_fact "$log" remove-load)" '^(masked|not-found) not-found$'
+expect_eq "$B: the mapping file kept, both mappings in it" "$(deb_fact "$log" remove-mappings)" "zdata zhot "
+expect_eq "$B: no failed unit after dpkg -r" "$(deb_fact "$log" remove-failed)" ""
+deb_block "$log" dpkg-remove | sed "s/^/# $B dpkg -r: /"
+# (dpkg 1.21 still lists a purged package it knew: not-installed)
+expect_match "$B: dpkg -P: the package is gone" "$(deb_fact "$log" purge-status)" '^(unknown ok not-installed|dpkg-query: no packages found matching zns-npo2)$'
+expect_eq "$B: dpkg -P: /etc/zns-npo2 and the mapping file gone" "$(deb_fact "$log" purge-etc)" gone
+expect_eq "$B: dpkg -P: no unit, no mask or enablement link left" "$(deb_fact "$log" purge-load)" "not-found 0"
+expect_eq "$B: no failed unit after dpkg -P" "$(deb_fact "$log" purge-failed)" ""
 
 echo "$L: $((checks - fails)) passed, $fails failed; boots$times; total $((SECONDS - start)) s"
 echo "$L: console logs: $logs/systemd-*-$stamp.log"

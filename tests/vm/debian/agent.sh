@@ -15,11 +15,20 @@
 #            the plugin, `nvme zns-npo2 list`, map --ublk --persist the
 #            hidden npo2 namespace (ctrl 1 nsid 1), mkfs.btrfs, fstab by
 #            UUID, copy the host's data file, checksum
+#            (zdata), then map --ublk --persist the npo2 namespace of ctrl
+#            2 (zhot: in an NVMe subsystem, attached in this boot only)
 #   boot     after a reboot: what systemd restored and mounted, data, scrub
-#   boot-load  boot, then `systemctl restart` and `systemctl kill -s KILL`
-#            of the ublk unit while a writer runs; the writer's files, the
-#            data file and a scrub after both; then an upgrade of the
-#            package (upgrade/zns-npo2_*.deb) while served
+#   boot-hot boot, then `nvme attach-ns` of ctrl 2's namespace (QEMU
+#            declared it detached): the udev rule's restore serves zhot;
+#            last, a file written into the mount and not synced: the
+#            poweroff through systemd unmounts it dirty
+#   boot-load  boot; the previous shutdown's journal (the unmount before
+#            the server's stop), the unsynced file, `btrfs check` of the
+#            unmounted device; then `systemctl restart` and `systemctl kill
+#            -s KILL` of the ublk unit while a writer runs; the writer's
+#            files, the data file and a scrub after both; then an upgrade
+#            of the package (upgrade/zns-npo2_*.deb) while served; last,
+#            the mount and the server stopped, `dpkg -r` and `dpkg -P`
 set -u
 exec >/dev/ttyS0 2>&1
 export PATH=/usr/sbin:/usr/bin:/sbin:/bin
@@ -40,6 +49,9 @@ pass=0 fail=0
 MNT=/srv/zdata
 NAME=zdata
 UNIT=zns-npo2-ublk@$NAME.service
+HOT=zhot
+HUNIT=zns-npo2-ublk@$HOT.service
+nosync=
 
 ok() { pass=$((pass + 1)); echo "ok - $*"; }
 notok() { fail=$((fail + 1)); echo "not ok - $*"; }
@@ -49,7 +61,8 @@ fact() { local k=$1; shift; echo "ZNP-FACT: $k $*"; }
 block() { echo "ZNP-BEGIN: $1"; cat; echo "ZNP-END: $1"; }
 finish() {
 	echo "GUEST-RESULT: $pass passed, $fail failed"
-	sync
+	# (boot-hot leaves its last file dirty for the shutdown to write)
+	[ -n "$nosync" ] || sync
 	if [ $((n + 1)) -lt "$total" ]; then
 		systemctl --no-block reboot
 	else
@@ -169,6 +182,83 @@ load_step() {
 	journalctl -b -k -o short-monotonic --no-pager | grep -iE 'ublk|btrfs|I/O error' | tail -30 | block kernel-load
 }
 
+# us since boot, as the journal's monotonic timestamps count them
+now_us() { awk '{ printf "%d", $1 * 1000000 }' /proc/uptime; }
+hot_step() {
+	local c t0 i ng dev
+	c=$(vm_ctrl 2)
+	fact hot-before "ng=$(vm_ng 2 1 2>/dev/null || echo none) unit=$(mono "$HUNIT" ActiveState)"
+	t0=$(now_us)
+	# nothing but udev starts the restore: the rule on the new ng node
+	check "nvme attach-ns of ctrl 2 ($c) NSID 1" nvme attach-ns "/dev/$c" -n 1 -c "$(cat "/sys/class/nvme/$c/cntlid")"
+	for i in $(seq 120); do
+		[ "$(mono "$HUNIT" ActiveState)/$(mono "$HUNIT" SubState)" = active/running ] && break
+		sleep 1
+	done
+	fact hot-seconds "$i"
+	udevadm settle
+	ng=$(vm_ng 2 1)
+	fact hot-unit "$(mono "$HUNIT" ActiveState)/$(mono "$HUNIT" SubState) NRestarts=$(mono "$HUNIT" NRestarts)"
+	# the restore that started it ran after the attach, and succeeded
+	fact hot-restore "$([ "$(mono zns-npo2-restore.service ExecMainStartTimestampMonotonic)" -gt "$t0" ] && echo after-attach || echo before-attach) $(mono zns-npo2-restore.service Result) $(mono zns-npo2-restore.service ExecMainStatus)"
+	fact hot-served "$(nvme-zns-npo2 status -o json 2>/dev/null | tr -d ' \n' | grep -o "\"backing\":\"${ng#/dev/}\"" | wc -l) $ng"
+	for dev in /dev/ublkb*; do
+		[ "$dev" = "$(findmnt -n -r -o SOURCE "$MNT")" ] && continue
+		fact hot-dev "$dev $(cat /sys/block/"${dev#/dev/}"/queue/zoned) $(cat /sys/block/"${dev#/dev/}"/queue/chunk_sectors) $(blkzone report "$dev" 2>/dev/null | wc -l)"
+	done
+	{ journalctl -b -o short-monotonic --no-pager -u zns-npo2-restore.service | tail -4
+	  journalctl -b -o short-monotonic --no-pager -u "$HUNIT" | grep -E 'systemd\[1\]|\]: /dev/ng[0-9]+n[0-9]+: serving .* as '; } | block hot-journal
+}
+dirty_step() {
+	# written into the mount, not synced: the unmount at the poweroff
+	# writes it, through the server still running (8 MiB: the next boot's
+	# zone-state replay costs about 10 s a MiB under TCG)
+	head -c 8M /dev/urandom >/run/dirty.bin
+	fact dirty-want "$(sha256sum /run/dirty.bin | cut -d' ' -f1)"
+	cp /run/dirty.bin "$MNT/dirty.bin"
+	fact dirty-kb "$(awk '/^Dirty:/ { print $2 }' /proc/meminfo)"
+	nosync=1
+}
+# the previous boot (boot-hot) went down with the file system dirty
+shutdown_check() {
+	local dev
+	# the journal of that shutdown: the mount's and the servers' stops
+	journalctl -b -1 -o short-monotonic --no-pager -u srv-zdata.mount -u "$UNIT" -u "$HUNIT" -u znp-zone-state.service |
+		grep -E 'Unmount|Stopp|Deactivated|Failed|nvme-zns-npo2\[|zone-state' >/tmp/shutdown.j
+	# from the unmount on (all of it when there was none)
+	if grep -q 'Unmounting srv-zdata' /tmp/shutdown.j; then sed -n '/Unmounting srv-zdata/,$p' /tmp/shutdown.j; else tail -30 /tmp/shutdown.j; fi |
+		block shutdown-journal
+	fact shutdown-kernel-errors "$(journalctl -b -1 -k --no-pager | grep -ciE 'I/O error|BTRFS (error|critical)')"
+	fact dirty-sha256 "$(sha256sum "$MNT/dirty.bin" 2>&1 | cut -d' ' -f1)"
+	dev=$(findmnt -n -r -o SOURCE "$MNT")
+	check "umount $MNT for btrfs check" umount "$MNT"
+	check "btrfs check --readonly $dev" timeout 300 btrfs check --readonly "$dev"
+	block btrfs-check </tmp/check.out
+	fact btrfs-check-errors "$(grep -iE 'error|corrupt|mismatch|wanted' /tmp/check.out | grep -vic 'no error found')"
+	check "mount $MNT again" mount "$MNT"
+}
+remove_step() {
+	local f
+	# as an admin removes it: the users of the device first
+	check "systemctl stop srv-zdata.mount" systemctl stop srv-zdata.mount
+	check "systemctl stop $UNIT" timeout 120 systemctl stop "$UNIT"
+	fact remove-ublk-devs "$(ls /dev/ublkb* 2>/dev/null | wc -l)"
+	check "dpkg -r zns-npo2" dpkg -r zns-npo2
+	block dpkg-remove </tmp/check.out
+	fact remove-status "$(dpkg-query -W -f '${Status}' zns-npo2 2>&1)"
+	f=$(ls -d /lib/systemd/system/zns-npo2* /lib/udev/rules.d/*zns-npo2* /usr/bin/nvme-zns-npo2 2>/dev/null | tr '\n' ' ')
+	fact remove-files "$f"
+	fact remove-load "$(systemctl show -P LoadState zns-npo2-restore.service) $(systemctl show -P LoadState "$UNIT")"
+	fact remove-mappings "$(grep -v '^#' /etc/zns-npo2/mappings.conf 2>&1 | cut -d' ' -f1 | tr '\n' ' ')"
+	fact remove-failed "$(systemctl --failed --plain --no-legend | awk '{print $1}' | tr '\n' ' ')"
+	check "dpkg -P zns-npo2" dpkg -P zns-npo2
+	block dpkg-purge </tmp/check.out
+	fact purge-status "$(dpkg-query -W -f '${Status}' zns-npo2 2>&1)"
+	fact purge-etc "$([ -e /etc/zns-npo2 ] && ls -A /etc/zns-npo2 | tr '\n' ' ' || echo gone)"
+	fact purge-load "$(systemctl show -P LoadState zns-npo2-restore.service) $(ls /etc/systemd/system/*/zns-npo2* /etc/systemd/system/zns-npo2* 2>/dev/null | wc -l)"
+	fact purge-failed "$(systemctl --failed --plain --no-legend | awk '{print $1}' | tr '\n' ' ')"
+}
+
 case "$step" in
 install)
 	deb=$(ls /root/znp/zns-npo2_*.deb)
@@ -229,13 +319,25 @@ install)
 	# the daemon map --persist started is in this unit's cgroup: unmount
 	# first, systemd stops it (SIGTERM) on the way down
 	check "umount before poweroff" umount "$MNT"
+	# the namespace boot-hot attaches after boot (ctrl 2, in an NVMe
+	# subsystem, declared detached in the boots after this one)
+	hng=$(vm_ng 2 1)
+	check "map --ublk $hng --name $HOT --persist" timeout 60 nvme-zns-npo2 map --ublk "$hng" --name "$HOT" --persist
+	grep "^$HOT " /etc/zns-npo2/mappings.conf | block mappings-hot
 	;;
 boot)
 	boot_step
 	;;
+boot-hot)
+	boot_step
+	hot_step
+	dirty_step
+	;;
 boot-load)
 	boot_step
+	shutdown_check
 	load_step
+	remove_step
 	;;
 *)
 	notok "unknown step '$step'"

@@ -7,12 +7,15 @@
 #                            (tests/vm/debian/rootfs.sh), the stock
 #                            kernel's modules, the test agent and its unit,
 #                            DEB, DATA and the FILEs in /root/znp/
-#   deb_boot DIR STEP RUN LOG ORDER [TIMEOUT]
+#   deb_boot DIR STEP RUN LOG ORDER [TIMEOUT [HOT]]
 #                            one boot of DIR/root.img in its own QEMU run,
 #                            systemd as PID 1 on Debian's stock kernel and
 #                            initramfs, the agent's STEP (RUN names the
 #                            run's step counter); NVMe controllers declared
-#                            in ORDER ("0 1" or "1 0"); the namespaces'
+#                            in ORDER ("0 1" or "1 0"), then controller
+#                            2 in an NVMe subsystem (Namespace
+#                            Attachment), its namespace attached at boot
+#                            or, HOT=detached, not; the namespaces'
 #                            backing files in DIR persist between runs, their
 #                            zone write pointers through the harness unit
 #                            (zone-state.sh); 0 when QEMU powered off in time
@@ -49,14 +52,16 @@ deb_image() {
 	mke2fs -q -t ext4 -L znp-root -d "$stage" "$dir/root.img" || return 1
 	rm -rf "$stage"
 	# the namespaces: ctrl 0: a conventional one and an npo2 one nobody
-	# maps; ctrl 1: the npo2 namespace the test maps (btrfs needs the zones)
+	# maps; ctrl 1: the npo2 namespace the test maps (btrfs needs the zones);
+	# ctrl 2: an npo2 namespace mapped in boot 1, attached after boot later
 	truncate -s 256M "$dir/c0n1.img"
 	truncate -s 480M "$dir/c0n2.img"
 	truncate -s 768M "$dir/c1n1.img"
+	truncate -s 192M "$dir/c2n1.img"
 }
 
 deb_boot() {
-	local dir=$1 steps=$2 run=$3 log=$4 order=$5 timeout=${6:-420} c args=() rc bad
+	local dir=$1 steps=$2 run=$3 log=$4 order=$5 timeout=${6:-420} hot=${7:-attached} c args=() rc bad
 	for c in $order; do
 		args+=(-device "nvme,id=nvme$c,serial=znsnpo2-c$c")
 		if [ "$c" = 0 ]; then
@@ -69,6 +74,12 @@ deb_boot() {
 				-device "nvme-ns,drive=d11,bus=nvme1,nsid=1,logical_block_size=4096,physical_block_size=4096,zoned=true,zoned.zone_size=48M,zoned.zone_capacity=48M")
 		fi
 	done
+	# (QEMU 7.2: Namespace Attachment needs the controller in an nvme-subsys;
+	# the host sees the namespace through a multipath head)
+	args+=(-device "nvme-subsys,id=subsys2,nqn=znsnpo2-s2"
+		-device "nvme,id=nvme2,serial=znsnpo2-c2,subsys=subsys2"
+		-drive "file=$dir/c2n1.img,if=none,id=d21,format=raw,cache=unsafe,discard=unmap"
+		-device "nvme-ns,drive=d21,bus=nvme2,nsid=1,logical_block_size=4096,physical_block_size=4096,zoned=true,zoned.zone_size=48M,zoned.zone_capacity=48M$([ "$hot" = detached ] && echo ,detached=on)")
 	timeout -k 5 "$timeout" nice -n 10 qemu-system-x86_64 \
 		-machine q35 -accel tcg,thread=single -cpu max -smp 2 -m 2G \
 		-nodefaults -no-user-config -nographic -serial stdio -no-reboot \
