@@ -18,15 +18,18 @@
  * 6. Once live: with --persist, the entry in the mapping file (if that
  *    fails, the device is stopped and deleted: not mapped); then the record.
  *
- * Every refusal is logged (stderr and syslog) with its reason.
+ * Every refusal is logged (stderr and syslog; under systemd, whose journal
+ * is stderr, syslog only: one line each) with its reason.
  */
 #include <limits.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <syslog.h>
 #include <unistd.h>
+#include <sys/stat.h>
 
 #include "cmd.h"
 #include "cmd_map.h"
@@ -37,7 +40,7 @@ void znp_ublkmap_say(void *arg, int prio, bool log_only, const char *msg)
 	struct ublkmap *m = arg;
 
 	syslog(prio, "%s: %s", m->o->args[0], msg);
-	if (log_only || m->daemon)
+	if (log_only || m->daemon || m->journal)
 		return;
 	if (prio <= LOG_WARNING)
 		znp_cli_err(m->cli, m->o->args[0], "%s", msg);
@@ -130,6 +133,20 @@ static void view_init(struct ublkmap *m)
 	};
 }
 
+/*
+ * Is stderr systemd's journal stream ($JOURNAL_STREAM is its "device:inode")?
+ * Then syslog reaches the journal already, with the message's priority.
+ */
+static bool stderr_is_journal(const struct znp_cli *cli)
+{
+	const char *js = getenv("JOURNAL_STREAM");
+	unsigned long long dev, ino;
+	struct stat st;
+
+	return js && sscanf(js, "%llu:%llu", &dev, &ino) == 2 &&
+	       !fstat(fileno(cli->err), &st) && st.st_dev == dev && st.st_ino == ino;
+}
+
 int znp_cmd_map_ublk(const struct znp_cli *cli, const struct znp_opts *o, struct znp_print *p)
 {
 	static struct ublkmap m;
@@ -143,7 +160,8 @@ int znp_cmd_map_ublk(const struct znp_cli *cli, const struct znp_opts *o, struct
 		if (ret)
 			return ret;
 	}
-	m = (struct ublkmap){ .cli = cli, .o = o, .p = p, .report_fd = -1 };
+	m = (struct ublkmap){ .cli = cli, .o = o, .p = p, .report_fd = -1,
+			      .journal = stderr_is_journal(cli) };
 	znp_cli_map_ctx(cli, o, &m.c);
 	ret = check_args(cli, o);
 	if (ret)

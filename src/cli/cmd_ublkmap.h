@@ -17,10 +17,14 @@ struct ublkmap {
 	struct znp_map_ublk u;		/* the library's served namespace */
 	struct znp_map_ublk_view v;	/* what is printed */
 	bool daemon;			/* child of the fork: stderr is gone */
+	bool journal;			/* stderr is the journal (systemd): syslog is enough */
 	int report_fd;			/* pipe to the waiting parent, -1 none */
 };
 
-/* One line to syslog, and to stderr unless we are the daemon (struct znp_map_ublk_hooks). */
+/*
+ * One line to syslog, and to stderr unless we are the daemon or stderr is the
+ * journal syslog writes to (struct znp_map_ublk_hooks).
+ */
 void znp_ublkmap_say(void *arg, int prio, bool log_only, const char *msg);
 /* A refusal: logged with its reason, then passed to the parent. */
 void znp_ublkmap_refused(void *arg, struct znp_map_err *e);

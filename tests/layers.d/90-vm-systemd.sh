@@ -199,6 +199,7 @@ expect_eq "$B: zns-npo2-ublk@zhot.service running, never restarted ($(deb_fact "
 expect_eq "$B: the restore ran after the attach (udev rule), succeeded" "$(deb_fact "$log2" hot-restore)" "after-attach success 0"
 expect_match "$B: the server serves the attached namespace" "$(deb_fact "$log2" hot-served)" '^1 /dev/ng[0-9]+n[0-9]+$'
 expect_match "$B: its ublk device zoned, po2 zones of $po2 sectors, 4 zones" "$(deb_fact "$log2" hot-dev)" "^/dev/ublkb[0-9]+ host-managed $po2 4\$"
+expect_eq "$B: the server's journal has each message once (syslog), no stderr copy" "$(deb_fact "$log2" hot-lines)" "1 0"
 deb_block "$log2" hot-journal | sed "s/^/# $B journal: /"
 dkb=$(deb_fact "$log2" dirty-kb)
 if [ "${dkb:-0}" -ge 4096 ] 2>/dev/null; then pass "boot 2: $dkb kB dirty at the poweroff (8 MiB written, no sync)"

@@ -206,6 +206,9 @@ hot_step() {
 		[ "$dev" = "$(findmnt -n -r -o SOURCE "$MNT")" ] && continue
 		fact hot-dev "$dev $(cat /sys/block/"${dev#/dev/}"/queue/zoned) $(cat /sys/block/"${dev#/dev/}"/queue/chunk_sectors) $(blkzone report "$dev" 2>/dev/null | wc -l)"
 	done
+	# each server message once: through syslog ("/dev/ngXnY: ..."), not
+	# also as its stderr copy ("nvme-zns-npo2: /dev/ngXnY: ...")
+	fact hot-lines "$(journalctl -b -o cat --no-pager -u "$HUNIT" | grep -c ': serving .* as ') $(journalctl -b -o cat --no-pager -u "$HUNIT" | grep -c '^nvme-zns-npo2: ')"
 	{ journalctl -b -o short-monotonic --no-pager -u zns-npo2-restore.service | tail -4
 	  journalctl -b -o short-monotonic --no-pager -u "$HUNIT" | grep -E 'systemd\[1\]|\]: /dev/ng[0-9]+n[0-9]+: serving .* as '; } | block hot-journal
 }
