@@ -1,89 +1,21 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * ublk server: control commands (/dev/ublk-control through io_uring
- * uring_cmd with 128-byte SQEs), adding, recovering and deleting devices
- * (the running device: ublk-run.c).
+ * uring_cmd with 128-byte SQEs), adding and deleting devices (taking one
+ * back: ublk-recover.c; the running device: ublk-run.c).
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
-#include <signal.h>
-#include <stdarg.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/eventfd.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "nvme-adapter.h"
 #include "ublk-priv.h"
 
 #define CTRL_PATH	"/dev/ublk-control"
-#define RECOVERY_WAIT_MS 30000
-
-void znp_ublk_log(struct znp_ublk_server *s, int prio, const char *fmt, ...)
-{
-	char line[ZNP_UBLK_LOG_LINE];
-	va_list ap;
-
-	if (!s->o.log)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(line, sizeof(line), fmt, ap);
-	va_end(ap);
-	pthread_mutex_lock(&s->log_lock);
-	if (s->log_async && !pthread_equal(pthread_self(), s->main_thread)) {
-		/*
-		 * A queue thread never waits for the log (a stalled journal
-		 * under memory pressure would stall the device): the line goes
-		 * to a ring that the main thread writes out.
-		 */
-		if (s->log_n < ZNP_UBLK_LOG_RING) {
-			unsigned int i = (s->log_head + s->log_n) % ZNP_UBLK_LOG_RING;
-
-			s->log_ring[i].prio = prio;
-			memcpy(s->log_ring[i].line, line, sizeof(line));
-			s->log_n++;
-		} else {
-			s->log_lost++;
-		}
-		pthread_mutex_unlock(&s->log_lock);
-		znp_ublk_log_wake(s);
-		return;
-	}
-	s->o.log(s->o.log_arg, prio, "%s", line);
-	pthread_mutex_unlock(&s->log_lock);
-}
-
-void znp_ublk_log_drain(struct znp_ublk_server *s)
-{
-	struct znp_ublk_logline l;
-	unsigned long lost;
-
-	for (;;) {
-		pthread_mutex_lock(&s->log_lock);
-		if (!s->log_n && !s->log_lost) {
-			pthread_mutex_unlock(&s->log_lock);
-			return;
-		}
-		lost = 0;
-		if (s->log_n) {
-			l = s->log_ring[s->log_head];
-			s->log_head = (s->log_head + 1) % ZNP_UBLK_LOG_RING;
-			s->log_n--;
-		} else {
-			lost = s->log_lost;
-			s->log_lost = 0;
-		}
-		pthread_mutex_unlock(&s->log_lock);
-		if (lost)
-			s->o.log(s->o.log_arg, LOG_WARNING, "ublk%d: %lu log lines dropped (the log "
-				 "could not keep up)", s->dev_id, lost);
-		else
-			s->o.log(s->o.log_arg, l.prio, "%s", l.line);
-	}
-}
 
 /* Open the control node and a small SQE128 ring on it. */
 static int ctrl_open(int *fd, struct io_uring *ring)
@@ -195,8 +127,8 @@ int znp_ublk_geom_from_dev(struct znp_dev *ns, struct znp_ublk_geom *g, const ch
 	return znp_ublk_geom_compute(&ns->geom, zasl, ns->geom.vwc, g, why);
 }
 
-static int server_alloc(struct znp_dev *ns, const struct znp_ublk_opts *o,
-			struct znp_ublk_server **out)
+int znp_ublk_server_alloc(struct znp_dev *ns, const struct znp_ublk_opts *o,
+			  struct znp_ublk_server **out)
 {
 	struct znp_ublk_server *s;
 	const char *why = NULL;
@@ -245,7 +177,7 @@ static int server_alloc(struct znp_dev *ns, const struct znp_ublk_opts *o,
 	return 0;
 }
 
-static void fill_params(const struct znp_ublk_geom *g, struct ublk_params *p)
+void znp_ublk_fill_params(const struct znp_ublk_geom *g, struct ublk_params *p)
 {
 	memset(p, 0, sizeof(*p));
 	p->len = sizeof(*p);
@@ -275,7 +207,7 @@ int znp_ublk_server_create(struct znp_dev *ns, const struct znp_ublk_opts *o,
 	if (o->nr_queues > ZNP_UBLK_MAX_QUEUES || o->queue_depth > ZNP_UBLK_MAX_DEPTH ||
 	    o->dev_id < -1)
 		return -EINVAL;
-	ret = server_alloc(ns, o, &s);
+	ret = znp_ublk_server_alloc(ns, o, &s);
 	if (ret) {
 		znp_ublk_server_free(s);
 		return ret;
@@ -312,7 +244,7 @@ int znp_ublk_server_create(struct znp_dev *ns, const struct znp_ublk_opts *o,
 		znp_ublk_server_free(s);
 		return -E2BIG;
 	}
-	fill_params(&s->g, &p);
+	znp_ublk_fill_params(&s->g, &p);
 	ret = znp_ublk_ctrl(s, UBLK_U_CMD_SET_PARAMS, 0, &p, sizeof(p));
 	if (ret) {
 		znp_ublk_log(s, LOG_ERR, "ublk%d: SET_PARAMS failed: %s", s->dev_id, strerror(-ret));
@@ -329,149 +261,6 @@ int znp_ublk_server_create(struct znp_dev *ns, const struct znp_ublk_opts *o,
 		     " sectors (capacity %" PRIu64 "), %u queue(s) x %u", s->dev_id, ns->path,
 		     s->g.nr_zones, s->g.zone_sectors, s->g.zone_cap_sectors, s->nr_queues,
 		     s->depth);
-	*out = s;
-	return 0;
-}
-
-static int params_match(struct znp_ublk_server *s, const struct ublk_params *have)
-{
-	struct ublk_params want;
-
-	fill_params(&s->g, &want);
-	if (!(have->types & UBLK_PARAM_TYPE_BASIC) || !(have->types & UBLK_PARAM_TYPE_ZONED))
-		return 0;
-	return have->basic.logical_bs_shift == want.basic.logical_bs_shift &&
-	       have->basic.chunk_sectors == want.basic.chunk_sectors &&
-	       have->basic.dev_sectors == want.basic.dev_sectors &&
-	       have->basic.max_sectors >= want.basic.max_sectors &&
-	       have->zoned.max_zone_append_sectors <= want.zoned.max_zone_append_sectors &&
-	       have->zoned.max_open_zones == want.zoned.max_open_zones &&
-	       have->zoned.max_active_zones == want.zoned.max_active_zones;
-}
-
-/*
- * The device @s->dev_id, as this server makes them, quiesced: its server
- * is gone. @waited: milliseconds spent waiting for the driver to notice.
- * Return: 0 or -errno (logged).
- */
-static int recover_quiesced(struct znp_ublk_server *s, int *waited)
-{
-	struct timespec ts = { 0, 100 * 1000 * 1000 };
-	int dev_id = s->dev_id;
-	int ret;
-
-	ret = znp_ublk_ctrl(s, UBLK_U_CMD_GET_DEV_INFO, 0, &s->info, sizeof(s->info));
-	if (ret) {
-		znp_ublk_log(s, LOG_ERR, "ublk%d: GET_DEV_INFO failed: %s", dev_id, strerror(-ret));
-		return ret;
-	}
-	if ((s->info.flags & ZNP_UBLK_F_NEEDED) != ZNP_UBLK_F_NEEDED) {
-		znp_ublk_log(s, LOG_ERR, "ublk%d: refused: not a device of this server "
-			     "(flags 0x%llx)", dev_id, (unsigned long long)s->info.flags);
-		return -EINVAL;
-	}
-	/*
-	 * The driver keeps what the creating server stored: the namespace's
-	 * identity and geometry. Another namespace (a reused id, a stale
-	 * record) is never attached under this device's users.
-	 */
-	if (s->info.ublksrv_flags != s->fingerprint) {
-		znp_ublk_log(s, LOG_ERR, "ublk%d: refused: the device serves another namespace "
-			     "or geometry than %s (fingerprint %016llx, this namespace %016llx)",
-			     dev_id, s->ns->path, (unsigned long long)s->info.ublksrv_flags,
-			     (unsigned long long)s->fingerprint);
-		return -EINVAL;
-	}
-	/*
-	 * The driver notices a dead server with some delay (its monitor work):
-	 * wait while the device is live but the recorded server is gone.
-	 */
-	while (s->info.state == UBLK_S_DEV_LIVE && *waited < RECOVERY_WAIT_MS &&
-	       s->info.ublksrv_pid > 0 && kill(s->info.ublksrv_pid, 0) && errno == ESRCH) {
-		nanosleep(&ts, NULL);
-		*waited += 100;
-		ret = znp_ublk_ctrl(s, UBLK_U_CMD_GET_DEV_INFO, 0, &s->info, sizeof(s->info));
-		if (ret)
-			break;
-	}
-	if (ret) {
-		znp_ublk_log(s, LOG_ERR, "ublk%d: GET_DEV_INFO failed: %s", dev_id, strerror(-ret));
-		return ret;
-	}
-	if (s->info.state != UBLK_S_DEV_QUIESCED) {
-		znp_ublk_log(s, LOG_ERR, "ublk%d: refused: state %s, not quiesced (its server "
-			     "is alive, or the device is not recoverable)", dev_id,
-			     s->info.state == UBLK_S_DEV_LIVE ? "live" : "dead");
-		return -EBUSY;
-	}
-	return 0;
-}
-
-int znp_ublk_server_recover(struct znp_dev *ns, int dev_id, const struct znp_ublk_opts *o,
-			    struct znp_ublk_server **out)
-{
-	struct znp_ublk_server *s;
-	struct ublk_params p;
-	struct timespec ts = { 0, 100 * 1000 * 1000 };
-	int ret, waited = 0;
-
-	*out = NULL;
-	if (dev_id < 0)
-		return -EINVAL;
-	ret = server_alloc(ns, o, &s);
-	if (ret) {
-		znp_ublk_server_free(s);
-		return ret;
-	}
-	s->dev_id = dev_id;
-	ret = recover_quiesced(s, &waited);
-	if (ret) {
-		znp_ublk_server_free(s);
-		return ret;
-	}
-	memset(&p, 0, sizeof(p));
-	p.len = sizeof(p);
-	ret = znp_ublk_ctrl(s, UBLK_U_CMD_GET_PARAMS, 0, &p, sizeof(p));
-	if (ret || !params_match(s, &p)) {
-		znp_ublk_log(s, LOG_ERR, "ublk%d: refused: its parameters do not match %s%s%s",
-			     dev_id, ns->path, ret ? ": " : "", ret ? strerror(-ret) : "");
-		znp_ublk_server_free(s);
-		return ret ? ret : -EINVAL;
-	}
-	/* a device made with larger requests (an older default): serve them whole */
-	s->g.max_sectors = p.basic.max_sectors;
-	s->nr_queues = s->info.nr_hw_queues;
-	s->depth = s->info.queue_depth;
-	if (!s->nr_queues || s->nr_queues > ZNP_UBLK_MAX_QUEUES || !s->depth ||
-	    s->depth > ZNP_UBLK_MAX_DEPTH || s->info.max_io_buf_bytes < s->g.max_sectors * 512u) {
-		znp_ublk_log(s, LOG_ERR, "ublk%d: refused: queue layout %ux%u out of range",
-			     dev_id, s->nr_queues, s->depth);
-		znp_ublk_server_free(s);
-		return -EINVAL;
-	}
-	/* -EBUSY while the dead server's files are still being released */
-	for (;;) {
-		ret = znp_ublk_ctrl(s, UBLK_U_CMD_START_USER_RECOVERY, 0, NULL, 0);
-		if (ret != -EBUSY || waited >= RECOVERY_WAIT_MS)
-			break;
-		nanosleep(&ts, NULL);
-		waited += 100;
-	}
-	if (ret) {
-		znp_ublk_log(s, LOG_ERR, "ublk%d: START_USER_RECOVERY failed: %s", dev_id,
-			     strerror(-ret));
-		znp_ublk_server_free(s);
-		return ret;
-	}
-	ret = znp_ublk_zones_init(s, true);
-	if (ret) {
-		znp_ublk_log(s, LOG_ERR, "ublk%d: append journal: %s", dev_id, strerror(-ret));
-		znp_ublk_server_free(s);
-		return ret;
-	}
-	s->recovering = true;
-	s->added = true;	/* ours now: a stop through this server deletes it */
-	znp_ublk_log(s, LOG_NOTICE, "ublk%d: recovering for %s", dev_id, ns->path);
 	*out = s;
 	return 0;
 }

@@ -207,6 +207,7 @@ struct znp_ublk_server {
 	unsigned long log_lost;
 };
 
+/* ublk-log.c */
 void znp_ublk_log(struct znp_ublk_server *s, int prio, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 /* Write out what queue threads logged (main thread). */
@@ -216,6 +217,16 @@ void znp_ublk_log_wake(struct znp_ublk_server *s);
 
 /* ublk-ctrl.c */
 int znp_ublk_ctrl(struct znp_ublk_server *s, uint32_t op, uint64_t data0, void *buf, uint32_t len);
+/*
+ * A server for @ns with its control ring, not yet bound to a device (added:
+ * znp_ublk_server_create(); taken back: znp_ublk_server_recover()). On a
+ * failure *@out may hold the server still: znp_ublk_server_free() it.
+ * Return: 0 or -errno.
+ */
+int znp_ublk_server_alloc(struct znp_dev *ns, const struct znp_ublk_opts *o,
+			  struct znp_ublk_server **out);
+/* The parameters (SET_PARAMS) of a device with geometry @g. */
+void znp_ublk_fill_params(const struct znp_ublk_geom *g, struct ublk_params *p);
 
 /* ublk-queue.c */
 int znp_ublk_queue_init(struct znp_ublk_server *s, struct znp_ublk_queue *q, unsigned int qid);
