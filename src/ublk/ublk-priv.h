@@ -228,10 +228,12 @@ int znp_ublk_server_alloc(struct znp_dev *ns, const struct znp_ublk_opts *o,
 /* The parameters (SET_PARAMS) of a device with geometry @g. */
 void znp_ublk_fill_params(const struct znp_ublk_geom *g, struct ublk_params *p);
 
-/* ublk-queue.c */
+/* ublk-qsetup.c */
 int znp_ublk_queue_init(struct znp_ublk_server *s, struct znp_ublk_queue *q, unsigned int qid);
-void *znp_ublk_queue_thread(void *arg);
 void znp_ublk_queue_free(struct znp_ublk_queue *q);
+
+/* ublk-queue.c */
+void *znp_ublk_queue_thread(void *arg);
 /* Queue an NVMe I/O command of tag @t on its ring. Return: 0 or -EBUSY (no SQE). */
 int znp_ublk_nvme_cmd(struct znp_ublk_queue *q, struct znp_ublk_tag *t, uint8_t opcode,
 		      void *buf, uint32_t len, uint64_t slba, uint32_t cdw12, uint32_t cdw13);
