@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Private to the request code of src/ublk/: ublk-io.c (what a request
- * becomes), ublk-report.c (zone reports), ublk-reconcile.c (write
- * pointers, read-back, server-placed appends), ublk-nopath.c (a multipath
- * head without a path).
+ * becomes), ublk-data.c (the request's data, the write pipeline),
+ * ublk-report.c (zone reports), ublk-reconcile.c (write pointers,
+ * read-back, server-placed appends), ublk-nopath.c (a multipath head
+ * without a path).
  */
 #ifndef ZNP_UBLK_IO_H
 #define ZNP_UBLK_IO_H
@@ -39,6 +40,19 @@ void znp_ublk_issue_reads(struct znp_ublk_queue *q, struct znp_ublk_tag *t);
 /* Send a zone operation or flush again (idempotent). Return: 0 or -EBUSY. */
 int znp_ublk_resend(struct znp_ublk_queue *q, struct znp_ublk_tag *t);
 void znp_ublk_log_nvme_error(struct znp_ublk_queue *q, struct znp_ublk_tag *t, int res);
+/*
+ * An NVMe error on a tag. Return: true when handled (retried, reconciled,
+ * left to the next server, or failed).
+ */
+bool znp_ublk_nvme_error(struct znp_ublk_queue *q, struct znp_ublk_tag *t, int res);
+
+/* ublk-data.c */
+/* A write or append: copy its data (a write's first piece) from the request. */
+void znp_ublk_data_in(struct znp_ublk_queue *q, struct znp_ublk_tag *t);
+/* A read: copy its data to the request, then complete it. */
+void znp_ublk_data_out(struct znp_ublk_queue *q, struct znp_ublk_tag *t);
+/* A write piece ended (stage ZNP_ST_IO): its NVMe result @res. */
+void znp_ublk_write_piece_end(struct znp_ublk_queue *q, struct znp_ublk_tag *t, int res);
 
 /* ublk-report.c */
 /* A REPORT_ZONES request of @nr_zones from the request's sector. */

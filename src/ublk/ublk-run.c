@@ -292,7 +292,7 @@ static int stop_dev(struct znp_ublk_server *s, int exfd)
  * How requests move, once: the ring's setup, and whether the driver offers
  * zero copy (UBLK_F_SUPPORT_ZERO_COPY from 6.15, UBLK_F_AUTO_BUF_REG from
  * 6.16). This server moves data by user copy either way; zero copy would
- * take the place of the two copies in ublk-io.c (data_in, data_out).
+ * take the place of the two copies in ublk-data.c (znp_ublk_data_in/out()).
  */
 static void log_io_path(struct znp_ublk_server *s)
 {
