@@ -14,4 +14,8 @@ int znp_map_dm_check_free(const struct znp_map_ctx *c, const char *kname, const 
 			  const char *backing, bool dm_usable, char *leftover, size_t lsize,
 			  struct znp_map_err *e);
 
+/* One line through @h->say (for stderr and the system log), if @h has one. */
+void znp_map_ublk_say(const struct znp_map_ublk_hooks *h, int prio, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
 #endif

@@ -17,12 +17,9 @@
 #include <syslog.h>
 #include <unistd.h>
 
-#include "map.h"
+#include "map-priv.h"
 
-static void say(const struct znp_map_ublk_hooks *h, int prio, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static void say(const struct znp_map_ublk_hooks *h, int prio, const char *fmt, ...)
+void znp_map_ublk_say(const struct znp_map_ublk_hooks *h, int prio, const char *fmt, ...)
 {
 	char buf[512];
 	va_list ap;
@@ -186,7 +183,7 @@ static int need_driver(const struct znp_map_ublk_hooks *h, struct znp_map_err *e
 	int ret = znp_ublk_probe(&feat);
 
 	if (ret == -ENOENT) {
-		say(h, LOG_NOTICE, "loading ublk_drv");
+		znp_map_ublk_say(h, LOG_NOTICE, "loading ublk_drv");
 		if (!modprobe_ublk()) {
 			for (int i = 0; i < 40 && (ret = znp_ublk_probe(&feat)) == -ENOENT; i++)
 				usleep(50000);	/* the control node appears */
@@ -257,7 +254,8 @@ static int pick_recovery(struct znp_map_ublk *u, const struct znp_map_ublk_hooks
 	if (ret == -ENOENT)
 		return 0;	/* nothing recorded */
 	if (ret) {
-		say(h, LOG_WARNING, "ignoring an unreadable record: %s", znp_strerror(ret));
+		znp_map_ublk_say(h, LOG_WARNING, "ignoring an unreadable record: %s",
+				 znp_strerror(ret));
 		return 0;
 	}
 	ret = znp_ublk_dev_info(old.dev_id, &info);
@@ -273,15 +271,17 @@ static int pick_recovery(struct znp_map_ublk *u, const struct znp_map_ublk_hooks
 		/* its server just left (parked or died): the driver is quiescing it */
 		u->recover_id = old.dev_id;
 		u->recovered = true;
-		say(h, LOG_NOTICE, "/dev/ublkb%d: server pid %ld is gone: taking the device back",
-		    old.dev_id, (long)old.pid);
+		znp_map_ublk_say(h, LOG_NOTICE,
+				 "/dev/ublkb%d: server pid %ld is gone: taking the device back",
+				 old.dev_id, (long)old.pid);
 		return 0;
 	}
 	if (!ret && info.state == ZNP_UBLK_S_QUIESCED) {
 		u->recover_id = old.dev_id;
 		u->recovered = true;
-		say(h, LOG_NOTICE, "/dev/ublkb%d is quiesced (server pid %ld died): taking it back",
-		    old.dev_id, (long)old.pid);
+		znp_map_ublk_say(h, LOG_NOTICE,
+				 "/dev/ublkb%d is quiesced (server pid %ld died): taking it back",
+				 old.dev_id, (long)old.pid);
 		return 0;
 	}
 	if (!ret && info.state == ZNP_UBLK_S_LIVE) {
@@ -291,8 +291,8 @@ static int pick_recovery(struct znp_map_ublk *u, const struct znp_map_ublk_hooks
 				    old.dev_id, (long)info.srv_pid);
 	}
 	if (!ret) {	/* added, never started or dead: delete it */
-		say(h, LOG_NOTICE, "deleting /dev/ublkb%d left in state %d", old.dev_id,
-		    info.state);
+		znp_map_ublk_say(h, LOG_NOTICE, "deleting /dev/ublkb%d left in state %d",
+				 old.dev_id, info.state);
 		znp_ublk_dev_del(old.dev_id);
 	}
 	/* the record goes; the lock file stays, and we hold it */

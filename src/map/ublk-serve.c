@@ -16,7 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "map.h"
+#include "map-priv.h"
 
 /* the served device, for znp_map_ublk_stop() from a signal handler */
 static _Atomic(struct znp_ublk_server *) the_server;
@@ -38,21 +38,6 @@ struct serving {
 	char lib_err[400];		/* ... the first of them */
 	bool undo;			/* --persist failed once live */
 };
-
-static void say(const struct serving *s, int prio, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static void say(const struct serving *s, int prio, const char *fmt, ...)
-{
-	char buf[512];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(buf, sizeof(buf), fmt, ap);
-	va_end(ap);
-	if (s->h->say)
-		s->h->say(s->h->arg, prio, false, buf);
-}
 
 static void server_log(void *arg, int prio, const char *fmt, ...)
 {
@@ -86,8 +71,9 @@ static int write_record(struct serving *s, int dev_id)
 	u->rec.started = (uint64_t)time(NULL);
 	ret = znp_ublk_rec_put(u->dirfd, &u->rec);
 	if (ret)
-		say(s, LOG_ERR, "cannot write the record in %s: %s (status and unmap will not find "
-		    "/dev/ublkb%d)", u->c->run_dir, znp_strerror(ret), dev_id);
+		znp_map_ublk_say(s->h, LOG_ERR, "cannot write the record in %s: %s (status and "
+				 "unmap will not find /dev/ublkb%d)", u->c->run_dir,
+				 znp_strerror(ret), dev_id);
 	return ret;
 }
 
@@ -131,8 +117,8 @@ static void on_ready(void *arg, int dev_id)
 	}
 	u->live = true;
 	write_record(s, dev_id);
-	say(s, LOG_NOTICE, "%s /dev/ublkb%d, server pid %ld", u->recovered ? "took back" :
-	    "serving", dev_id, (long)getpid());
+	znp_map_ublk_say(s->h, LOG_NOTICE, "%s /dev/ublkb%d, server pid %ld",
+			 u->recovered ? "took back" : "serving", dev_id, (long)getpid());
 	u->dev_id = dev_id;
 	if (s->h->live)
 		s->h->live(s->h->arg, u);
@@ -144,7 +130,8 @@ static void delete_dev(struct serving *s, int dev_id)
 	int ret = znp_ublk_dev_del(dev_id);
 
 	if (ret && ret != -ENODEV)
-		say(s, LOG_ERR, "cannot delete /dev/ublkb%d: %s", dev_id, znp_strerror(ret));
+		znp_map_ublk_say(s->h, LOG_ERR, "cannot delete /dev/ublkb%d: %s", dev_id,
+				 znp_strerror(ret));
 	znp_ublk_rec_drop(s->u->dirfd, s->u->rec.ident);
 }
 
@@ -156,8 +143,8 @@ static int after_run(struct serving *s, int ret, bool parked, int dev_id)
 	if (s->undo) {
 		/* stopped by on_ready(): not recorded in the mapping file, so not mapped */
 		if (parked) {
-			say(s, LOG_NOTICE, "/dev/ublkb%d is in use: it stays, quiesced, for the next "
-			    "server", dev_id);
+			znp_map_ublk_say(s->h, LOG_NOTICE, "/dev/ublkb%d is in use: it stays, "
+					 "quiesced, for the next server", dev_id);
 			return s->e->ret < 0 ? s->e->ret : -EIO;
 		}
 		delete_dev(s, dev_id);
@@ -172,19 +159,19 @@ static int after_run(struct serving *s, int ret, bool parked, int dev_id)
 	}
 	if (!ret && parked) {
 		/* in use: kept with its record, the next `map --ublk` takes it back */
-		say(s, LOG_NOTICE, "server of /dev/ublkb%d stopped; the device is in use and stays, "
-		    "quiesced, for the next server", dev_id);
+		znp_map_ublk_say(s->h, LOG_NOTICE, "server of /dev/ublkb%d stopped; the device is "
+				 "in use and stays, quiesced, for the next server", dev_id);
 		return 0;
 	}
 	if (ret) {
 		/* the device stays (quiesced): a new `map --ublk` takes it back */
-		say(s, LOG_ERR, "server of /dev/ublkb%d failed: %s; the device is kept for a "
-		    "restart", dev_id, znp_strerror(ret));
+		znp_map_ublk_say(s->h, LOG_ERR, "server of /dev/ublkb%d failed: %s; the device is "
+				 "kept for a restart", dev_id, znp_strerror(ret));
 		s->e->told = true;	/* said: the exit code alone */
 		return znp_map_fail(s->e, ZNP_MAP_FAILED, ret, "server failed");
 	}
 	delete_dev(s, dev_id);
-	say(s, LOG_NOTICE, "stopped /dev/ublkb%d", dev_id);
+	znp_map_ublk_say(s->h, LOG_NOTICE, "stopped /dev/ublkb%d", dev_id);
 	return 0;
 }
 
