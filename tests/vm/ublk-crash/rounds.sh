@@ -265,8 +265,9 @@ one_round() {
 		watch_dev "$W_DEV" "$devno" /tmp/watch.stop /tmp/watch.miss &
 		WATCH=$!
 	fi
-	# retry the moment until requests are in flight (up to 12 batches)
-	while [ $try -lt 12 ]; do
+	# retry the moment until requests are in flight (up to 24 batches: f2fs
+	# writers show requests in flight seldom, 12 were once not enough)
+	while [ $try -lt 24 ]; do
 		try=$((try + 1))
 		tag=$r.$try
 		wl_start "$tag"
