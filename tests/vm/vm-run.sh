@@ -37,6 +37,9 @@ usage: $0 --kernel stock|BZIMAGE --guest SCRIPT [options]
   --append ARGS         extra kernel command-line arguments
   --add HOST[:GUEST]    extra file for the initramfs (default GUEST path: /usr/bin/<name>)
   --modules "M ..."     extra stock-kernel modules to load
+  --net listen=ADDR:PORT|connect=ADDR:PORT[,mac=MAC]
+                        a virtio-net NIC (eth0) on a QEMU socket network shared with another run:
+                        start the listen side first; --ns may then be left out
   --quiet               do not echo the console on stdout
 Exit: 0 pass; 1 failed tests, missing result line, kernel BUG/WARNING/Oops/panic,
 or timeout; 2 usage.
@@ -46,7 +49,7 @@ EOF
 die() { echo "vm-run: $*" >&2; exit 2; }
 
 kernel= guest= preset= timeout=300 log= mem=2G append= quiet=0
-nsspecs=() adds=() extra_modules=
+nsspecs=() adds=() extra_modules= net=
 declare -A subsys=()
 while [ $# -gt 0 ]; do
 	case "$1" in
@@ -63,6 +66,7 @@ while [ $# -gt 0 ]; do
 	--append) append=$2; shift ;;
 	--add) adds+=("$2"); shift ;;
 	--modules) extra_modules=$2; shift ;;
+	--net) net=$2; shift ;;
 	--quiet) quiet=1 ;;
 	-h|--help) usage; exit 0 ;;
 	*) usage >&2; exit 2 ;;
@@ -87,7 +91,25 @@ standard)
 	;;
 *) die "unknown preset $preset" ;;
 esac
-[ ${#nsspecs[@]} -gt 0 ] || die "no namespaces: give --ns or --preset"
+[ ${#nsspecs[@]} -gt 0 ] || [ -n "$net" ] || die "no namespaces: give --ns or --preset"
+
+# --net: one virtio-net NIC on a QEMU socket network (two runs, one listens)
+netargs=()
+if [ -n "$net" ]; then
+	sock= mac=
+	IFS=, read -ra kvs <<<"$net"
+	for kv in "${kvs[@]}"; do
+		case "$kv" in
+		listen=?*:[0-9]*|connect=?*:[0-9]*) sock=$kv ;;
+		mac=??:??:??:??:??:??) mac=${kv#mac=} ;;
+		*) die "--net $net: bad $kv" ;;
+		esac
+	done
+	[ -n "$sock" ] || die "--net $net: needs listen=ADDR:PORT or connect=ADDR:PORT"
+	# distinct default addresses for the two ends
+	[ -n "$mac" ] || case "$sock" in listen=*) mac=52:54:00:00:00:01 ;; *) mac=52:54:00:00:00:02 ;; esac
+	netargs=(-netdev "socket,id=n0,$sock" -device "virtio-net-pci,netdev=n0,mac=$mac")
+fi
 
 # size with optional K/M/G suffix -> bytes
 bytes() {
@@ -380,7 +402,7 @@ timeout -k 5 "$timeout" qemu-system-x86_64 \
 	-nodefaults -no-user-config -nographic -serial stdio -no-reboot \
 	-kernel "$kimage" -initrd "$run/initrd.cpio" \
 	-append "console=ttyS0 quiet panic=-1 oops=panic rdinit=/init $append" \
-	"${cargs[@]}" "${nargs[@]}" </dev/null 2>&1 |
+	${cargs[@]+"${cargs[@]}"} ${nargs[@]+"${nargs[@]}"} ${netargs[@]+"${netargs[@]}"} </dev/null 2>&1 |
 	sed -u -e 's/\r//g' -e 's/\x1b\[[0-9;?]*[a-zA-Z]//g' -e 's/\x1b[a-zA-Z]//g' | tee "$log" >"$out"
 rc=${PIPESTATUS[0]}
 set -e

@@ -1,0 +1,108 @@
+# Layer 71, target VM (patched kernel, nvmet + nvmet-tcp + null_blk built
+# in): three zoned null_blk devices exported through one subsystem on an
+# NVMe/TCP port to the stock 6.12 host VM (host.sh):
+#   ns 1  po2, 256 MiB of 32 MiB zones: the control
+#   ns 2  po2, 200 MiB of 32 MiB zones (8 MiB last zone): refused by
+#         default with a message naming zns_smaller_last_zone; enabled with
+#         the opt-in when the host asks for phase 2
+#   ns 3  npo2, 384 MiB of 96 MiB zones
+# In phase 2 the target also connects to its own subsystem over nvme-loop
+# as a patched host: it sees every zone of ns 2, the last one ending at the
+# namespace end. Messages from the host (control port): "phase2", "done".
+. /vm/guest/common.sh
+. /vm/guest/zlib.sh
+CFS=/sys/kernel/config/nvmet
+S=$CFS/subsystems/$NQN
+cfs="zoned=1 memory_backed=1 blocksize=4096"
+
+expect_ok "target: eth0 up with $TGT_IP" net_up "$TGT_IP"
+
+nb1=$(mk_nullb tcp1 $cfs zone_size=$NS1_ZS size=$NS1_SIZE) || not_ok "target: null_blk tcp1"
+nb2=$(mk_nullb tcp2 $cfs zone_size=$NS2_ZS size=$NS2_SIZE) || not_ok "target: null_blk tcp2"
+nb3=$(mk_nullb tcp3 $cfs zone_size=$NS3_ZS size=$NS3_SIZE) || not_ok "target: null_blk tcp3"
+expect_eq "target: ns 2 backing device has a smaller last zone" \
+	"$(sysq "$nb2" nr_zones) $(cat /sys/block/"$nb2"/size)" \
+	"$(( (NS2_SIZE + NS2_ZS - 1) / NS2_ZS )) $((NS2_SIZE * MB))"
+
+# ns_setup NSID DEVICE: namespace NSID of the subsystem on DEVICE, disabled
+ns_setup() {
+	mkdir "$S/namespaces/$1" && echo "/dev/$2" >"$S/namespaces/$1/device_path"
+}
+ns_enable() { echo 1 >"$S/namespaces/$1/enable" 2>/dev/null; }
+
+mkdir "$S" && echo 1 >"$S/attr_allow_any_host" || not_ok "target: subsystem $NQN"
+ns_setup 1 "$nb1" && expect_ok "target: ns 1 (po2, no smaller last zone) enabled" ns_enable 1
+ns_setup 2 "$nb2" || not_ok "target: ns 2 set up"
+expect_eq "target: ns 2 zns_smaller_last_zone defaults to 0" \
+	"$(cat "$S/namespaces/2/zns_smaller_last_zone" 2>&1)" 0
+n0=$(dmesg | wc -l)
+expect_rc "target: ns 2 (smaller last zone) refused by default" 1 ns_enable 2
+expect_eq "target: the refusal names the device and the attribute" \
+	"$(log_since "$n0" "$nb2: capacity not a multiple of the zone size, see zns_smaller_last_zone" | wc -l)" 1
+expect_eq "target: ns 2 still disabled" "$(cat "$S/namespaces/2/enable")" 0
+ns_setup 3 "$nb3" && expect_ok "target: ns 3 (npo2) enabled" ns_enable 3
+
+# the TCP port, and a loop port for the patched host of phase 2
+P=$CFS/ports/1
+mkdir "$P" && echo tcp >"$P/addr_trtype" && echo ipv4 >"$P/addr_adrfam" &&
+	echo "$TGT_IP" >"$P/addr_traddr" && echo "$NVME_PORT" >"$P/addr_trsvcid" &&
+	mkdir "$CFS/ports/2" && echo loop >"$CFS/ports/2/addr_trtype" &&
+	ln -s "$S" "$P/subsystems/$NQN"
+expect_eq "target: nvmet-tcp listening on $TGT_IP:$NVME_PORT" \
+	"$(dmesg | grep -c "enabling port 1 ($TGT_IP:$NVME_PORT)")" 1
+vm_log "target: exported, waiting for the host"
+
+msg=$(ctl_recv 150)
+expect_eq "target: the host asks for phase 2" "$msg" phase2
+if [ "$msg" = phase2 ]; then
+	# the host wrote this through NVMe/TCP to ns 1 before asking
+	expect_ok "target: the stock host's pattern is on the backing device of ns 1" \
+		zonectl verify "/dev/$nb1" "$PAT_SECTOR" "$PAT_BYTES" "$PAT_SEED"
+	n0=$(dmesg | wc -l)
+	expect_ok "target: set zns_smaller_last_zone=1 on ns 2" \
+		sh -c "echo 1 >$S/namespaces/2/zns_smaller_last_zone"
+	expect_ok "target: ns 2 enabled with the opt-in" ns_enable 2
+	expect_eq "target: the export of the smaller last zone is logged" \
+		"$(log_since "$n0" "$nb2: exporting a smaller last zone" | wc -l)" 1
+	vm_log "target: ns 2 exported"
+
+	# a patched host (this kernel, over nvme-loop) sees every zone of ns 2
+	ln -s "$S" "$CFS/ports/2/subsystems/$NQN"
+	if echo "transport=loop,nqn=$NQN" >/dev/nvme-fabrics; then
+		ok "target: patched host connected over nvme-loop"
+	else
+		not_ok "target: patched host connected over nvme-loop"
+	fi
+	d= i=0
+	while [ -z "$d" ] && [ $i -lt 50 ]; do
+		for b in /sys/block/nvme*n*; do
+			[ "$(cat "$b/device/subsysnqn" 2>/dev/null)" = "$NQN" ] || continue
+			[ "$(cat "$b/nsid" 2>/dev/null)" = 2 ] && [ -b "/dev/${b##*/}" ] && d=${b##*/}
+		done
+		[ -n "$d" ] || sleep 0.2
+		i=$((i + 1))
+	done
+	if [ -n "$d" ]; then
+		label="target: patched host, ns 2 over nvme-loop"
+		lz=$(( (NS2_SIZE / NS2_ZS) * NS2_ZS * MB ))
+		expect_eq "$label: zone size, zone count, size" \
+			"$(sysq "$d" chunk_sectors) $(sysq "$d" nr_zones) $(cat /sys/block/"$d"/size)" \
+			"$((NS2_ZS * MB)) $(( (NS2_SIZE + NS2_ZS - 1) / NS2_ZS )) $((NS2_SIZE * MB))"
+		expect_eq "$label: last zone start, capacity and condition" \
+			"$(zonectl report "/dev/$d" "$lz" 1 | awk '{ print $1, $3, $5 }')" \
+			"$lz $((NS2_SIZE * MB - lz)) $C_EMPTY"
+		expect_ok "$label: write 64 KiB at the start of the last zone" \
+			zonectl write "/dev/$d" "$lz" 65536 72
+		expect_ok "$label: the data is on the backing device" \
+			zonectl verify "/dev/$nb2" "$lz" 65536 72
+		expect_ok "$label: reset the last zone" zonectl reset "/dev/$d" "$lz" $((NS2_SIZE * MB - lz))
+		expect_zone "$label: last zone empty on the backing device" "/dev/$nb2" "$lz" $C_EMPTY "$lz"
+	else
+		not_ok "target: patched host sees ns 2" "$(dmesg | tail -5)"
+	fi
+	expect_eq "target: no zone revalidation failure on the patched host" \
+		"$(dmesg | grep -cE 'Missing zones|failed to revalidate zones')" 0
+	msg=$(ctl_recv 120)
+	expect_eq "target: the host is done" "$msg" done
+fi
+true
