@@ -32,7 +32,8 @@ rm -f "$tlog" "$hlog"
 # a free port for the socket network, found now (the target's QEMU listens)
 port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])') ||
 	exit 1
-listening() { ss -Hltn "sport = :$port" | grep -q .; }
+# listening: a socket in state LISTEN (0A) on 127.0.0.1:port
+listening() { grep -qE "^ *[0-9]+: 0100007F:$(printf %04X "$port") 00000000:0000 0A " /proc/net/tcp; }
 
 start=$SECONDS
 tests/vm/vm-run.sh --kernel "$img" --guest tests/vm/nvmet-tcp/target.sh --quiet --mem 1G \
