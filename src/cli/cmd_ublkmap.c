@@ -17,6 +17,9 @@
  *    until the device is live (or the child failed) and prints the result.
  * 6. Once live: with --persist, the entry in the mapping file (if that
  *    fails, the device is stopped and deleted: not mapped); then the record.
+ * 7. SIGTERM or SIGINT: a device nobody holds is stopped and deleted; a
+ *    mounted or open one is never deleted: the server parks it, quiesced,
+ *    for the next server (map/ublk-serve.c, src/ublk/README.md).
  *
  * Every refusal is logged (stderr and syslog; under systemd, whose journal
  * is stderr, syslog only: one line each) with its reason.
