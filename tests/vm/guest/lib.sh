@@ -266,16 +266,18 @@ nvmet_export() {
 	ln -s "$s" "/sys/kernel/config/nvmet/ports/1/subsystems/$1"
 }
 
-# nvmet_connect NQN: connect the host to NQN over loop, print the disk name
-# of its namespace (up to 10 s). The target reports multi-controller
-# subsystems, so the host shows a multipath head disk (nvmeXnY) whose device
-# is the subsystem; the per-path disk nvmeXcYnZ is hidden.
+# nvmet_connect NQN [NSID]: connect the host to NQN over loop, print the
+# disk name of its namespace (of namespace NSID when given; up to 10 s). The
+# target reports multi-controller subsystems, so the host shows a multipath
+# head disk (nvmeXnY) whose device is the subsystem; the per-path disk
+# nvmeXcYnZ is hidden.
 nvmet_connect() {
 	local d i=0
 	echo "transport=loop,nqn=$1" >/dev/nvme-fabrics || return 1
 	while [ $i -lt 50 ]; do
 		for d in /sys/block/nvme*n*; do
 			[ "$(cat "$d/device/subsysnqn" 2>/dev/null)" = "$1" ] || continue
+			[ -z "${2:-}" ] || [ "$(cat "$d/nsid" 2>/dev/null)" = "$2" ] || continue
 			[ -b "/dev/${d##*/}" ] || continue
 			echo "${d##*/}"
 			return 0

@@ -68,20 +68,11 @@ if [ "$msg" = phase2 ]; then
 
 	# a patched host (this kernel, over nvme-loop) sees every zone of ns 2
 	ln -s "$S" "$CFS/ports/2/subsystems/$NQN"
-	if echo "transport=loop,nqn=$NQN" >/dev/nvme-fabrics; then
+	if d=$(nvmet_connect "$NQN" 2); then
 		ok "target: patched host connected over nvme-loop"
 	else
 		not_ok "target: patched host connected over nvme-loop"
 	fi
-	d= i=0
-	while [ -z "$d" ] && [ $i -lt 50 ]; do
-		for b in /sys/block/nvme*n*; do
-			[ "$(cat "$b/device/subsysnqn" 2>/dev/null)" = "$NQN" ] || continue
-			[ "$(cat "$b/nsid" 2>/dev/null)" = 2 ] && [ -b "/dev/${b##*/}" ] && d=${b##*/}
-		done
-		[ -n "$d" ] || sleep 0.2
-		i=$((i + 1))
-	done
 	if [ -n "$d" ]; then
 		label="target: patched host, ns 2 over nvme-loop"
 		lz=$(( (NS2_SIZE / NS2_ZS) * NS2_ZS * MB ))
