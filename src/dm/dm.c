@@ -289,7 +289,13 @@ static int step_create(const char *tmp, const char *uuid)
 		dm_task_destroy(dmt);
 		return -EINVAL;
 	}
-	ret = run_synced(dmt, TEMP_UDEV_FLAGS);
+	/*
+	 * No udev cookie: since 5.17 the kernel adds the disk only when the
+	 * first table is loaded, so a create without a table sends no uevent
+	 * and a cookie would wait forever where udev runs (the resume's
+	 * cookie covers the node, as lvm does it).
+	 */
+	ret = dm_task_run(dmt) ? 0 : task_errno(dmt);
 	dm_task_destroy(dmt);
 	return ret == -EBUSY ? -EEXIST : ret;
 }
