@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # Layer: the package as an admin installs it, under a real systemd. A Debian
 # 12 system (mmdebstrap, cached under build/vm-debian/) boots Debian's stock
-# kernel and initramfs with systemd as PID 1; tests/vm/debian/agent.sh runs
+# kernel and initramfs with systemd as PID 1 (boots 1-3: the ublk route),
+# then the patched kernel (boots P1, P2: the dm route); tests/vm/debian/agent.sh runs
 # each boot's step from a unit and the host judges what it prints. One QEMU
 # run per boot; the namespaces' backing files persist between runs, their
 # zone write pointers are carried over by a harness unit
@@ -36,6 +37,13 @@
 #           and mounted leaves the server and the mount alone; last, the
 #           mount and the server stopped, `dpkg -r` (units and rules gone,
 #           the mapping file kept) and `dpkg -P` (the mapping file gone)
+#   boot P1 (the patched kernel, build/kernel/bzImage, no initramfs):
+#           dpkg -i again, map --persist of controller 3's npo2 namespace
+#           (dm-po2zone: the route of kernels with the series), mkfs.btrfs,
+#           fstab by UUID after zns-npo2-restore.service, 8 MiB of data in
+#   boot P2: the restore unit made the mapping (table, UUID, backing
+#           namespace checked against QEMU's), systemd mounted it from
+#           fstab before local-fs.target, data checksum the host's, scrub
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 . tests/vm/debian/host.sh
@@ -51,6 +59,7 @@ for t in mmdebstrap mke2fs qemu-system-x86_64 dpkg-buildpackage; do
 	command -v $t >/dev/null || { echo "$L: $t not installed (make deps)" >&2; exit 1; }
 done
 [ -r "/boot/initrd.img-$DEB_KVER" ] || { echo "$L: /boot/initrd.img-$DEB_KVER missing (make deps)" >&2; exit 1; }
+[ -f build/kernel/bzImage ] && [ -n "$DEB_PKVER" ] || { echo "$L: build/kernel/bzImage missing (make kernel)" >&2; exit 1; }
 ver=$(dpkg-parsechangelog -S Version)
 deb=$(ls build/deb/zns-npo2_"${ver}"_*.deb 2>/dev/null | head -1)
 if [ -z "$deb" ] || [ -n "$(find debian src meson.build systemd udev Documentation completions -newer "$deb" -type f | head -1)" ]; then
@@ -90,7 +99,7 @@ stamp=$(date +%Y%m%d-%H%M%S)
 # zone size 48 MiB on the namespace -> the ublk device's po2 zone, in sectors
 po2=1; while [ $po2 -lt $((48 * 2048)) ]; do po2=$((po2 * 2)); done
 
-common() { # LOG BOOT
+common() { # LOG BOOT [KERNEL-RELEASE]
 	local r
 	[ -s "$1" ] || { failc "$2: the agent printed nothing"; return; }
 	r=$(grep -a '^GUEST-RESULT: ' "$1" | tail -1)
@@ -98,20 +107,22 @@ common() { # LOG BOOT
 	grep -a '^not ok' "$1" | sed "s/^/# $2 guest: /"
 	expect_eq "$2: systemctl is-system-running" "$(deb_fact "$1" state)" running
 	expect_eq "$2: systemctl --failed" "$(deb_fact "$1" failed)" ""
-	expect_eq "$2: kernel" "$(deb_fact "$1" kernel)" "$DEB_KVER"
+	expect_eq "$2: kernel" "$(deb_fact "$1" kernel)" "${3:-$DEB_KVER}"
 }
 
 times=
 # A kernel that crashes under TCG before the agent ran (seen once: a
 # WARNING in exc_debug_kernel, then an Oops, 26 s into boot 2) changed
 # nothing on the disks: that boot is run once more, and reported.
-boot() { # N STEP ORDER LOG [HOT]
-	local t=$SECONDS rc
-	deb_boot "$dir" "$2" "r$1" "$4" "$3" 900 "${5:-attached}"; rc=$?
+boot() { # N STEP ORDER LOG [HOT [KERNEL]]
+	local t=$SECONDS rc id
+	# the agent's step counter: one per run, lower case
+	id=r$(tr 'A-Z' 'a-z' <<<"$1")
+	deb_boot "$dir" "$2" "$id" "$4" "$3" 900 "${5:-attached}" "${6:-stock}"; rc=$?
 	if [ $rc != 0 ] && ! grep -aq '^ZNP-BOOT: ' "$4" && grep -aqE 'Oops|BUG:' "$4"; then
 		echo "# boot $1: the kernel crashed before the agent ran ($(grep -aE -m1 'WARNING:|BUG:|Oops' "$4" | cut -c1-100)); log kept as $4.crash, booting again"
 		mv "$4" "$4.crash"
-		deb_boot "$dir" "$2" "r$1" "$4" "$3" 900 "${5:-attached}"; rc=$?
+		deb_boot "$dir" "$2" "$id" "$4" "$3" 900 "${5:-attached}" "${6:-stock}"; rc=$?
 	fi
 	times+=" $1:$((SECONDS - t))s"
 	expect_eq "boot $1 ($2, controllers $3): QEMU powered off ($((SECONDS - t)) s)" $rc 0
@@ -270,12 +281,63 @@ expect_eq "$B: units, udev rules and the program gone" "$(deb_fact "$log" remove
 expect_match "$B: systemd has no restore or ublk unit left" "$(deb_fact "$log" remove-load)" '^(masked|not-found) not-found$'
 expect_eq "$B: the mapping file kept, both mappings in it" "$(deb_fact "$log" remove-mappings)" "zdata zhot "
 expect_eq "$B: no failed unit after dpkg -r" "$(deb_fact "$log" remove-failed)" ""
+expect_eq "$B: the fstab line of /srv/zdata dropped" "$(deb_fact "$log" remove-fstab)" 0
 deb_block "$log" dpkg-remove | sed "s/^/# $B dpkg -r: /"
 # (dpkg 1.21 still lists a purged package it knew: not-installed)
 expect_match "$B: dpkg -P: the package is gone" "$(deb_fact "$log" purge-status)" '^(unknown ok not-installed|dpkg-query: no packages found matching zns-npo2)$'
 expect_eq "$B: dpkg -P: /etc/zns-npo2 and the mapping file gone" "$(deb_fact "$log" purge-etc)" gone
 expect_eq "$B: dpkg -P: no unit, no mask or enablement link left" "$(deb_fact "$log" purge-load)" "not-found 0"
 expect_eq "$B: no failed unit after dpkg -P" "$(deb_fact "$log" purge-failed)" ""
+
+# ---- boots P1 and P2: the dm route on the patched kernel ----
+logp1=$logs/systemd-p1-patched-map-$stamp.log
+boot P1 patched-map "0 1" "$logp1" detached patched
+B="boot P1 (patched kernel)"
+common "$logp1" "$B" "$DEB_PKVER"
+# QEMU: ctrl 3's namespace, 768 MiB in 48 MiB zones of 4 KiB LBAs
+expect_eq "$B: ctrl 3's namespace has a block device: zoned, npo2 chunk_sectors (48 MiB), not hidden" \
+	"$(deb_fact "$logp1" p-ns | cut -d' ' -f2-)" "host-managed 98304 hidden=0"
+expect_match "$B: the mapping: zoned, po2 zones of $po2 sectors" "$(deb_fact "$logp1" p-dev)" "^dm-[0-9]+ host-managed $po2\$"
+expect_match "$B: mapping file: identity and geometry" "$(deb_block "$logp1" p-mappings)" '^zdm sn:znsnpo2-c3:nsid:1 lba_size=4096 zone_size=12288 nr_zones=16( via=dm)?$'
+expect_match "$B: /dev/disk/by-uuid link of the file system: the mapping" "$(deb_fact "$logp1" p-by-uuid)" '^/dev/dm-[0-9]+$'
+want8=$(head -c 8M "$dir/data.bin" | sha256sum | cut -d' ' -f1)
+expect_eq "$B: data read back (the first 8 MiB of the host's file)" "$(deb_fact "$logp1" p-sha256)" "$want8"
+echo "# $B: blkid -p of the namespace under the mapping: $(deb_fact "$logp1" p-raw-probe)"
+deb_block "$logp1" p-fstab | sed 's/^/# fstab: /'
+
+logp2=$logs/systemd-p2-patched-boot-$stamp.log
+boot P2 patched-boot "1 0" "$logp2" detached patched
+B="boot P2 (patched kernel, controllers 1 0)"
+common "$logp2" "$B" "$DEB_PKVER"
+deb_block "$logp2" zone-state | sed "s/^/# $B harness: /"
+expect_match "$B: mounted from fstab, read-write" "$(deb_fact "$logp2" p-mount)" '^/dev/(mapper/zdm|dm-[0-9]+) btrfs rw,'
+read -r pm pd <<<"$(deb_fact "$logp2" p-mount-dev)"
+expect_eq "$B: the mount's device is the mapping" "${pm:-none}" "${pd:-mapping}"
+expect_eq "$B: data checksum is the host's" "$(deb_fact "$logp2" p-sha256)" "$want8"
+read -r bl bd <<<"$(deb_fact "$logp2" p-by-uuid)"
+expect_eq "$B: /dev/disk/by-uuid link of the file system: the mapping" "${bl:-none}" "/dev/${bd:-mapping}"
+read -r bl bd <<<"$(deb_fact "$logp2" p-by-uuid-change)"
+expect_eq "$B: the link still the mapping's after a change event of the namespace under it ($(deb_fact "$logp2" p-by-uuid-claims) claim by it)" "${bl:-none}" "/dev/${bd:-mapping}"
+expect_eq "$B: zns-npo2-restore.service result" "$(deb_fact "$logp2" restore-result)" "success 0"
+# 16 zones of 48 MiB behind po2 zones: 16 x po2 sectors, one po2zone target
+read -r pns pslaves <<<"$(deb_fact "$logp2" p-backing)"
+expect_match "$B: dm table: one po2zone target of 16 po2 zones" "$(deb_fact "$logp2" p-table)" "^0 $((16 * po2)) po2zone [0-9]+:[0-9]+( |\$)"
+expect_eq "$B: the mapping's only backing device is ctrl 3's namespace ($pns)" "${pslaves:-none}" "${pns:-ctrl3}"
+expect_eq "$B: dm UUID: the namespace's identity" "$(deb_fact "$logp2" p-uuid)" "ZNPO2-sn:znsnpo2-c3:nsid:1"
+# the restore's line that made the mapping (udev may run the restore
+# again later: its unit's timestamps are of the last run)
+mj=$(deb_block "$logp2" journal | grep -m1 'zns-npo2.*zdm: mapped')
+rx=$(sed -n 's/^\[ *\([0-9]*\)\.\([0-9]\{6\}\)\].*/\1\2/p' <<<"$mj" | sed 's/^0*//')
+read -r ms mt _ <<<"$(deb_fact "$logp2" t:srv-zdm.mount)"
+read -r ls lt _ <<<"$(deb_fact "$logp2" t:local-fs.target)"
+expect_eq "$B: mount and local-fs.target active" "$ms $ls" "active active"
+if [ "${rx:-0}" -gt 0 ] && [ "${rx:-0}" -lt "${mt:-0}" ] && [ "${mt:-0}" -lt "${lt:-0}" ]; then
+	pass "$B: restore mapped zdm ($rx us) < mount ($mt us) < local-fs.target ($lt us)"
+else
+	failc "$B: order restore's '${mj:-no zdm: mapped line}' ${rx:-?} < mount ${mt:-?} < local-fs.target ${lt:-?} (monotonic us)"
+fi
+expect_eq "$B: no I/O or btrfs error in the kernel log" "$(deb_fact "$logp2" io-errors)" 0
+deb_block "$logp2" journal | sed "s/^/# $B journal: /"
 
 echo "$L: $((checks - fails)) passed, $fails failed; boots$times; total $((SECONDS - start)) s"
 echo "$L: console logs: $logs/systemd-*-$stamp.log"

@@ -28,7 +28,15 @@
 #            -s KILL` of the ublk unit while a writer runs; the writer's
 #            files, the data file and a scrub after both; then an upgrade
 #            of the package (upgrade/zns-npo2_*.deb) while served; last,
-#            the mount and the server stopped, `dpkg -r` and `dpkg -P`
+#            the mount and the server stopped, its fstab line dropped,
+#            `dpkg -r` and `dpkg -P`
+#   patched-map  (the patched kernel: npo2 namespaces have block devices)
+#            dpkg -i the package again, map --persist (dm-po2zone) of
+#            ctrl 3's namespace, mkfs.btrfs, fstab by UUID after the
+#            restore unit, the host's data file copied in and read back
+#   patched-boot  after a reboot: the restore unit made the dm-po2zone
+#            mapping, systemd mounted it from fstab before local-fs.target;
+#            its table and UUID, data, scrub
 set -u
 exec >/dev/ttyS0 2>&1
 export PATH=/usr/sbin:/usr/bin:/sbin:/bin
@@ -246,6 +254,9 @@ remove_step() {
 	check "systemctl stop srv-zdata.mount" systemctl stop srv-zdata.mount
 	check "systemctl stop $UNIT" timeout 120 systemctl stop "$UNIT"
 	fact remove-ublk-devs "$(ls /dev/ublkb* 2>/dev/null | wc -l)"
+	# the patched boots after this one must not wait for its device
+	check "drop the fstab line of $MNT" sed -i "\\| $MNT |d" /etc/fstab
+	fact remove-fstab "$(grep -c " $MNT " /etc/fstab)"
 	check "dpkg -r zns-npo2" dpkg -r zns-npo2
 	block dpkg-remove </tmp/check.out
 	fact remove-status "$(dpkg-query -W -f '${Status}' zns-npo2 2>&1)"
@@ -260,6 +271,76 @@ remove_step() {
 	fact purge-etc "$([ -e /etc/zns-npo2 ] && ls -A /etc/zns-npo2 | tr '\n' ' ' || echo gone)"
 	fact purge-load "$(systemctl show -P LoadState zns-npo2-restore.service) $(ls /etc/systemd/system/*/zns-npo2* /etc/systemd/system/zns-npo2* 2>/dev/null | wc -l)"
 	fact purge-failed "$(systemctl --failed --plain --no-legend | awk '{print $1}' | tr '\n' ' ')"
+}
+
+# the dm route on the patched kernel: ctrl 3's npo2 namespace
+DMNT=/srv/zdm
+DNAME=zdm
+patched_map_step() {
+	local deb ns dev dm uuid i
+	deb=$(ls /root/znp/zns-npo2_*.deb)
+	check "dpkg -i $(basename "$deb") (boot 3 purged it)" dpkg -i "$deb"
+	ns=$(vm_ns 3 1)
+	fact p-ns "/dev/$ns $(cat /sys/block/"$ns"/queue/zoned) $(cat /sys/block/"$ns"/queue/chunk_sectors) hidden=$(cat /sys/block/"$ns"/hidden)"
+	check "map /dev/$ns --name $DNAME --persist" timeout 120 nvme-zns-npo2 map "/dev/$ns" --name "$DNAME" --persist
+	block p-map </tmp/check.out
+	udevadm settle
+	dev=/dev/mapper/$DNAME
+	dm=$(basename "$(readlink -f "$dev")")
+	fact p-dev "$dm $(cat /sys/block/"$dm"/queue/zoned 2>/dev/null) $(cat /sys/block/"$dm"/queue/chunk_sectors 2>/dev/null)"
+	grep "^$DNAME " /etc/zns-npo2/mappings.conf | block p-mappings
+	check "mkfs.btrfs on $dev" timeout 120 mkfs.btrfs -f -d single -m single -L "$DNAME" "$dev"
+	udevadm settle
+	uuid=$(blkid -s UUID -o value "$dev")
+	# udev re-probes the device when mkfs closes it (inotify): the change
+	# event may come after the settle
+	for i in $(seq 20); do [ -L /dev/disk/by-uuid/"$uuid" ] && break; sleep 0.5; udevadm settle; done
+	fact p-by-uuid "$(readlink -f /dev/disk/by-uuid/"$uuid" 2>&1)"
+	mkdir -p "$DMNT"
+	# the restore unit makes the device: the mount waits for it (after=;
+	# the device's own unit appears only once the mapping exists)
+	echo "UUID=$uuid $DMNT btrfs defaults,x-systemd.after=zns-npo2-restore.service,x-systemd.device-timeout=10min 0 0" >>/etc/fstab
+	grep "$DMNT" /etc/fstab | block p-fstab
+	check "daemon-reload" systemctl daemon-reload
+	check "mount $DMNT (by UUID)" mount "$DMNT"
+	# 8 MiB of it: the next boot's zone-state replay costs about 2.5 s a MiB
+	check "copy 8 MiB of the data file" dd if=/root/znp/data.bin of="$DMNT/data.bin" bs=1M count=8 status=none
+	check "sync" sync
+	check "umount" umount "$DMNT"
+	echo 3 >/proc/sys/vm/drop_caches
+	check "mount again" mount "$DMNT"
+	# what a low-level probe finds on the namespace under the mapping (the
+	# by-uuid link must still name the mapping)
+	fact p-raw-probe "$(blkid -p -s TYPE -s UUID -o value "/dev/$ns" 2>&1 | tr '\n' ' ')"
+	fact p-sha256 "$(sha256sum "$DMNT/data.bin" | cut -d' ' -f1)"
+	check "umount before the reboot" umount "$DMNT"
+}
+patched_boot_step() {
+	local u dm uuid
+	fact p-mount "$(findmnt -n -r -o SOURCE,FSTYPE,OPTIONS "$DMNT")"
+	dm=$(basename "$(readlink -f /dev/mapper/$DNAME)")
+	fact p-mount-dev "$(basename "$(readlink -f "$(findmnt -n -r -o SOURCE "$DMNT")")") $dm"
+	fact p-sha256 "$(sha256sum "$DMNT/data.bin" 2>&1 | cut -d' ' -f1)"
+	uuid=$(blkid -s UUID -o value /dev/mapper/$DNAME)
+	fact p-by-uuid "$(readlink -f /dev/disk/by-uuid/"$uuid" 2>&1) $dm"
+	# the namespace under the mapping carries the same signature: a change
+	# event of it (udev re-probes a disk after a writer closes it) must
+	# leave the link with the mapping
+	udevadm trigger --action=change --settle "/dev/$(vm_ns 3 1)"
+	fact p-by-uuid-change "$(readlink -f /dev/disk/by-uuid/"$uuid" 2>&1) $dm"
+	fact p-by-uuid-claims "$(udevadm info -q symlink "/dev/$(vm_ns 3 1)" | tr ' ' '\n' | grep -c "by-uuid/$uuid")"
+	fact p-table "$(dmsetup table "$DNAME" 2>&1)"
+	fact p-uuid "$(dmsetup info -c --noheadings -o uuid "$DNAME" 2>&1)"
+	fact p-backing "$(vm_ns 3 1) $(ls /sys/block/"$dm"/slaves 2>&1)"
+	for u in zns-npo2-restore.service srv-zdm.mount local-fs.target; do
+		fact "t:$u" "$(mono "$u" ActiveState) $(mono "$u" ActiveEnterTimestampMonotonic) $(mono "$u" InactiveExitTimestampMonotonic) $(mono "$u" ExecMainExitTimestampMonotonic 2>/dev/null)"
+	done
+	fact restore-result "$(mono zns-npo2-restore.service Result) $(mono zns-npo2-restore.service ExecMainStatus)"
+	fact io-errors "$(journalctl -b -k --no-pager | grep -ciE 'I/O error|BTRFS (error|critical)')"
+	journalctl -b -o short-monotonic --no-pager -u zns-npo2-restore.service -u srv-zdm.mount -u local-fs.target | block journal
+	journalctl -b -o cat --no-pager -u znp-zone-state.service | grep zone-state: | block zone-state
+	check "btrfs scrub" timeout 120 btrfs scrub start -B "$DMNT"
+	block scrub </tmp/check.out
 }
 
 case "$step" in
@@ -341,6 +422,12 @@ boot-load)
 	shutdown_check
 	load_step
 	remove_step
+	;;
+patched-map)
+	patched_map_step
+	;;
+patched-boot)
+	patched_boot_step
 	;;
 *)
 	notok "unknown step '$step'"

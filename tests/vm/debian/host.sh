@@ -5,12 +5,17 @@
 #   deb_image DIR DEB DATA [FILE...]
 #                            DIR/root.img: the cached mmdebstrap root
 #                            (tests/vm/debian/rootfs.sh), the stock
-#                            kernel's modules, the test agent and its unit,
+#                            kernel's modules (the patched one's
+#                            modules.builtin), the test agent and its unit,
 #                            DEB, DATA and the FILEs in /root/znp/
-#   deb_boot DIR STEP RUN LOG ORDER [TIMEOUT [HOT]]
+#   deb_boot DIR STEP RUN LOG ORDER [TIMEOUT [HOT [KERNEL]]]
 #                            one boot of DIR/root.img in its own QEMU run,
 #                            systemd as PID 1 on Debian's stock kernel and
-#                            initramfs, the agent's STEP (RUN names the
+#                            initramfs (KERNEL=stock) or on the patched
+#                            build/kernel/bzImage, drivers built in, no
+#                            initramfs (KERNEL=patched; it adds controller
+#                            3, serial znsnpo2-c3, an npo2 namespace for
+#                            the dm route), the agent's STEP (RUN names the
 #                            run's step counter); NVMe controllers declared
 #                            in ORDER ("0 1" or "1 0"), then controller
 #                            2 in an NVMe subsystem (Namespace
@@ -25,6 +30,8 @@
 #   deb_section LOG N        the lines the agent printed in boot N of LOG
 kver=$(sed -n 's/^KVER=\([0-9.]*\)$/\1/p' scripts/deps.sh)
 DEB_KVER=${kver}+deb12-amd64
+# the patched kernel's release (make kernel), empty when it is not built
+DEB_PKVER=$(cat build/kernel/src/include/config/kernel.release 2>/dev/null)
 
 deb_image() {
 	local dir=$1 deb=$2 data=$3 rootfs stage
@@ -36,6 +43,15 @@ deb_image() {
 	cp -al "$rootfs" "$stage"
 	mkdir -p "$stage/lib/modules"
 	cp -a "/lib/modules/$DEB_KVER" "$stage/lib/modules/"
+	# the patched kernel has no modules: its modules.builtin tells modprobe
+	# (systemd-modules-load, the ublk route's ublk_drv check) what is built in
+	if [ -n "$DEB_PKVER" ]; then
+		mkdir -p "$stage/lib/modules/$DEB_PKVER"
+		cp build/kernel/src/modules.builtin build/kernel/src/modules.builtin.modinfo \
+			"$stage/lib/modules/$DEB_PKVER/" || return 1
+		: >"$stage/lib/modules/$DEB_PKVER/modules.order"
+		depmod -b "$stage" "$DEB_PKVER" || return 1
+	fi
 	rm -f "$stage/etc/fstab"
 	echo "/dev/vda / ext4 rw,errors=remount-ro 0 1" >"$stage/etc/fstab"
 	mkdir -p "$stage/var/log/journal" "$stage/root/znp" "$stage/usr/local/lib/znp-test"
@@ -53,15 +69,18 @@ deb_image() {
 	rm -rf "$stage"
 	# the namespaces: ctrl 0: a conventional one and an npo2 one nobody
 	# maps; ctrl 1: the npo2 namespace the test maps (btrfs needs the zones);
-	# ctrl 2: an npo2 namespace mapped in boot 1, attached after boot later
+	# ctrl 2: an npo2 namespace mapped in boot 1, attached after boot later;
+	# ctrl 3 (patched kernel only): the npo2 namespace of the dm route
 	truncate -s 256M "$dir/c0n1.img"
 	truncate -s 480M "$dir/c0n2.img"
 	truncate -s 768M "$dir/c1n1.img"
 	truncate -s 192M "$dir/c2n1.img"
+	truncate -s 768M "$dir/c3n1.img"
 }
 
 deb_boot() {
-	local dir=$1 steps=$2 run=$3 log=$4 order=$5 timeout=${6:-420} hot=${7:-attached} c args=() rc bad
+	local dir=$1 steps=$2 run=$3 log=$4 order=$5 timeout=${6:-420} hot=${7:-attached} kernel=${8:-stock}
+	local c args=() boot=() rc bad
 	for c in $order; do
 		args+=(-device "nvme,id=nvme$c,serial=znsnpo2-c$c")
 		if [ "$c" = 0 ]; then
@@ -80,11 +99,22 @@ deb_boot() {
 		-device "nvme,id=nvme2,serial=znsnpo2-c2,subsys=subsys2"
 		-drive "file=$dir/c2n1.img,if=none,id=d21,format=raw,cache=unsafe,discard=unmap"
 		-device "nvme-ns,drive=d21,bus=nvme2,nsid=1,logical_block_size=4096,physical_block_size=4096,zoned=true,zoned.zone_size=48M,zoned.zone_capacity=48M$([ "$hot" = detached ] && echo ,detached=on)")
+	if [ "$kernel" = patched ]; then
+		# no initramfs: root= names the virtio disk; tsc=unstable: a busy
+		# host's TCG clock made the TSC watchdog complain (as layer 80)
+		boot=(-kernel build/kernel/bzImage
+			-append "root=/dev/vda rw console=ttyS0 panic=-1 oops=panic no_timer_check noresume tsc=unstable znp.steps=$steps znp.run=$run znp.zones=3:1")
+		args+=(-device "nvme,id=nvme3,serial=znsnpo2-c3"
+			-drive "file=$dir/c3n1.img,if=none,id=d31,format=raw,cache=unsafe,discard=unmap"
+			-device "nvme-ns,drive=d31,bus=nvme3,nsid=1,logical_block_size=4096,physical_block_size=4096,zoned=true,zoned.zone_size=48M,zoned.zone_capacity=48M")
+	else
+		boot=(-kernel "/boot/vmlinuz-$DEB_KVER" -initrd "/boot/initrd.img-$DEB_KVER"
+			-append "root=/dev/vda rw console=ttyS0 panic=-1 oops=panic no_timer_check noresume znp.steps=$steps znp.run=$run")
+	fi
 	timeout -k 5 "$timeout" nice -n 10 qemu-system-x86_64 \
 		-machine q35 -accel tcg,thread=single -cpu max -smp 2 -m 2G \
 		-nodefaults -no-user-config -nographic -serial stdio -no-reboot \
-		-kernel "/boot/vmlinuz-$DEB_KVER" -initrd "/boot/initrd.img-$DEB_KVER" \
-		-append "root=/dev/vda rw console=ttyS0 panic=-1 oops=panic no_timer_check noresume znp.steps=$steps znp.run=$run" \
+		"${boot[@]}" \
 		-drive "file=$dir/root.img,if=virtio,format=raw,cache=unsafe" \
 		"${args[@]}" </dev/null 2>&1 |
 		sed -u -e 's/\r//g' -e 's/\x1b\[[0-9;?]*[a-zA-Z]//g' -e 's/\x1b[a-zA-Z]//g' >"$log"

@@ -3,20 +3,24 @@
 # Test harness, not the package: QEMU 7.2 keeps an emulated zoned
 # namespace's zone states in memory only, so each QEMU run starts with every
 # zone empty, as no drive does. At shutdown (after the ublk server stopped)
-# `save` records the write pointers of the test's namespace (the controller
-# with serial znsnpo2-c1, NSID 1); at boot (before zns-npo2-restore.service)
+# `save` records the write pointers of the test's namespace (znp.zones=C:N
+# on the kernel command line: the controller with serial znsnpo2-cC, NSID
+# N; 1:1, the ublk route's, when absent); at boot (before zns-npo2-restore.service)
 # `replay` reads each recorded zone's written LBAs back and writes the same
 # data again from the zone start, so that the write pointers are where the
 # previous run left them. The data never changes: QEMU reads what its
 # backing file holds.
 set -u
-state=/var/lib/znp-test/zones
+zns=$(sed -n 's/.*znp\.zones=\([0-9]*:[0-9]*\).*/\1/p' /proc/cmdline)
+zns=${zns:-1:1}
+# one state file per namespace: the stock and the patched boots keep theirs
+state=/var/lib/znp-test/zones-${zns/:/-}
 ng_of() {
 	local c d
 	for c in /sys/class/nvme/nvme*; do
-		[ "$(tr -d ' ' <"$c/serial" 2>/dev/null)" = znsnpo2-c1 ] || continue
+		[ "$(tr -d ' ' <"$c/serial" 2>/dev/null)" = "znsnpo2-c${zns%:*}" ] || continue
 		for d in "$c"/nvme*n*; do
-			[ "$(cat "$d/nsid" 2>/dev/null)" = 1 ] && { echo "/dev/ng${c##*nvme}n${d##*n}"; return 0; }
+			[ "$(cat "$d/nsid" 2>/dev/null)" = "${zns#*:}" ] && { echo "/dev/ng${c##*nvme}n${d##*n}"; return 0; }
 		done
 	done
 	return 1
@@ -24,7 +28,7 @@ ng_of() {
 # the controllers are probed in parallel, slowly under TCG: wait for the node
 ng=
 while [ "$SECONDS" -lt 300 ]; do ng=$(ng_of) && [ -c "$ng" ] && break; ng=; sleep 1; done
-[ -n "$ng" ] || { echo "zone-state: no namespace znsnpo2-c1/1 after ${SECONDS} s" >&2; exit 1; }
+[ -n "$ng" ] || { echo "zone-state: no namespace znsnpo2-c${zns%:*}/${zns#*:} after ${SECONDS} s" >&2; exit 1; }
 echo "zone-state: $ng found after ${SECONDS} s"
 # "SLBA: 0x0 WP: 0x1000 Cap: 0x3000 State: ..." -> "slba wp" in decimal
 zones() {
