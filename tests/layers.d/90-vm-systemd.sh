@@ -54,6 +54,25 @@ pass() { checks=$((checks + 1)); echo "ok - $*"; }
 failc() { checks=$((checks + 1)); fails=$((fails + 1)); echo "not ok - $*"; }
 expect_eq() { if [ "$2" = "$3" ]; then pass "$1"; else failc "$1: got '$2', want '$3'"; fi; }
 expect_match() { if [[ $2 =~ $3 ]]; then pass "$1"; else failc "$1: got '$2', want /$3/"; fi; }
+# mounted_in_order LOG DESC WHAT T MOUNT: MOUNT and local-fs.target active,
+# WHAT (at T) < MOUNT < local-fs.target, no I/O error, the boot's journal
+mounted_in_order() {
+	local ms mt ls lt
+	read -r ms mt _ <<<"$(deb_fact "$1" "t:$5")"
+	read -r ls lt _ <<<"$(deb_fact "$1" t:local-fs.target)"
+	expect_eq "$2: $5 and local-fs.target active" "$ms $ls" "active active"
+	expect_order "$2" "$3" "$4" mount "$mt" local-fs.target "$lt"
+	expect_eq "$2: no I/O or btrfs error in the kernel log" "$(deb_fact "$1" io-errors)" 0
+	deb_block "$1" journal | sed "s/^/# $2 journal: /"
+}
+# expect_order DESC A TA B TB C TC: TA < TB < TC (monotonic us, all set)
+expect_order() {
+	if [ "${3:-0}" -gt 0 ] && [ "${3:-0}" -lt "${5:-0}" ] && [ "${5:-0}" -lt "${7:-0}" ]; then
+		pass "$1: $2 ($3 us) < $4 ($5 us) < $6 ($7 us)"
+	else
+		failc "$1: order $2 ${3:-?} < $4 ${5:-?} < $6 ${7:-?} (monotonic us)"
+	fi
+}
 
 for t in mmdebstrap mke2fs qemu-system-x86_64 dpkg-buildpackage; do
 	command -v $t >/dev/null || { echo "$L: $t not installed (make deps)" >&2; exit 1; }
@@ -183,16 +202,8 @@ for b in 2 3; do
 	expect_eq "$B: zns-npo2-restore.service result" "$(deb_fact "$log" restore-result)" "success 0"
 	expect_match "$B: ublk unit running, never restarted" "$(deb_fact "$log" ublk-unit)" '^active running NRestarts=0 MainPID=[1-9]'
 	read -r us ut _ <<<"$(deb_fact "$log" "t:zns-npo2-ublk@zdata.service")"
-	read -r ms mt _ <<<"$(deb_fact "$log" t:srv-zdata.mount)"
-	read -r ls lt _ <<<"$(deb_fact "$log" t:local-fs.target)"
-	expect_eq "$B: units active" "$us $ms $ls" "active active active"
-	if [ "${ut:-0}" -gt 0 ] && [ "${ut:-0}" -lt "${mt:-0}" ] && [ "${mt:-0}" -lt "${lt:-0}" ]; then
-		pass "$B: ublk server ready ($ut us) < mount ($mt us) < local-fs.target ($lt us)"
-	else
-		failc "$B: order ublk server ${ut:-?} < mount ${mt:-?} < local-fs.target ${lt:-?} (monotonic us)"
-	fi
-	expect_eq "$B: no I/O or btrfs error in the kernel log" "$(deb_fact "$log" io-errors)" 0
-	deb_block "$log" journal | sed "s/^/# $B journal: /"
+	expect_eq "$B: ublk unit active" "$us" active
+	mounted_in_order "$log" "$B" "ublk server ready" "$ut" srv-zdata.mount
 	deb_block "$log" journal-previous-shutdown | sed "s/^/# $B journal of the previous shutdown: /"
 	ng=$(deb_fact "$log" ns | sed -n 's|.* ng=/dev/\([^ ]*\) .*|\1|p')
 	expect_eq "$B: the mapping serves the recorded namespace (serial znsnpo2-c1 NSID 1: $ng)" "$(deb_fact "$log" served)" "\"backing\":\"$ng\" "
@@ -328,16 +339,7 @@ expect_eq "$B: dm UUID: the namespace's identity" "$(deb_fact "$logp2" p-uuid)" 
 # again later: its unit's timestamps are of the last run)
 mj=$(deb_block "$logp2" journal | grep -m1 'zns-npo2.*zdm: mapped')
 rx=$(sed -n 's/^\[ *\([0-9]*\)\.\([0-9]\{6\}\)\].*/\1\2/p' <<<"$mj" | sed 's/^0*//')
-read -r ms mt _ <<<"$(deb_fact "$logp2" t:srv-zdm.mount)"
-read -r ls lt _ <<<"$(deb_fact "$logp2" t:local-fs.target)"
-expect_eq "$B: mount and local-fs.target active" "$ms $ls" "active active"
-if [ "${rx:-0}" -gt 0 ] && [ "${rx:-0}" -lt "${mt:-0}" ] && [ "${mt:-0}" -lt "${lt:-0}" ]; then
-	pass "$B: restore mapped zdm ($rx us) < mount ($mt us) < local-fs.target ($lt us)"
-else
-	failc "$B: order restore's '${mj:-no zdm: mapped line}' ${rx:-?} < mount ${mt:-?} < local-fs.target ${lt:-?} (monotonic us)"
-fi
-expect_eq "$B: no I/O or btrfs error in the kernel log" "$(deb_fact "$logp2" io-errors)" 0
-deb_block "$logp2" journal | sed "s/^/# $B journal: /"
+mounted_in_order "$logp2" "$B" "restore's '${mj:-no zdm: mapped line}'" "$rx" srv-zdm.mount
 
 echo "$L: $((checks - fails)) passed, $fails failed; boots$times; total $((SECONDS - start)) s"
 echo "$L: console logs: $logs/systemd-*-$stamp.log"
