@@ -110,22 +110,31 @@ fact kernel "$(uname -r)"
 fact uptime "$(cut -d' ' -f1 /proc/uptime)"
 fact ns "ctrl1=$(vm_ctrl 1) ctrl0=$(vm_ctrl 0) ng=$(vm_ng 1 1) hidden=$(cat /sys/block/"$(vm_ns 1 1)"/hidden)"
 
+# boot_report MNT UNIT...: what the host judges of a boot's restore and
+# mount: each unit's state and monotonic times and their journal, the
+# restore's result, I/O errors, the harness's lines, a scrub of MNT
+boot_report() {
+	local mnt=$1 u j=()
+	shift
+	for u; do
+		fact "t:$u" "$(mono "$u" ActiveState) $(mono "$u" ActiveEnterTimestampMonotonic) $(mono "$u" InactiveExitTimestampMonotonic) $(mono "$u" ExecMainExitTimestampMonotonic 2>/dev/null)"
+		j+=(-u "$u")
+	done
+	fact restore-result "$(mono zns-npo2-restore.service Result) $(mono zns-npo2-restore.service ExecMainStatus)"
+	journalctl -b -o short-monotonic --no-pager "${j[@]}" | block journal
+	fact io-errors "$(journalctl -b -k --no-pager | grep -ciE 'I/O error|BTRFS (error|critical)')"
+	journalctl -b -o cat --no-pager -u znp-zone-state.service | grep zone-state: | block zone-state
+	check "btrfs scrub" timeout 120 btrfs scrub start -B "$mnt"
+	block scrub </tmp/check.out
+}
 boot_step() {
 	fact mount "$(findmnt -n -r -o SOURCE,FSTYPE,OPTIONS "$MNT")"
 	fact sha256 "$(sha256sum "$MNT/data.bin" 2>&1 | cut -d' ' -f1)"
-	for u in zns-npo2-restore.service "$UNIT" srv-zdata.mount local-fs.target; do
-		fact "t:$u" "$(mono "$u" ActiveState) $(mono "$u" ActiveEnterTimestampMonotonic) $(mono "$u" InactiveExitTimestampMonotonic) $(mono "$u" ExecMainExitTimestampMonotonic 2>/dev/null)"
-	done
-	fact restore-result "$(mono zns-npo2-restore.service Result) $(mono zns-npo2-restore.service ExecMainStatus)"
 	fact served "$(nvme-zns-npo2 status -o json 2>/dev/null | tr -d ' \n' | grep -o '"backing":"[^"]*"' | tr '\n' ' ')"
 	fact ublk-unit "$(mono "$UNIT" ActiveState) $(mono "$UNIT" SubState) NRestarts=$(mono "$UNIT" NRestarts) MainPID=$(mono "$UNIT" MainPID)"
 	fact mount-deps "$(mono srv-zdata.mount Requires) | $(mono srv-zdata.mount After)"
-	journalctl -b -o short-monotonic --no-pager -u zns-npo2-restore.service -u "$UNIT" -u srv-zdata.mount -u local-fs.target | block journal
 	journalctl -b -1 -o short-monotonic --no-pager -u "$UNIT" -u srv-zdata.mount 2>&1 | tail -12 | block journal-previous-shutdown
-	fact io-errors "$(journalctl -b -k --no-pager | grep -ciE 'I/O error|BTRFS (error|critical)')"
-	journalctl -b -o cat --no-pager -u znp-zone-state.service | grep zone-state: | block zone-state
-	check "btrfs scrub" timeout 120 btrfs scrub start -B "$MNT"
-	block scrub </tmp/check.out
+	boot_report "$MNT" zns-npo2-restore.service "$UNIT" srv-zdata.mount local-fs.target
 }
 # what the load step's host judges: the mount unit's activation (a restart
 # of the mount would change it) and the device (user recovery keeps it)
@@ -316,7 +325,8 @@ patched_map_step() {
 	check "umount before the reboot" umount "$DMNT"
 }
 patched_boot_step() {
-	local u dm uuid
+	local dm uuid ns
+	ns=$(vm_ns 3 1)
 	fact p-mount "$(findmnt -n -r -o SOURCE,FSTYPE,OPTIONS "$DMNT")"
 	dm=$(basename "$(readlink -f /dev/mapper/$DNAME)")
 	fact p-mount-dev "$(basename "$(readlink -f "$(findmnt -n -r -o SOURCE "$DMNT")")") $dm"
@@ -326,21 +336,13 @@ patched_boot_step() {
 	# the namespace under the mapping carries the same signature: a change
 	# event of it (udev re-probes a disk after a writer closes it) must
 	# leave the link with the mapping
-	udevadm trigger --action=change --settle "/dev/$(vm_ns 3 1)"
+	udevadm trigger --action=change --settle "/dev/$ns"
 	fact p-by-uuid-change "$(readlink -f /dev/disk/by-uuid/"$uuid" 2>&1) $dm"
-	fact p-by-uuid-claims "$(udevadm info -q symlink "/dev/$(vm_ns 3 1)" | tr ' ' '\n' | grep -c "by-uuid/$uuid")"
+	fact p-by-uuid-claims "$(udevadm info -q symlink "/dev/$ns" | tr ' ' '\n' | grep -c "by-uuid/$uuid")"
 	fact p-table "$(dmsetup table "$DNAME" 2>&1)"
 	fact p-uuid "$(dmsetup info -c --noheadings -o uuid "$DNAME" 2>&1)"
-	fact p-backing "$(vm_ns 3 1) $(ls /sys/block/"$dm"/slaves 2>&1)"
-	for u in zns-npo2-restore.service srv-zdm.mount local-fs.target; do
-		fact "t:$u" "$(mono "$u" ActiveState) $(mono "$u" ActiveEnterTimestampMonotonic) $(mono "$u" InactiveExitTimestampMonotonic) $(mono "$u" ExecMainExitTimestampMonotonic 2>/dev/null)"
-	done
-	fact restore-result "$(mono zns-npo2-restore.service Result) $(mono zns-npo2-restore.service ExecMainStatus)"
-	fact io-errors "$(journalctl -b -k --no-pager | grep -ciE 'I/O error|BTRFS (error|critical)')"
-	journalctl -b -o short-monotonic --no-pager -u zns-npo2-restore.service -u srv-zdm.mount -u local-fs.target | block journal
-	journalctl -b -o cat --no-pager -u znp-zone-state.service | grep zone-state: | block zone-state
-	check "btrfs scrub" timeout 120 btrfs scrub start -B "$DMNT"
-	block scrub </tmp/check.out
+	fact p-backing "$ns $(ls /sys/block/"$dm"/slaves 2>&1)"
+	boot_report "$DMNT" zns-npo2-restore.service srv-zdm.mount local-fs.target
 }
 
 case "$step" in

@@ -81,6 +81,7 @@ deb_image() {
 deb_boot() {
 	local dir=$1 steps=$2 run=$3 log=$4 order=$5 timeout=${6:-420} hot=${7:-attached} kernel=${8:-stock}
 	local c args=() boot=() rc bad
+	local append="root=/dev/vda rw console=ttyS0 panic=-1 oops=panic no_timer_check noresume znp.steps=$steps znp.run=$run"
 	for c in $order; do
 		args+=(-device "nvme,id=nvme$c,serial=znsnpo2-c$c")
 		if [ "$c" = 0 ]; then
@@ -103,13 +104,13 @@ deb_boot() {
 		# no initramfs: root= names the virtio disk; tsc=unstable: a busy
 		# host's TCG clock made the TSC watchdog complain (as layer 80)
 		boot=(-kernel build/kernel/bzImage
-			-append "root=/dev/vda rw console=ttyS0 panic=-1 oops=panic no_timer_check noresume tsc=unstable znp.steps=$steps znp.run=$run znp.zones=3:1")
+			-append "$append tsc=unstable znp.zones=3:1")
 		args+=(-device "nvme,id=nvme3,serial=znsnpo2-c3"
 			-drive "file=$dir/c3n1.img,if=none,id=d31,format=raw,cache=unsafe,discard=unmap"
 			-device "nvme-ns,drive=d31,bus=nvme3,nsid=1,logical_block_size=4096,physical_block_size=4096,zoned=true,zoned.zone_size=48M,zoned.zone_capacity=48M")
 	else
 		boot=(-kernel "/boot/vmlinuz-$DEB_KVER" -initrd "/boot/initrd.img-$DEB_KVER"
-			-append "root=/dev/vda rw console=ttyS0 panic=-1 oops=panic no_timer_check noresume znp.steps=$steps znp.run=$run")
+			-append "$append")
 	fi
 	timeout -k 5 "$timeout" nice -n 10 qemu-system-x86_64 \
 		-machine q35 -accel tcg,thread=single -cpu max -smp 2 -m 2G \
