@@ -20,7 +20,6 @@ pass=0 fail=0 skip=0 failed=() skipped=()
 # under TCG runs on one core of two), and never delays them.
 # Layer 60 waits for it and fails if it failed. ZNP_KERNEL_BG=0 turns this
 # off, 1 on; by default it is on unless ZNP_LAYERS_DIR names other layers.
-kbg_pid=
 [ -n "${ZNP_LAYERS_DIR:-}" ] && kbg_default=0 || kbg_default=1
 if [ "${ZNP_KERNEL_BG:-$kbg_default}" = 1 ] && [ -e "$layers/60-kernel.sh" ]; then
 	export ZNP_KERNEL_BG_RC=$logdir/kernel-build.rc ZNP_KERNEL_BG_LOG=$logdir/kernel-build.log
@@ -28,9 +27,9 @@ if [ "${ZNP_KERNEL_BG:-$kbg_default}" = 1 ] && [ -e "$layers/60-kernel.sh" ]; th
 	setsid bash -c 'chrt --idle -p 0 $$ 2>/dev/null || renice -n 19 $$ >/dev/null
 		bash scripts/kernel-build.sh >"$ZNP_KERNEL_BG_LOG" 2>&1
 		echo $? >"$ZNP_KERNEL_BG_RC"' </dev/null &
-	kbg_pid=$!
-	export ZNP_KERNEL_BG_PID=$kbg_pid
-	trap '[ -z "$kbg_pid" ] || kill -- -"$kbg_pid" 2>/dev/null' EXIT
+	export ZNP_KERNEL_BG_PID=$!
+	# its own session: the whole build goes with the run
+	trap 'kill -- -"$ZNP_KERNEL_BG_PID" 2>/dev/null' EXIT
 	echo "=== the patched kernel builds in the background (log: $ZNP_KERNEL_BG_LOG)"
 fi
 for layer in "$layers"/[0-9]*.sh; do

@@ -4,26 +4,21 @@
 # QEMU config, bzImage with ccache.
 # Reuses build/kernel/bzImage when nothing changed; a cold build takes
 # ~12-16 min on 2 cores. Under scripts/run-layers.sh the build started in
-# the background with the first layer (ZNP_KERNEL_BG_RC, ZNP_KERNEL_BG_LOG):
+# the background with the first layer (ZNP_KERNEL_BG_PID, _RC, _LOG):
 # this layer waits for it and reports its log.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
-if [ -n "${ZNP_KERNEL_BG_RC:-}" ]; then
+if [ -n "${ZNP_KERNEL_BG_PID:-}" ]; then
 	start=$SECONDS
-	while [ ! -s "$ZNP_KERNEL_BG_RC" ]; do
+	while kill -0 "$ZNP_KERNEL_BG_PID" 2>/dev/null && [ ! -s "$ZNP_KERNEL_BG_RC" ]; do
 		[ $((SECONDS - start)) -lt 3600 ] ||
 			{ echo "60-kernel: the background build did not end in 60 min"; exit 1; }
-		if [ -n "${ZNP_KERNEL_BG_PID:-}" ] && ! kill -0 "$ZNP_KERNEL_BG_PID" 2>/dev/null; then
-			sleep 1
-			[ -s "$ZNP_KERNEL_BG_RC" ] && break
-			cat "$ZNP_KERNEL_BG_LOG" 2>/dev/null
-			echo "60-kernel: the background build (pid $ZNP_KERNEL_BG_PID) ended without a status"
-			exit 1
-		fi
 		sleep 5
 	done
-	cat "$ZNP_KERNEL_BG_LOG"
+	cat "$ZNP_KERNEL_BG_LOG" 2>/dev/null || true
+	[ -s "$ZNP_KERNEL_BG_RC" ] ||
+		{ echo "60-kernel: the background build (pid $ZNP_KERNEL_BG_PID) ended without a status"; exit 1; }
 	rc=$(cat "$ZNP_KERNEL_BG_RC")
 	echo "60-kernel: the background build ended (exit $rc); waited $((SECONDS - start)) s for it"
 	[ "$rc" = 0 ] || exit 1
