@@ -18,6 +18,8 @@ mkdir -p "$src"
 git ls-files -z --cached --others --exclude-standard -- . ':!:build' |
 	xargs -0 -I{} sh -c '[ -e "{}" ] && printf "%s\0" "{}"' | tar --null -T - -cf - | tar -xf - -C "$src"
 (cd "$src" && nice -n 10 dpkg-buildpackage -us -uc -b) >"$out/build.log" 2>&1 || {
+	# a failed check's own line first: the tail is meson's summary
+	grep -a -e ': CHECK(.*) failed' -e '^not ok' "$out/build.log" | head -20 >&2 || true
 	tail -40 "$out/build.log" >&2
 	echo "build-deb: dpkg-buildpackage failed, log $out/build.log" >&2
 	exit 1

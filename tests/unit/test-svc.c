@@ -78,6 +78,43 @@ static void test_key(void)
 	CHECK_INT(znp_svc_key("abcdef", k, 4), -ENAMETOOLONG);
 }
 
+/*
+ * A child that takes @ident's lock and holds it until killed; returns once it
+ * holds it (a pipe, not a timed wait: creating a lock file can stall for
+ * seconds while the file system commits other writers' data). Return: its
+ * pid, or -1 when it could not take the lock.
+ */
+static pid_t fork_holder(int dirfd, const char *ident)
+{
+	int p[2], st;
+	char c = 0;
+	pid_t pid;
+
+	if (pipe(p))
+		return -1;
+	pid = fork();
+	if (!pid) {
+		int l;
+
+		close(p[0]);
+		c = znp_ns_lock(dirfd, ident, &l) ? 'E' : 'L';
+		if (write(p[1], &c, 1) != 1 || c != 'L')
+			_exit(1);
+		pause();
+		_exit(0);
+	}
+	close(p[1]);
+	if (pid < 0 || read(p[0], &c, 1) != 1 || c != 'L') {
+		if (pid > 0) {
+			kill(pid, SIGKILL);
+			waitpid(pid, &st, 0);
+		}
+		pid = -1;
+	}
+	close(p[0]);
+	return pid;
+}
+
 static void test_lock(int dirfd)
 {
 	const char *id = "sn:SER1:nsid:1", *id2 = "sn:SER1:nsid:2";
@@ -101,20 +138,13 @@ static void test_lock(int dirfd)
 	CHECK(waitpid(pid, &st, 0) == pid && WIFEXITED(st) && !WEXITSTATUS(st),
 	      "child saw the lock free");
 	/* a killed holder releases it: no stale lock after SIGKILL */
-	pid = fork();
-	if (!pid) {
-		int l;
-
-		if (znp_ns_lock(dirfd, "sn:KILLED:nsid:1", &l))
-			_exit(1);
-		pause();
-		_exit(0);
-	}
-	for (int i = 0; i < 200 && znp_ns_lock_held(dirfd, "sn:KILLED:nsid:1") != 1; i++)
-		usleep(10000);
+	pid = fork_holder(dirfd, "sn:KILLED:nsid:1");
+	CHECK(pid > 0, "the child took the lock");
 	CHECK_INT(znp_ns_lock_held(dirfd, "sn:KILLED:nsid:1"), 1);
-	kill(pid, SIGKILL);
-	waitpid(pid, &st, 0);
+	if (pid > 0) {
+		kill(pid, SIGKILL);
+		waitpid(pid, &st, 0);
+	}
 	CHECK_INT(znp_ns_lock_held(dirfd, "sn:KILLED:nsid:1"), 0);
 	CHECK_INT(znp_ns_lock(dirfd, "sn:KILLED:nsid:1", &l2), 0);
 	znp_ns_unlock(l2);
@@ -253,24 +283,17 @@ static void test_rec_defects(int dirfd)
 	mine = rec1;
 	strcpy(mine.ident, "sn:HUNG:nsid:1");
 	CHECK_INT(znp_ublk_rec_put(dirfd, &mine), 0);
-	pid = fork();
-	if (!pid) {
-		int l;
-
-		if (znp_ns_lock(dirfd, mine.ident, &l))
-			_exit(1);
-		pause();
-		_exit(0);
-	}
-	for (int i = 0; i < 200 && znp_ns_lock_held(dirfd, mine.ident) != 1; i++)
-		usleep(10000);
+	pid = fork_holder(dirfd, mine.ident);
+	CHECK(pid > 0, "the child took the lock");
 	CHECK_INT(znp_ublk_forget(dirfd, mine.ident), -EBUSY);
 	CHECK_INT(znp_ublk_rec_get(dirfd, mine.ident, &r), 0);
 	CHECK(!faccessat(dirfd, "sn_3aHUNG_3ansid_3a1.lock", F_OK, AT_SYMLINK_NOFOLLOW),
 	      "lock file kept while held");
 	CHECK_INT(znp_ns_lock_held(dirfd, mine.ident), 1);
-	kill(pid, SIGKILL);
-	waitpid(pid, &st, 0);
+	if (pid > 0) {
+		kill(pid, SIGKILL);
+		waitpid(pid, &st, 0);
+	}
 	CHECK_INT(znp_ublk_forget(dirfd, mine.ident), 0);
 	CHECK_INT(znp_ublk_rec_get(dirfd, mine.ident, &r), -ENOENT);
 	CHECK(faccessat(dirfd, "sn_3aHUNG_3ansid_3a1.lock", F_OK, AT_SYMLINK_NOFOLLOW),
@@ -313,7 +336,10 @@ static void test_rec_defects(int dirfd)
 	CHECK(waitpid(pid, &st, 0) == pid && WIFSIGNALED(st) && WTERMSIG(st) == SIGTERM,
 	      "the server got SIGTERM");
 	CHECK_INT(znp_ublk_server_pidfd("/proc", &r, &pidfd), -ESRCH);	/* gone */
-	r.pid = getpid();	/* a pid that is another process now */
+	/* a pid that is another process now: its start time is not the recorded one */
+	r.pid = getpid();
+	CHECK_INT(znp_proc_start("/proc", r.pid, &r.pid_start), 0);
+	r.pid_start++;
 	CHECK_INT(znp_ublk_server_pidfd("/proc", &r, &pidfd), -ESTALE);
 	r.pid_start = 0;	/* a record without a start time is not trusted */
 	CHECK_INT(znp_ublk_server_pidfd("/proc", &r, &pidfd), -ENODATA);
