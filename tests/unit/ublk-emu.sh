@@ -191,7 +191,7 @@ if [ "$(id -u)" = 0 ] && command -v runuser >/dev/null && command -v flock >/dev
 	# held by another process: a failure after the wait, naming the holder
 	LD_PRELOAD= flock -x "$conf.lock" sleep 30 &
 	holder=$!
-	for _ in $(seq 50); do grep -q " FLOCK .* $holder " /proc/locks && break; sleep 0.1; done
+	for _ in $(seq 300); do grep -q " FLOCK .* $holder " /proc/locks && break; sleep 0.1; done
 	stale_rec
 	start=$(date +%s)
 	t "unmap while the mappings lock is held: fails after the wait (1)" 1 \
