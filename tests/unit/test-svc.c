@@ -78,15 +78,25 @@ static void test_key(void)
 	CHECK_INT(znp_svc_key("abcdef", k, 4), -ENAMETOOLONG);
 }
 
+/* SIGKILL and reap a holder of fork_holder(); nothing for -1 (none). */
+static void kill_holder(pid_t pid)
+{
+	int st;
+
+	if (pid > 0) {
+		kill(pid, SIGKILL);
+		waitpid(pid, &st, 0);
+	}
+}
+
 /*
  * A child that takes @ident's lock and holds it until killed; returns once it
- * holds it (a pipe, not a timed wait: creating a lock file can stall for
- * seconds while the file system commits other writers' data). Return: its
- * pid, or -1 when it could not take the lock.
+ * holds it (told through a pipe: a timed poll has a bound that a slow machine
+ * can miss). Return: its pid, or -1 when it could not take the lock.
  */
 static pid_t fork_holder(int dirfd, const char *ident)
 {
-	int p[2], st;
+	int p[2];
 	char c = 0;
 	pid_t pid;
 
@@ -105,10 +115,7 @@ static pid_t fork_holder(int dirfd, const char *ident)
 	}
 	close(p[1]);
 	if (pid < 0 || read(p[0], &c, 1) != 1 || c != 'L') {
-		if (pid > 0) {
-			kill(pid, SIGKILL);
-			waitpid(pid, &st, 0);
-		}
+		kill_holder(pid);
 		pid = -1;
 	}
 	close(p[0]);
@@ -141,10 +148,7 @@ static void test_lock(int dirfd)
 	pid = fork_holder(dirfd, "sn:KILLED:nsid:1");
 	CHECK(pid > 0, "the child took the lock");
 	CHECK_INT(znp_ns_lock_held(dirfd, "sn:KILLED:nsid:1"), 1);
-	if (pid > 0) {
-		kill(pid, SIGKILL);
-		waitpid(pid, &st, 0);
-	}
+	kill_holder(pid);
 	CHECK_INT(znp_ns_lock_held(dirfd, "sn:KILLED:nsid:1"), 0);
 	CHECK_INT(znp_ns_lock(dirfd, "sn:KILLED:nsid:1", &l2), 0);
 	znp_ns_unlock(l2);
@@ -290,10 +294,7 @@ static void test_rec_defects(int dirfd)
 	CHECK(!faccessat(dirfd, "sn_3aHUNG_3ansid_3a1.lock", F_OK, AT_SYMLINK_NOFOLLOW),
 	      "lock file kept while held");
 	CHECK_INT(znp_ns_lock_held(dirfd, mine.ident), 1);
-	if (pid > 0) {
-		kill(pid, SIGKILL);
-		waitpid(pid, &st, 0);
-	}
+	kill_holder(pid);
 	CHECK_INT(znp_ublk_forget(dirfd, mine.ident), 0);
 	CHECK_INT(znp_ublk_rec_get(dirfd, mine.ident, &r), -ENOENT);
 	CHECK(faccessat(dirfd, "sn_3aHUNG_3ansid_3a1.lock", F_OK, AT_SYMLINK_NOFOLLOW),
