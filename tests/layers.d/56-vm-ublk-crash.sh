@@ -1,9 +1,10 @@
 #!/bin/bash
 # Layer 56: the ublk server's death and restart under load on Debian's stock
 # 6.12 kernel in QEMU with ublk_drv: the server SIGKILLed at random moments
-# with requests in flight (zoned btrfs with fsync'ing and buffered writers,
-# f2fs, fio zbd write+verify at iodepth 16, no writer frozen), SIGTERMed
-# under the same load (systemd's restart), each time a new
+# with requests in flight (the server is SIGSTOPped at the moment, so that
+# they stay in flight until the signal; zoned btrfs with fsync'ing and
+# buffered writers, f2fs, fio zbd write+verify at iodepth 16, no writer
+# frozen), SIGTERMed under the same load (systemd's restart), each time a new
 # `map --ublk --foreground` taking the device back; and recovery binding
 # (a server asked to take back another namespace's device, a record with a
 # stale pid). Guest scripts: tests/vm/ublk-crash/. One boot; measured

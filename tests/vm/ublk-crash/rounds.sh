@@ -251,7 +251,7 @@ srv_log_on_trouble() {
 # one_round MODE(KILL|TERM) R: one round; returns 1 when the scenario
 # cannot go on (no server, device or file system lost)
 one_round() {
-	local mode=$1 r=$2 try=0 delay ir iw infl=0 after e0 f0 e f old=$W_SRV
+	local mode=$1 r=$2 try=0 delay span ir iw infl=0 looks after e0 f0 e f old=$W_SRV
 	local devno kms rc h tag why= sl0
 	W_GONE=
 	local n=${W_DEV#/dev/}
@@ -265,26 +265,43 @@ one_round() {
 		watch_dev "$W_DEV" "$devno" /tmp/watch.stop /tmp/watch.miss &
 		WATCH=$!
 	fi
-	# retry the moment until requests are in flight (up to 24 batches: f2fs
-	# writers show requests in flight seldom, 12 were once not enough)
+	# from a random moment on, the server is frozen (SIGSTOP) for up to 50
+	# looks at a time: only it completes a ublk request, so once one is in
+	# flight it stays so until the signal. An unfrozen server raced the
+	# look and, under f2fs's short bursts, once left nothing to see in 24
+	# batches. Between windows it runs: it must answer what the block layer
+	# does not count in flight (a passthrough request such as the zone
+	# report fio starts with, the flush of an fsync). A batch
+	# whose writers end first (the moment came after their last I/O) is
+	# retried, the next moment drawn before this one.
+	span=700
 	while [ $try -lt 24 ]; do
 		try=$((try + 1))
 		tag=$r.$try
 		wl_start "$tag"
-		delay=$(rnd 700)
+		delay=$(rnd $span)
 		sleep "$(printf '0.%03d' "$delay")"
-		# builtins only between the look and the signal
 		infl=0
 		while ! wl_done; do
-			read -r ir iw </sys/block/$n/inflight
-			infl=$((ir + iw))
-			if [ $infl -gt 0 ]; then
-				kill -$mode "$old"
-				break
-			fi
-			sleep 0.01
+			kill -STOP "$old"
+			looks=0
+			while [ $looks -lt 50 ] && ! wl_done; do
+				read -r ir iw </sys/block/$n/inflight
+				infl=$((ir + iw))
+				[ $infl -gt 0 ] && break 2
+				looks=$((looks + 1))
+				sleep 0.01
+			done
+			kill -CONT "$old"
+			sleep 0.02
 		done
-		[ $infl -gt 0 ] && break
+		if [ $infl -gt 0 ]; then
+			# a stopped process takes SIGKILL at once, SIGTERM once it runs
+			kill -$mode "$old"
+			[ "$mode" = TERM ] && kill -CONT "$old"
+			break
+		fi
+		span=$((delay > 20 ? delay : 20))
 		wl_wait 600 "$tag"
 		S_WERR=$((S_WERR + WL_FAILED))
 		[ "$W_KIND" = fio ] && S_FIORUN=$((S_FIORUN + 1)) && [ "$WL_FAILED" != 0 ] && S_FIOFAIL=$((S_FIOFAIL + 1))
