@@ -87,7 +87,7 @@ class Run(znptest.Run):
         os.close(slave)
         self.prompt = ''
         while '[y/N]' not in self.prompt:
-            if not select.select([master], [], [], 10)[0]:
+            if not select.select([master], [], [], 60)[0]:
                 break
             try:
                 self.prompt += os.read(master, 1024).decode()

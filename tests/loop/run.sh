@@ -245,8 +245,11 @@ interrupt_test "fallback" "ZNP_FORCE_SYNC=1" 64 0.3
 # (blkdiscard's rule): while a discard runs, no one else can claim the device
 "$BIN" discard "$B" --ranges "$WORK/rbig" --force -q 1 -o json >"$WORK/out" 2>"$WORK/err" &
 DPID=$!
-for _ in $(seq 50); do grep -q . /proc/$DPID/io 2>/dev/null && break; sleep 0.05; done
-sleep 0.3
+# until the tool holds the device open (it reads the range list first)
+for _ in $(seq 600); do
+	for f in /proc/$DPID/fd/*; do [ "$(readlink "$f" 2>/dev/null)" = "$B" ] && break 2; done
+	sleep 0.05
+done
 EXCL=$(python3 -c 'import errno,os,sys
 try:
     os.close(os.open(sys.argv[1], os.O_RDONLY | os.O_EXCL)); print("opened")

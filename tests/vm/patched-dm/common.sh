@@ -307,8 +307,10 @@ append_suite() {
 	before=$(ls /sys/block)  # names, one a line
 	expect_ok "$name: connect over the NVMe loop transport" \
 		sh -c "echo transport=loop,nqn=$nqn >/dev/nvme-fabrics"
-	ns=
-	for k in 1 2 3 4 5 6 7 8 9 10; do
+	ns= k=0
+	# up to 30 s: the scan revalidates the zones through the loop target
+	while [ $k -lt 60 ]; do
+		k=$((k + 1))
 		for c in /sys/block/nvme*n*; do
 			c=${c##*/}
 			echo "$before" | grep -qx "$c" && continue

@@ -177,7 +177,8 @@ done
 notify-listen /run/znp-notify.sock 60 >/tmp/notify.out 2>/tmp/notify.err &
 lp=$!
 i=0
-while [ ! -S /run/znp-notify.sock ] && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
+while [ ! -S /run/znp-notify.sock ] && [ $i -lt 300 ]; do sleep 0.1; i=$((i + 1)); done
+expect_eq "--foreground: the listener's socket is there" "$([ -S /run/znp-notify.sock ] && echo yes)" yes
 NOTIFY_SOCKET=/run/znp-notify.sock $Z map --ublk "$A" --foreground >/tmp/fg.out 2>/tmp/fg.err &
 fp=$!
 wait $lp
