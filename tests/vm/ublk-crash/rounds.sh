@@ -271,9 +271,9 @@ one_round() {
 	# look and, under f2fs's short bursts, once left nothing to see in 24
 	# batches. Between windows it runs: it must answer what the block layer
 	# does not count in flight (a passthrough request such as the zone
-	# report fio starts with, the flush of an fsync). A batch
-	# whose writers end first (the moment came after their last I/O) is
-	# retried, the next moment drawn before this one.
+	# report fio starts with, the flush of an fsync). A batch whose writers
+	# end first (the moment came after their last I/O) is retried, the next
+	# moment drawn before this one.
 	span=700
 	while [ $try -lt 24 ]; do
 		try=$((try + 1))
