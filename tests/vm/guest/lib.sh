@@ -267,14 +267,20 @@ nvmet_export() {
 }
 
 # nvmet_connect NQN [NSID]: connect the host to NQN over loop, print the
-# disk name of its namespace (of namespace NSID when given; up to 10 s). The
-# target reports multi-controller subsystems, so the host shows a multipath
-# head disk (nvmeXnY) whose device is the subsystem; the per-path disk
-# nvmeXcYnZ is hidden.
+# disk name of its namespace (nvmet_disk)
 nvmet_connect() {
-	local d i=0
 	echo "transport=loop,nqn=$1" >/dev/nvme-fabrics || return 1
-	while [ $i -lt 50 ]; do
+	nvmet_disk "$@"
+}
+
+# nvmet_disk NQN [NSID]: the disk name of the connected subsystem NQN's
+# namespace (of namespace NSID when given), once the host's scan has added
+# it (up to 30 s). The target reports multi-controller subsystems, so the
+# host shows a multipath head disk (nvmeXnY) whose device is the subsystem;
+# the per-path disk nvmeXcYnZ is hidden (no device node).
+nvmet_disk() {
+	local d i=0
+	while [ $i -lt 150 ]; do
 		for d in /sys/block/nvme*n*; do
 			[ "$(cat "$d/device/subsysnqn" 2>/dev/null)" = "$1" ] || continue
 			[ -z "${2:-}" ] || [ "$(cat "$d/nsid" 2>/dev/null)" = "$2" ] || continue

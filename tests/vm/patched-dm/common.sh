@@ -290,7 +290,7 @@ dm_generic_bad_tables() {
 # back by the target and dm core.
 append_suite() {
 	local name=$1 map=$2 dev=$3 z=$4 p=${5:-} f=${6:-0} cfs=/sys/kernel/config/nvmet
-	local nqn=po2zone-append before ns lbs zslba k want got c
+	local nqn=po2zone-append ns lbs zslba k want got c
 	[ -n "$p" ] || p=$(po2_roundup "$z")
 	if ! mkdir "$cfs/subsystems/$nqn" 2>/dev/null; then
 		not_ok "$name: create an nvmet subsystem"
@@ -304,22 +304,9 @@ append_suite() {
 	mkdir "$cfs/ports/1"
 	echo loop >"$cfs/ports/1/addr_trtype"
 	ln -s "$cfs/subsystems/$nqn" "$cfs/ports/1/subsystems/$nqn"
-	before=$(ls /sys/block)  # names, one a line
 	expect_ok "$name: connect over the NVMe loop transport" \
 		sh -c "echo transport=loop,nqn=$nqn >/dev/nvme-fabrics"
-	ns= k=0
-	# up to 30 s: the scan revalidates the zones through the loop target
-	while [ $k -lt 60 ]; do
-		k=$((k + 1))
-		for c in /sys/block/nvme*n*; do
-			c=${c##*/}
-			echo "$before" | grep -qx "$c" && continue
-			[ "$(cat /sys/block/"$c"/hidden 2>/dev/null)" = 1 ] && continue
-			ns=$c
-		done
-		[ -n "$ns" ] && break
-		sleep 0.5
-	done
+	ns=$(nvmet_disk $nqn)
 	if [ -z "$ns" ]; then
 		not_ok "$name: loop namespace appeared"
 	else

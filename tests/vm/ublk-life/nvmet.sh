@@ -15,30 +15,7 @@ else
 	ln -s $CFS/subsystems/$NQN $CFS/ports/1/subsystems/$NQN
 	expect_ok "nvme connect -t loop" nvme connect -t loop -n $NQN -q $HOSTNQN \
 		-I 5b0ed1e4-6a61-4c3b-9d47-0c0ffee0c0de
-	# the scan runs after the connect returns: up to 30 s for the remote
-	# disk and its zones
-	i=0
-	while :; do
-		R=
-		for c in /sys/class/nvme/nvme*; do
-			[ "$(cat $c/subsysnqn 2>/dev/null)" = "$NQN" ] && R=$(basename "$c")
-		done
-		# the path device (nvmeXcYnZ with native multipath) or the disk itself
-		RP=$(ls -d /sys/class/nvme/$R/nvme*n1 2>/dev/null | head -1)
-		RP=${RP##*/}
-		RB=$RP
-		# native multipath: the disk is the subsystem's head (nvme-subsysN/nvmeNnM)
-		for s in /sys/class/nvme-subsystem/*; do
-			[ -e "$s/$R" ] || continue
-			for b in "$s"/nvme*n*; do
-				[ -e "$b" ] && RB=${b##*/}
-			done
-		done
-		[ "$(cat /sys/block/$RB/queue/nr_zones 2>/dev/null || echo 0)" != 0 ] && break
-		[ $i -lt 60 ] || break
-		sleep 0.5
-		i=$((i + 1))
-	done
+	RB=$(nvmet_disk $NQN)
 	expect_match "remote controller and namespace" '^nvme[0-9]+n[0-9]+$' "$RB"
 	expect_eq "remote: host-managed zoned block device" "$(cat /sys/block/$RB/queue/zoned 2>/dev/null)" host-managed
 	expect_eq "remote: block device visible (po2 zones)" "$(cat /sys/block/$RB/hidden 2>/dev/null || echo 0)" 0
