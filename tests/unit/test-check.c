@@ -29,6 +29,9 @@ static const struct row rows[] = {
 	  ZNP_V_PO2, "po2", PO2 | ZNP_R_CAP_VARIES | ZNP_R_BLK_HIDDEN },
 	{ "C: npo2 80M/64M hidden", true, false, true, 10 * 20480, 20480, 16384, false,
 	  ZNP_V_CAP_LT_SIZE, "capacity-lt-size", NPO2 | ZNP_R_CAP_LT_SIZE | ZNP_R_BLK_HIDDEN },
+	/* the boundary: one LBA of capacity short is capacity-lt-size, not capacity == size */
+	{ "npo2 96M, capacity one LBA below", true, false, true, 10 * 24576, 24576, 24575, false,
+	  ZNP_V_CAP_LT_SIZE, "capacity-lt-size", NPO2 | ZNP_R_CAP_LT_SIZE | ZNP_R_BLK_HIDDEN },
 	{ "npo2 caps vary and lt size", true, true, true, 10 * 20480, 20480, 16384, true,
 	  ZNP_V_CAP_VARIES, "capacity-varies", NPO2 | ZNP_R_CAP_LT_SIZE | ZNP_R_CAP_VARIES },
 	{ "D: conventional", true, true, false, 1000, 0, 0, false,
