@@ -3,12 +3,21 @@
 """Mutation check of the boundary code (`make mutate`).
 
 One-line mutants of the boundary comparisons of the geometry, eligibility,
-zone descriptor, discard range and ublk mapping code:
+zone descriptor, discard range and ublk mapping code and of the dm table
+length (znp_dm_table_len):
 
   rel    a relational operator swapped: < for <=, <= for <, > for >=, >= for >
   unit   an integer literal beside a comparison moved by one unit (+1, -1)
   drop   a guard dropped: the condition of an `if (...)` whose body returns
          an error (return -E...) replaced by 0
+  shift  an expression without a literal moved by one unit: a side of a
+         comparison (a < b -> a < b - 1: the direction the rel swap does not
+         take, which a < b + 1 would repeat; the left side, a + 1 < b, when
+         the right one is a constant; both directions for == and !=) and a
+         sum or difference (a + b -> a + b + 1, a + b - 1; a - b -> a - b - 1,
+         a - b + 1); not in for (...) headers (loop counters), and in
+         discard.c, zdesc.c and ublk-map.c only in the range, descriptor and
+         mapping functions (SHIFT_FUNCS)
 
 Each mutant is built in a private copy of the tree (build-mutate/tree, its
 build directory build-mutate/tree/build; ccache makes the rebuilds cheap)
@@ -40,6 +49,7 @@ TARGETS = [
     'src/zone/zdesc.c',
     'src/aio/discard.c',
     'src/ublk/ublk-map.c',
+    'src/dm/dmtext.c',
 ]
 REL_SWAP = {'<': '<=', '<=': '<', '>': '>=', '>=': '>'}
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -103,6 +113,177 @@ IF_RE = re.compile(r'\bif\s*\(')
 # a function definition's name: at the start of a line, "type name(" or "name("
 FUNC_RE = re.compile(r'^[A-Za-z_][^;\n=]*?\b([A-Za-z_]\w*)\s*\(', re.M)
 
+TOK_RE = re.compile(r'\s*(?:([A-Za-z_]\w*)|((?:0[xX][0-9a-fA-F]+|\d+)[uUlL]*)|'
+                    r'(<<=|>>=|->|\+\+|--|<<|>>|<=|>=|==|!=|&&|\|\||[-+*/%&|^]=|\S))')
+# binary operators that bind less tightly than + and -: they end a sum
+BELOW_ADD = {'<<', '>>', '<', '<=', '>', '>=', '==', '!=', '&', '^', '|', '&&', '||', '?', ':',
+             '=', '+=', '-=', '*=', '/=', '%=', '&=', '|=', '^=', '<<=', '>>=', ',', ';'}
+# ... and than the comparisons: they end a side of one
+BELOW_REL = BELOW_ADD - {'<<', '>>', '<', '<=', '>', '>='}
+REL = {'<', '<=', '>', '>='}
+EQ = {'==', '!='}
+KEYWORDS = {'return', 'if', 'while', 'for', 'else', 'case', 'do', 'switch'}
+# the shift operator's scope in the files that are not all boundary code:
+# the functions it mutates (the other files: every function)
+SHIFT_FUNCS = {
+    'src/dm/dmtext.c': {'znp_dm_table_len'},
+    'src/zone/zdesc.c': {'zdesc_parse_one', 'znp_zdesc_parse'},
+    'src/aio/discard.c': {'cmp_by_start', 'znp_discard_validate', 'znp_discard_plan'},
+    'src/ublk/ublk-map.c': {'geom_zones', 'geom_limits', 'znp_ublk_map_rw', 'znp_ublk_map_zone',
+                            'znp_ublk_map_alba', 'znp_ublk_zone_to_blk'},
+}
+# files of which only some functions are boundary code: every operator keeps to them
+FILE_FUNCS = {
+    'src/dm/dmtext.c': {'znp_dm_table_len'},
+}
+# the direction a side of a comparison moves: the one that the rel swap
+# (< for <=, ...) does not take (a < b: the rel swap accepts b, a < b - 1
+# refuses b - 1); the left side moves only when the right is a constant
+REL_MOVE = {'<': '-', '<=': '+', '>': '+', '>=': '-'}
+REL_MOVE_LEFT = {'<': '+', '<=': '-', '>': '-', '>=': '+'}
+
+
+
+def tokens(code):
+    """(kind, text, start, end) of the C tokens of code (comments and
+    strings blanked): kind 'id', 'num' or 'op'"""
+    out, pos = [], 0
+    while True:
+        m = TOK_RE.match(code, pos)
+        if not m:
+            break
+        pos = m.end()
+        g = m.lastindex
+        out.append((('id', 'num', 'op')[g - 1], m.group(g), m.start(g), m.end(g)))
+    return out
+
+
+def side_end(toks, i, stop):
+    """index of the last token of the operand that starts at toks[i]"""
+    depth, last = 0, i - 1
+    for j in range(i, len(toks)):
+        t = toks[j][1]
+        if toks[j][0] == 'op':
+            if t in '([{':
+                depth += 1
+            elif t in ')]}':
+                if not depth:
+                    break
+                depth -= 1
+            elif not depth and t in stop:
+                break
+        last = j
+    return last
+
+
+def side_start(toks, i, stop):
+    """index of the first token of the operand that ends at toks[i]"""
+    depth, first = 0, i + 1
+    for j in range(i, -1, -1):
+        k, t = toks[j][0], toks[j][1]
+        if k == 'op':
+            if t in ')]}':
+                depth += 1
+            elif t in '([{':
+                if not depth:
+                    break
+                depth -= 1
+            elif not depth and t in stop:
+                break
+        elif k == 'id' and t in KEYWORDS and not depth:
+            break
+        first = j
+    return first
+
+
+def top_ops(toks, a, b):
+    """the operators of toks[a..b] outside brackets, with their indices"""
+    depth, ops = 0, []
+    for j in range(a, b + 1):
+        k, t = toks[j][0], toks[j][1]
+        if k != 'op':
+            continue
+        if t in '([{':
+            depth += 1
+        elif t in ')]}':
+            depth -= 1
+        elif not depth:
+            ops.append((j, t))
+    return ops
+
+
+def is_binary(toks, j):
+    """toks[j] (+ or -) follows an operand"""
+    if j == 0:
+        return False
+    k, t = toks[j - 1][0], toks[j - 1][1]
+    return k == 'num' or (k == 'id' and t not in KEYWORDS) or t in (')', ']', '++', '--')
+
+
+def for_headers(toks):
+    """indices of the tokens inside the parentheses of a for (...)"""
+    inside = set()
+    for j, tk in enumerate(toks):
+        if tk[1] == 'for' and j + 1 < len(toks) and toks[j + 1][1] == '(':
+            inside.update(range(j + 1, side_end(toks, j + 2, set()) + 2))
+    return inside
+
+
+def shift_sites(code, funcs=None):
+    """(start, end, wrap) of the expressions the shift operator moves by one
+    unit: each side of a comparison (both of <, <=, >, >=; the right one of
+    == and !=, where moving the left one is the same) and each sum or
+    difference, unless it is a bare integer literal (the unit operator's)
+    or a sum with one (a literal term moved is the unit operator's kind);
+    not in for (...) headers (loop counters, not bounds); wrap: the
+    expression needs parentheses to be moved"""
+    toks = tokens(code)
+    skip = for_headers(toks)
+    sites = set()
+
+    def const(a, b):
+        """toks[a..b] is a constant: numbers and macros (upper case) only"""
+        return all(tk[0] == 'num' or tk[0] == 'op' or tk[1].isupper() for tk in toks[a:b + 1])
+
+    def add(a, b, d):
+        if a <= b and not const(a, b):
+            wrap = any(o in ('<<', '>>', '?', '&', '|', '^') for _, o in top_ops(toks, a, b))
+            sites.add((toks[a][2], toks[b][3], wrap, d))
+
+    for i, (k, t, s, e) in enumerate(toks):
+        if k != 'op' or i in skip:
+            continue
+        if funcs is not None:
+            fn = FUNC_RE.findall(code, 0, s)
+            if not fn or fn[-1] not in funcs:
+                continue
+        if t in REL or t in EQ:
+            ra, rb = i + 1, side_end(toks, i + 1, BELOW_REL)
+            la, lb = side_start(toks, i - 1, BELOW_REL), i - 1
+            if const(la, lb) and t in EQ:
+                continue
+            if t in EQ:
+                add(ra, rb, '+')
+                add(ra, rb, '-')
+            elif not const(ra, rb):
+                add(ra, rb, REL_MOVE[t])
+            else:
+                add(la, lb, REL_MOVE_LEFT[t])
+        elif t in '+-' and is_binary(toks, i):
+            a, b = side_start(toks, i - 1, BELOW_ADD), side_end(toks, i + 1, BELOW_ADD)
+            cuts = [j for j, o in top_ops(toks, a, b) if o in '+-' and is_binary(toks, j)]
+            bounds = [a - 1] + cuts + [b + 1]
+            if any(const(bounds[n] + 1, bounds[n + 1] - 1) for n in range(len(bounds) - 1)):
+                continue
+            # a sum in parentheses that is a term of a sum: moving the outer one is the same
+            if (a > 0 and b + 1 < len(toks) and toks[a - 1][1] == '(' and toks[b + 1][1] == ')' and
+                    ((a > 1 and toks[a - 2][1] in '+-' and is_binary(toks, a - 2)) or
+                     (b + 2 < len(toks) and toks[b + 2][1] in '+-'))):
+                continue
+            add(a, b, '+')
+            add(a, b, '-')
+    return sorted(sites)
+
 
 def mutants_of(path, text=None):
     if text is None:
@@ -145,6 +326,11 @@ def mutants_of(path, text=None):
         if not re.search(r'\breturn\s+-\s*E[A-Z0-9]+', body):
             continue
         add('drop', o + 1, c, '0')
+    for a, b, wrap, d in shift_sites(code, SHIFT_FUNCS.get(path)):
+        e = text[a:b]
+        add('shift', a, b, '%s %s 1' % ('(%s)' % e if wrap else e, d))
+    if path in FILE_FUNCS:
+        muts = [mu for mu in muts if mu['func'] in FILE_FUNCS[path]]
     muts.sort(key=lambda x: (x['start'], x['kind'], x['new']))
     for i, mu in enumerate(muts, 1):
         mu['id'] = '%s:%d:%s%d' % (os.path.basename(path), mu['line'], mu['kind'], i)
