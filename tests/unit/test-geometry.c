@@ -114,6 +114,23 @@ static void test_last_short_zone(void)
 	CHECK(!znp_po2_to_dev(&g, 10 * UINT64_C(32768) + 100, &lba), "past short zone is padding");
 }
 
+/* The last zone one LBA short of the zone size: short, and its last LBA the last data. */
+static void test_last_zone_one_short(void)
+{
+	struct znp_geom g = geom(4096, 10 * UINT64_C(24576) - 1, 24576);
+
+	CHECK_U64(g.nr_zones, 10);
+	CHECK_U64(znp_zone_len(&g, 8), 24576);
+	CHECK_U64(znp_zone_len(&g, 9), 24575);
+	CHECK(znp_has_small_last_zone(&g), "a last zone one LBA short is small");
+	/* data left from an offset: 1 at a zone's last LBA, 0 in the padding */
+	CHECK_U64(znp_po2_data_left(&g, 24575), 1);
+	CHECK_U64(znp_po2_data_left(&g, 24574), 2);
+	CHECK_U64(znp_po2_data_left(&g, 24576), 0);
+	CHECK_U64(znp_po2_data_left(&g, 9 * UINT64_C(32768) + 24574), 1);
+	CHECK_U64(znp_po2_data_left(&g, 9 * UINT64_C(32768) + 24575), 0);
+}
+
 /* po2 sizes must give the same answers as plain division. */
 static void test_po2_matches_division(void)
 {
@@ -231,6 +248,7 @@ int main(void)
 	test_init_errors();
 	test_npo2();
 	test_last_short_zone();
+	test_last_zone_one_short();
 	test_po2_matches_division();
 	test_translation();
 	test_near_2_64();
