@@ -97,6 +97,10 @@ static void test_valid(void)
 	/* @max limits */
 	CHECK_INT(znp_zdesc_parse(&g, buf, 64 + 3 * 64, &nr, z, 1, &n), 0);
 	CHECK_U64(n, 1);
+	/* room for 3 of 4: the room limits (the 4th slot of buf is zeros, type 0) */
+	put_le64(buf, NZ);
+	CHECK_INT(znp_zdesc_parse(&g, buf, 64 + 3 * 64, &nr, z, 4, &n), 0);
+	CHECK_U64(n, 3);
 	/* header only: zero zones match */
 	put_hdr(0);
 	CHECK_INT(znp_zdesc_parse(&g, buf, 64, &nr, z, 16, &n), 0);
@@ -239,6 +243,12 @@ static void test_last_short_zone(void)
 	put_desc(&g, 0, 2, ZNP_ZC_IMP_OPEN, 100, NZ * ZS, NZ * ZS + 50);
 	CHECK_INT(znp_zdesc_parse(&g, buf, 128, &nr, z, 1, &n), 0);
 	CHECK_U64(z[0].len, 100);
+
+	/* a last zone of one LBA: it starts at the namespace's last LBA */
+	g = geom(NZ * ZS + 1, 0);
+	CHECK_INT(parse1(&g, 2, ZNP_ZC_EMPTY, 1, NZ * ZS, NZ * ZS, &n), 0);
+	CHECK_U64(n, 1);
+	CHECK_INT(parse1(&g, 2, ZNP_ZC_EMPTY, 1, NZ * ZS + 1, NZ * ZS + 1, &n), -EPROTO);
 }
 
 static void test_names(void)
