@@ -266,6 +266,14 @@ static void test_nvme_plan(void)
 	CHECK_U64(job.ranges[1].start, 8 + 0xffffffffull);
 	CHECK_U64(job.ranges[1].len, 11);
 	znp_discard_plan_free(&job);
+	/* one LBA above the limit: a range of the limit and one of a single LBA */
+	r.len = (0x100000000ull) * 512;
+	CHECK_INT(znp_discard_plan(&t, &r, 1, &job), 0);
+	CHECK_U64(job.nr, 2);
+	CHECK_U64(job.ranges[0].len, 0xffffffffull);
+	CHECK_U64(job.ranges[1].start, 8 + 0xffffffffull);
+	CHECK_U64(job.ranges[1].len, 1);
+	znp_discard_plan_free(&job);
 }
 
 static void test_zoned(void)
