@@ -100,6 +100,17 @@ static void test_geom(void)
 	CHECK_INT(znp_ublk_geom_compute(&n, 0, false, &h, &why), 0);
 	CHECK_INT(h.max_open, 7);
 	CHECK_INT(h.max_active, 7);
+	/* an open limit one below the zone count is a limit; open one above active is clamped */
+	n.max_open = 7;
+	n.max_active = 0;
+	CHECK_INT(znp_ublk_geom_compute(&n, 0, false, &h, &why), 0);
+	CHECK_INT(h.max_open, 7);
+	CHECK_INT(h.max_active, 0);
+	n.max_open = 4;
+	n.max_active = 3;
+	CHECK_INT(znp_ublk_geom_compute(&n, 0, false, &h, &why), 0);
+	CHECK_INT(h.max_open, 3);
+	CHECK_INT(h.max_active, 3);
 
 	/* MDTS of one page is the smallest transfer served, below it is refused */
 	n = ns(4096, 24576, 8, 4096);
@@ -117,6 +128,16 @@ static void test_geom(void)
 	CHECK(why && strstr(why, "append"), "reason names the append limit: %s", why);
 	CHECK_INT(znp_ublk_geom_compute(&n, 4096, false, &h, &why), 0);
 	CHECK_INT(h.max_append_sectors, 8);
+	/* ZASL one byte below the command size: whole LBAs below it, 120 KiB */
+	CHECK_INT(znp_ublk_geom_compute(&n, 248 * 512 - 1, false, &h, &why), 0);
+	CHECK_INT(h.max_append_sectors, 240);
+	CHECK_INT(h.max_cmd_sectors, 248);
+	/* zones of 247 LBAs of 512 bytes: appends up to the capacity, not the command */
+	n = ns(512, 247, 8, 0);
+	CHECK_INT(znp_ublk_geom_compute(&n, 0, false, &h, &why), 0);
+	CHECK_U64(h.zone_cap_sectors, 247);
+	CHECK_INT(h.max_append_sectors, 247);
+	CHECK_INT(h.max_cmd_sectors, 248);
 
 	/* the report pitfall: one request must hold every zone (8 per sector) */
 	n = ns(4096, 24576, 6000, 0);
@@ -124,6 +145,13 @@ static void test_geom(void)
 	CHECK_INT(h.max_sectors, 992);			/* 750 rounded up to whole commands */
 	CHECK_INT(h.max_cmd_sectors, 248);
 	CHECK(h.max_sectors * 8 >= h.nr_zones, "one report request holds every zone");
+	/* 3976 zones: 497 sectors of report, one above 2 commands: 3 commands */
+	n = ns(4096, 24576, 3976, 0);
+	CHECK_INT(znp_ublk_geom_compute(&n, 0, false, &h, &why), 0);
+	CHECK_INT(h.max_sectors, 744);
+	n = ns(4096, 24576, 3968, 0);
+	CHECK_INT(znp_ublk_geom_compute(&n, 0, false, &h, &why), 0);
+	CHECK_INT(h.max_sectors, 496);
 }
 
 /* LBA formats with metadata or PI are refused. */
@@ -282,6 +310,37 @@ static void test_rw(void)
 	CHECK_INT(znp_ublk_map_rw(&g, 0, 496, true, &e), 0);		/* = max_sectors */
 	CHECK_INT(e.nlb, 62);
 	CHECK_INT(znp_ublk_map_rw(&g, 0, UINT32_MAX - 7, false, &e), -EINVAL);
+	/* a read of one LBA where two are left: one LBA, no zeros */
+	CHECK_INT(znp_ublk_map_rw(&g, 196608 - 16, 8, false, &e), 0);
+	CHECK_INT(e.nlb, 1);
+	CHECK_INT(e.zero_bytes, 0);
+	CHECK_U64(e.lba, 24574);
+}
+
+/* 512-byte LBAs (48 MiB zones, 5 of them): every sector is an LBA. */
+static void test_rw_512(void)
+{
+	struct znp_geom n = ns(512, 98304, 5, 127 * 1024);
+	struct znp_ublk_geom g;
+	struct znp_ublk_ext e;
+	const char *why = NULL;
+
+	CHECK_INT(znp_ublk_geom_compute(&n, 0, false, &g, &why), 0);
+	CHECK_U64(g.dev_sectors, 5 * 131072);
+	CHECK_INT(g.max_sectors, 496);
+	CHECK_INT(znp_ublk_map_rw(&g, 0, 496, false, &e), 0);
+	CHECK_INT(e.nlb, 496);
+	CHECK_INT(znp_ublk_map_rw(&g, 0, 497, false, &e), -EINVAL);	/* > max_sectors */
+	/* the device's last sector: padding of the last zone */
+	CHECK_INT(znp_ublk_map_rw(&g, 5 * 131072 - 1, 1, false, &e), 0);
+	CHECK_U64(e.zone_no, 4);
+	CHECK_INT(e.nlb, 0);
+	CHECK_INT(e.zero_bytes, 512);
+	CHECK_INT(znp_ublk_map_rw(&g, 5 * 131072, 1, false, &e), -EINVAL);
+	/* the last data sector of zone 4 */
+	CHECK_INT(znp_ublk_map_rw(&g, 4 * 131072 + 98303, 1, true, &e), 0);
+	CHECK_U64(e.lba, 4 * 98304 + 98303);
+	CHECK_INT(e.nlb, 1);
 }
 
 static void test_zone_and_alba(void)
@@ -295,6 +354,18 @@ static void test_zone_and_alba(void)
 	CHECK_U64(v, 0);
 	CHECK_INT(znp_ublk_map_zone(&g, 5 * 262144 + 8, &v), -EINVAL);
 	CHECK_INT(znp_ublk_map_zone(&g, 8 * 262144, &v), -EINVAL);
+	/* zones of one 512-byte LBA: the device's last sector starts the last zone */
+	{
+		struct znp_geom n = ns(512, 1, 4, 0);
+		struct znp_ublk_geom h;
+		const char *why = NULL;
+
+		CHECK_INT(znp_ublk_geom_compute(&n, 0, false, &h, &why), 0);
+		CHECK_U64(h.dev_sectors, 4);
+		CHECK_INT(znp_ublk_map_zone(&h, 3, &v), 0);
+		CHECK_U64(v, 3);
+		CHECK_INT(znp_ublk_map_zone(&h, 4, &v), -EINVAL);
+	}
 
 	/* ALBA 7 * 24576 + 4 in zone 7 -> sector 7 * 262144 + 32 */
 	CHECK_INT(znp_ublk_map_alba(&g, 7, 7 * 24576 + 4, 4, &v), 0);
@@ -311,6 +382,14 @@ static void test_zone_and_alba(void)
 	CHECK_INT(znp_ublk_map_alba(&g, 7, 8 * 24576, 1, &v), -EIO);
 	CHECK_INT(znp_ublk_map_alba(&g, 8, 8 * 24576, 1, &v), -EIO);
 	CHECK_INT(znp_ublk_map_alba(&g, 7, UINT64_MAX, 1, &v), -EIO);
+	/* one LBA past the capacity, even for an append that claims no LBA */
+	CHECK_INT(znp_ublk_map_alba(&g, 7, 7 * 24576 + 24577, 0, &v), -EIO);
+	CHECK_INT(znp_ublk_map_alba(&g, 6, 6 * 24576 + 24577, 1, &v), -EIO);
+	/* zone 0: its start is LBA 0 */
+	CHECK_INT(znp_ublk_map_alba(&g, 0, 4, 1, &v), 0);
+	CHECK_U64(v, 32);
+	CHECK_INT(znp_ublk_map_alba(&g, 0, 0, 1, &v), 0);
+	CHECK_U64(v, 0);
 }
 
 static void test_zone_to_blk(void)
@@ -356,6 +435,20 @@ static void test_zone_to_blk(void)
 	CHECK_INT(znp_ublk_zone_to_blk(&g, 3, &z, &bz), 0);
 	CHECK_U64(bz.wp, 4 * 262144);
 	CHECK_INT(bz.cond, BLK_ZONE_COND_FULL);
+
+	/* the last zone, and zone 0 (start 0) with a write pointer */
+	z.start = 7 * 24576;
+	z.wp = z.start + 8;
+	z.cond = ZNP_ZC_IMP_OPEN;
+	CHECK_INT(znp_ublk_zone_to_blk(&g, 7, &z, &bz), 0);
+	CHECK_U64(bz.start, 7 * 262144);
+	CHECK_U64(bz.wp, 7 * 262144 + 64);
+	z.start = 0;
+	z.wp = 8;
+	CHECK_INT(znp_ublk_zone_to_blk(&g, 0, &z, &bz), 0);
+	CHECK_U64(bz.wp, 64);
+	z.start = 3 * 24576;
+	z.wp = z.start;
 
 	/* refused: wrong index, open zone with a wp out of bounds, other types/caps */
 	z.cond = ZNP_ZC_EXP_OPEN;
@@ -478,6 +571,7 @@ int main(void)
 	test_geom_zdes();
 	test_geom_formats();
 	test_rw();
+	test_rw_512();
 	test_zone_and_alba();
 	test_zone_to_blk();
 	test_status();
