@@ -41,6 +41,20 @@ static void test_table(void)
 				.zone_cap = 3 };
 	CHECK_INT(znp_geom_init(&big), 0);
 	CHECK(znp_dm_table_len(&big, &len) == -EOVERFLOW, "overflow not detected");
+	/* zones of one LBA: 2^61 - 1 LBAs of 4 KiB are 2^64 - 8 sectors, 2^61 do not fit */
+	struct znp_geom one = { .lba_size = 4096, .nlbas = (1ull << 61) - 1, .zone_size = 1,
+				.zone_cap = 1 };
+	CHECK_INT(znp_geom_init(&one), 0);
+	CHECK_INT(znp_dm_table_len(&one, &len), 0);
+	CHECK_U64(len, UINT64_MAX - 7);
+	one.nlbas = 1ull << 61;
+	CHECK_INT(znp_geom_init(&one), 0);
+	CHECK_INT(znp_dm_table_len(&one, &len), -EOVERFLOW);
+	/* LBAs below 512 bytes have no sector count */
+	struct znp_geom small = { .lba_size = 256, .nlbas = 10 * 24576, .zone_size = 24576,
+				  .zone_cap = 24576 };
+	CHECK_INT(znp_geom_init(&small), 0);
+	CHECK_INT(znp_dm_table_len(&small, &len), -EINVAL);
 
 	struct znp_dm_table p;
 
