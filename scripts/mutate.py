@@ -32,7 +32,8 @@ without a mutant.
 
 Options: --list (print the mutants, run nothing), --file PATH (only mutants
 of that file, repeatable), --only ID (one mutant, repeatable), --workdir DIR (instead of
-build-mutate/, e.g. for two runs at once). The work directory is kept and
+build-mutate/, e.g. for two runs at once), --timeout-multiplier N (of the
+tests' meson timeouts, 4 unless given: a loaded machine's slow test is no kill). The work directory is kept and
 reused by the next run (make clean removes build-*).
 """
 import argparse
@@ -385,11 +386,18 @@ def build(log):
     return run(['nice', '-n', '10', 'ninja', '-C', BUILD], log) == 0
 
 
+TIMEOUT_MULTIPLIER = 4
+
+
 def suite(log):
-    """0: the fast suite passes; otherwise the mutant is killed"""
+    """0: the fast suite passes; otherwise the mutant is killed. The
+    tests' meson timeouts count TIMEOUT_MULTIPLIER times (--timeout-multiplier):
+    on a loaded machine a slow test is no kill, and a mutant that hangs is
+    still caught"""
     return run(['nice', '-n', '10', 'meson', 'test', '-C', BUILD, '--no-rebuild',
-                '--suite', 'fast', '--maxfail', '1', '--num-processes', '2'],
-               log, timeout=900)
+                '--suite', 'fast', '--maxfail', '1', '--num-processes', '2',
+                '--timeout-multiplier', str(TIMEOUT_MULTIPLIER)],
+               log, timeout=900 * TIMEOUT_MULTIPLIER)
 
 
 def load_equivalent():
@@ -418,9 +426,13 @@ def main():
     ap.add_argument('--workdir')
     ap.add_argument('--rev')
     ap.add_argument('--all', action='store_true')
+    ap.add_argument('--timeout-multiplier', type=int)
     a = ap.parse_args()
     if a.workdir:
         set_workdir(a.workdir)
+    if a.timeout_multiplier:
+        global TIMEOUT_MULTIPLIER
+        TIMEOUT_MULTIPLIER = a.timeout_multiplier
 
     files = a.file or TARGETS
     all_muts = []
