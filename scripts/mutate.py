@@ -496,6 +496,10 @@ def main():
         print('mutate: the fast suite fails without a mutant (log %s)' % log)
         return 2
     equivalent = load_equivalent()
+    if not a.file and not a.only:
+        # an entry whose line changed names no mutant: the mutant runs again
+        for k in sorted(equivalent - set(key(m) for m in all_muts)):
+            print('mutate: stale entry in scripts/mutate-equivalent.txt (no such mutant): %s' % k)
     listed = [m for m in all_muts if key(m) in equivalent]
     if not a.all:
         all_muts = [m for m in all_muts if key(m) not in equivalent]
