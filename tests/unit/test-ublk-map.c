@@ -255,6 +255,11 @@ static void test_geom_refusals(void)
 	CHECK_INT(h.max_sectors, 65536);
 	n = ns(4096, 24576, 8 * 65536 + 1, 0);
 	CHECK_INT(znp_ublk_geom_compute(&n, 0, false, &h, &why), -E2BIG);
+	/* 64 KiB commands: whole commands that fill the request buffer exactly are kept */
+	n = ns(4096, 24576, 524000, 65536);
+	CHECK_INT(znp_ublk_geom_compute(&n, 0, false, &h, &why), 0);
+	CHECK_INT(h.max_cmd_sectors, 128);
+	CHECK_INT(h.max_sectors, 65536);		/* 65500 rounded up to 512 commands */
 	/* not zoned */
 	n = ns(4096, 24576, 8, 0);
 	n.zone_size = 0;
