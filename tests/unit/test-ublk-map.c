@@ -386,6 +386,7 @@ static void test_zone_and_alba(void)
 	CHECK_INT(znp_ublk_map_alba(&g, 7, 6 * 24576, 4, &v), -EIO);
 	CHECK_INT(znp_ublk_map_alba(&g, 7, 8 * 24576, 1, &v), -EIO);
 	CHECK_INT(znp_ublk_map_alba(&g, 8, 8 * 24576, 1, &v), -EIO);
+	CHECK_INT(znp_ublk_map_alba(&g, 8, 8 * 24576, 0, &v), -EIO);	/* no zone 8 at all */
 	CHECK_INT(znp_ublk_map_alba(&g, 7, UINT64_MAX, 1, &v), -EIO);
 	/* one LBA past the capacity, even for an append that claims no LBA */
 	CHECK_INT(znp_ublk_map_alba(&g, 7, 7 * 24576 + 24577, 0, &v), -EIO);
