@@ -56,6 +56,19 @@ int znp_cli_confirm(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
  */
 int znp_cli_refused(const struct znp_cli *cli, const char *path, const char *what, int yes);
 
+/*
+ * znp_cli_refuse_served() - the interlock of every command that writes zones
+ * or data or changes a zone's state: when a mapping (ublk or dm) serves the
+ * namespace @path (znp_map_serving(), by identity), one error line naming
+ * the mapping, its device, and what to use instead ("use @blkzone
+ * /dev/ublkb0, or unmap NAME first"; @blkzone NULL: "unmap NAME first").
+ * --force does not pass it, a dry run is refused alike.
+ * Return: 0 (not served), ZNP_EXIT_REFUSED, or the exit code of records
+ * that cannot be read (one line too).
+ */
+int znp_cli_refuse_served(const struct znp_cli *cli, const char *path, const char *what,
+			  const char *blkzone);
+
 /* --queue-depth, when given, is 1 to ZNP_AIO_MAX_QD; Return: 0 or exit 2. */
 int znp_cli_check_qd(const struct znp_cli *cli, const struct znp_opts *o);
 

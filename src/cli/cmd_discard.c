@@ -357,8 +357,14 @@ int znp_cmd_discard(const struct znp_cli *cli, const struct znp_opts *o,
 {
 	bool sync = force_sync();
 	struct discard d = { 0 };
+	char instead[64];
 	int ret;
 
+	/* through the mapped device the kernel's write pointers stay true */
+	snprintf(instead, sizeof(instead), "%s discard", cli->prog);
+	ret = znp_cli_refuse_served(cli, o->args[0], "discard", instead);
+	if (ret)
+		return ret;
 	ret = prepare(cli, o, sync, &d);
 	if (!ret && !o->force && !o->dry_run)
 		ret = znp_cli_refused(cli, o->args[0], "discard",

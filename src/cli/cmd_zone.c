@@ -13,6 +13,18 @@ static bool is_destructive(enum znp_zone_action a)
 	return a == ZNP_ZA_RESET || a == ZNP_ZA_FINISH || a == ZNP_ZA_OFFLINE;
 }
 
+/* What a served namespace's admin runs on the mapped device instead; NULL: nothing (offline). */
+static const char *blkzone_cmd(enum znp_zone_action a)
+{
+	switch (a) {
+	case ZNP_ZA_OPEN:	return "blkzone open";
+	case ZNP_ZA_CLOSE:	return "blkzone close";
+	case ZNP_ZA_FINISH:	return "blkzone finish";
+	case ZNP_ZA_RESET:	return "blkzone reset";
+	default:		return NULL;
+	}
+}
+
 /* Ask on the terminal. Return: 1 yes, 0 no, -1 no terminal to ask on. */
 static int confirm(const struct znp_zone_op_view *v)
 {
@@ -131,6 +143,10 @@ static int zone_op(const struct znp_cli *cli, const struct znp_opts *o,
 	int ret;
 
 	ret = check_opts(cli, o);
+	if (ret)
+		return ret;
+	ret = znp_cli_refuse_served(cli, path, znp_zone_action_name(action),
+				    blkzone_cmd(action));
 	if (ret)
 		return ret;
 	ret = znp_cli_open_dev(cli, o, flags, true, &dev);
