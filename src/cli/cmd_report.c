@@ -29,7 +29,8 @@ int znp_cmd_report(const struct znp_cli *cli, const struct znp_opts *o,
 	if (ret)
 		return ret;
 	/* a bad descriptor does not hide the zones around it */
-	ret = znp_report_begin_flags(dev, o->start_lba, o->state, ZNP_REPORT_KEEP_BAD, &it);
+	ret = znp_report_begin_flags(dev, o->start_lba, o->state,
+				     o->raw ? ZNP_REPORT_RAW : ZNP_REPORT_KEEP_BAD, &it);
 	if (ret) {
 		ret = znp_cli_fail(cli, path, "zone report failed", ret);
 		goto out_close;

@@ -94,6 +94,9 @@ const struct znp_opt_desc znp_opt_descs[ZNP_O_NR] = {
 	[ZNP_O_PADDING] = { ZNP_O_PADDING, "padding", 'P', NULL, NULL,
 		"show each zone's padding in the power-of-2 mapping on top", NULL,
 		ZNP_OK_FLAG, OPT(padding) },
+	[ZNP_O_RAW] = { ZNP_O_RAW, "raw", 0, NULL, NULL,
+		"print the zone descriptors as the drive sent them, without validation", NULL,
+		ZNP_OK_FLAG, OPT(raw) },
 };
 
 /* every list but zonemap's, help's and version's starts with -o, -v and -h */
@@ -102,7 +105,7 @@ static const enum znp_opt_id list_opts[] = {
 };
 static const enum znp_opt_id report_opts[] = {
 	ZNP_O_OUTPUT_FORMAT, ZNP_O_VERBOSE, ZNP_O_HELP, ZNP_O_HUMAN, ZNP_O_NSID,
-	ZNP_O_START_LBA, ZNP_O_COUNT, ZNP_O_STATE, ZNP_O_NR
+	ZNP_O_START_LBA, ZNP_O_COUNT, ZNP_O_STATE, ZNP_O_RAW, ZNP_O_NR
 };
 static const enum znp_opt_id zonemap_opts[] = {
 	ZNP_O_HELP, ZNP_O_NSID, ZNP_O_START_LBA, ZNP_O_COUNT, ZNP_O_WIDTH, ZNP_O_COLOR,

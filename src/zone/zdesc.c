@@ -103,9 +103,26 @@ const char *znp_zone_bad_str(const struct znp_zone *z, char *buf, size_t size)
 	return buf;
 }
 
+enum parse_mode { PARSE_STRICT, PARSE_KEEP, PARSE_RAW };
+
+/* The fields as sent, nothing checked (report --raw). */
+static void zdesc_decode_raw(const struct znp_geom *g, const unsigned char *d,
+			     struct znp_zone *z)
+{
+	z->type = d[0] & 0x0f;
+	z->cond = d[1] >> 4;
+	z->attrs = d[2];
+	z->attrs_info = d[3];
+	z->cap = get_le64(d + 8);
+	z->start = get_le64(d + 16);
+	z->wp = get_le64(d + 24);
+	z->len = g->zone_size;
+	z->bad = ZNP_ZBAD_NONE;
+}
+
 static int zdesc_parse(const struct znp_geom *g, const void *buf, size_t len,
 		       uint64_t *nr_reported, struct znp_zone *zones, size_t max,
-		       size_t *nparsed, bool keep)
+		       size_t *nparsed, enum parse_mode mode)
 {
 	const unsigned char *p = buf;
 	struct znp_geom lg;
@@ -124,7 +141,7 @@ static int zdesc_parse(const struct znp_geom *g, const void *buf, size_t len,
 		return -EPROTO;
 
 	*nr_reported = get_le64(p);
-	if (*nr_reported > g->nr_zones)
+	if (*nr_reported > g->nr_zones && mode != PARSE_RAW)
 		return -EPROTO;
 	stride = ZNP_ZDESC_SIZE + g->zdes_bytes;
 	fit = (len - ZNP_ZREPORT_HDR_SIZE) / stride;
@@ -133,8 +150,15 @@ static int zdesc_parse(const struct znp_geom *g, const void *buf, size_t len,
 		n = *nr_reported;
 
 	for (i = 0; i < n; i++) {
-		ret = zdesc_parse_one(g, p + ZNP_ZREPORT_HDR_SIZE + i * stride, &zones[i]);
-		if (ret || (zones[i].bad && !keep))
+		const unsigned char *d = p + ZNP_ZREPORT_HDR_SIZE + i * stride;
+
+		if (mode == PARSE_RAW) {
+			zdesc_decode_raw(g, d, &zones[i]);
+			*nparsed = i + 1;
+			continue;
+		}
+		ret = zdesc_parse_one(g, d, &zones[i]);
+		if (ret || (zones[i].bad && mode == PARSE_STRICT))
 			return -EPROTO;
 		*nparsed = i + 1;
 	}
@@ -145,14 +169,21 @@ int znp_zdesc_parse(const struct znp_geom *g, const void *buf, size_t len,
 		    uint64_t *nr_reported, struct znp_zone *zones, size_t max,
 		    size_t *nparsed)
 {
-	return zdesc_parse(g, buf, len, nr_reported, zones, max, nparsed, false);
+	return zdesc_parse(g, buf, len, nr_reported, zones, max, nparsed, PARSE_STRICT);
 }
 
 int znp_zdesc_parse_keep(const struct znp_geom *g, const void *buf, size_t len,
 			 uint64_t *nr_reported, struct znp_zone *zones, size_t max,
 			 size_t *nparsed)
 {
-	return zdesc_parse(g, buf, len, nr_reported, zones, max, nparsed, true);
+	return zdesc_parse(g, buf, len, nr_reported, zones, max, nparsed, PARSE_KEEP);
+}
+
+int znp_zdesc_parse_raw(const struct znp_geom *g, const void *buf, size_t len,
+			uint64_t *nr_reported, struct znp_zone *zones, size_t max,
+			size_t *nparsed)
+{
+	return zdesc_parse(g, buf, len, nr_reported, zones, max, nparsed, PARSE_RAW);
 }
 
 const char *znp_zone_cond_name(uint8_t cond)

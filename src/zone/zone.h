@@ -114,6 +114,14 @@ int znp_report_begin(struct znp_dev *dev, uint64_t slba,
  * decisions keep the strict report.
  */
 #define ZNP_REPORT_KEEP_BAD	(1u << 0)
+/*
+ * ZNP_REPORT_RAW: nothing validated (report --raw, firmware debugging): each
+ * descriptor as the drive sent it (len: the zone size; z->bad unset), the
+ * header's count and the order not checked; the report ends at the
+ * header's count, a short transfer, the end of the namespace, or a start
+ * that does not move on.
+ */
+#define ZNP_REPORT_RAW		(1u << 1)
 int znp_report_begin_flags(struct znp_dev *dev, uint64_t slba, enum znp_state_filter filter,
 			   unsigned int flags, struct znp_report_iter **out);
 /* Descriptors delivered with z->bad set so far. */
@@ -168,6 +176,10 @@ void znp_report_end(struct znp_report_iter *it);
 int znp_zdesc_parse_keep(const struct znp_geom *g, const void *buf, size_t len,
 			 uint64_t *nr_reported, struct znp_zone *zones, size_t max,
 			 size_t *nparsed);
+/* znp_zdesc_parse() without any validation: the fields as sent (len: the zone size). */
+int znp_zdesc_parse_raw(const struct znp_geom *g, const void *buf, size_t len,
+			uint64_t *nr_reported, struct znp_zone *zones, size_t max,
+			size_t *nparsed);
 /**
  * znp_zdesc_parse() - parse one Report Zones data buffer (pure; fuzzed)
  * @g: geometry (zone_size, zdes_bytes, nlbas) for validation

@@ -205,6 +205,29 @@ def test_report_kept(root, name):
     r.json_or_nothing()
 
 
+def test_report_raw(root):
+    """--raw: the descriptors as the drive sent them, nothing validated: exit 0,
+    nothing on stderr, the bad values in place, no "bad" flag."""
+    bad = {'rep-bad-wp': (300, 'wp', 300 * ZS + ZS + 1),
+           'rep-bad-start': (130, 'slba', 130 * ZS + 1),
+           'rep-bad-cap': (399, 'cap', ZS + 1)}
+    for name, (zno, field, value) in bad.items():
+        r = Run(root, ['report', 'dev/' + NODE[name], '--raw', '-o', 'json'], name)
+        check(r.rc == 0 and r.err == '', '%s: exit 0, nothing on stderr (got %d, %r)' %
+              (r.desc, r.rc, r.err))
+        zl = (r.json_or_nothing() or {}).get('zone_list', [])
+        check(len(zl) == NZ and zl[zno][field] == value and
+              all(z['slba'] == i * ZS for i, z in enumerate(zl) if i != zno) and
+              not any('bad' in z for z in zl),
+              '%s: all %d descriptors, #%d with %s %#x as sent, none flagged' %
+              (r.desc, NZ, zno, field, value))
+        r = Run(root, ['report', 'dev/' + NODE[name], '--raw'], name)
+        rows = r.out.splitlines()
+        check(r.rc == 0 and len(rows) == NZ + 1 and
+              ('%#x' % value) in rows[1 + zno].split(),
+              '%s: text: all %d zones, %s %#x in row %d' % (r.desc, NZ, field, value, zno))
+
+
 def test_report(root, name):
     if name in KEPT:
         return test_report_kept(root, name)
@@ -452,6 +475,7 @@ def main():
         test_list(root)
         for name in REPORT_FAULTS:
             test_report(root, name)
+        test_report_raw(root)
         for name, (nth, _) in RESET_FAULTS.items():
             test_reset(root, name, nth)
         test_select_all(root)
