@@ -410,6 +410,7 @@ def test_streaming(root):
 FAULT_CONFIG = """\
 path=dev/ng8n1 kind=ng ctrl=nvme8 nsid=1 lba=512 zsze=0x3000 zcap=0x3000 zones=200 disk=none mdts=8k fail_io=0x7a:2:0x4002
 path=dev/ng9n1 kind=ng ctrl=nvme9 nsid=1 lba=512 zsze=0x3000 zcap=0x3000 zones=4 disk=none fail_io=0x79:*:0x4001
+path=dev/ng10n1 kind=ng ctrl=nvme10 nsid=1 lba=512 zsze=0x8000 zcap=0x8000 zones=6 disk=none bad_wp=3
 """
 
 
@@ -435,6 +436,20 @@ def test_report_fault(root):
     rows = r.out.splitlines()[1:]
     check(r.rc == 1 and 0 < len(rows) < 200 and r.err.count('\n') == 1,
           'report text failing mid-way -> exit 1 after %d rows' % len(rows))
+
+
+def test_report_bad_desc(root):
+    """Zone 3's write pointer one past its capacity (bad_wp=3): every zone printed
+    (golden text and JSON: zone 3 as the drive said it, flagged "bad" in JSON),
+    zone 3 named in one line, exit 1; --raw prints the same zones unflagged, exit 0."""
+    line = '%s: dev/ng10n1: zone 3: wp 0x20001 beyond slba+cap 0x20000' % PROG
+    for fmt, name in (('normal', 'report-bad-wp.txt'), ('json', 'report-bad-wp.json')):
+        r = Run(root, ['report', 'dev/ng10n1', '-o', fmt])
+        check(r.rc == 1 and r.err == line + '\n',
+              'report -o %s, bad wp in zone 3 -> exit 1, %r (got %d, %r)' %
+              (fmt, line, r.rc, r.err))
+        golden(name, r.out)
+    expect(root, ['report', 'dev/ng10n1', '--raw'], 0, 'report-bad-wp-raw.txt')
 
 
 def test_invalid_opcode(root):
@@ -485,6 +500,7 @@ def main():
     with tempfile.TemporaryDirectory() as root:
         znptest.setup(root, MKFAKE, FAULT_CONFIG)
         test_report_fault(root)
+        test_report_bad_desc(root)
         test_invalid_opcode(root)
         test_stdout_full(root)
     return znptest.summary()
