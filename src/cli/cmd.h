@@ -42,8 +42,8 @@ int znp_cli_fail(const struct znp_cli *cli, const char *subject,
 
 /*
  * znp_cli_confirm() - ask on the terminal, never on stdin/stdout (those may
- * carry data or JSON): prints the question from @fmt, then
- * " Data will be lost. [y/N] ", on /dev/tty.
+ * carry data or JSON): prints the question from @fmt (with what it costs:
+ * "Data will be lost."), then " [y/N] ", on /dev/tty.
  * Return: 1 yes, 0 no, -1 no terminal to ask on (stdin is not a terminal).
  */
 int znp_cli_confirm(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

@@ -24,7 +24,7 @@ int znp_cli_confirm(const char *fmt, ...)
 	va_start(ap, fmt);
 	vfprintf(tty, fmt, ap);
 	va_end(ap);
-	fputs(" Data will be lost. [y/N] ", tty);
+	fputs(" [y/N] ", tty);
 	fflush(tty);
 	if (!fgets(answer, sizeof(answer), tty))
 		answer[0] = '\0';

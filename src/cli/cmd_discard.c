@@ -45,7 +45,7 @@ static int confirm(const struct znp_discard_view *v, bool stdin_is_data)
 	if (stdin_is_data)
 		return -1;
 	znp_human_size(size, sizeof(size), v->bytes);
-	return znp_cli_confirm("%s %s (%" PRIu64 " range%s) of %s?",
+	return znp_cli_confirm("%s %s (%" PRIu64 " range%s) of %s? Data will be lost.",
 			       !strcmp(v->target, "zoned") ? "Reset" : "Discard", size,
 			       v->ranges, v->ranges == 1 ? "" : "s", v->device);
 }

@@ -289,7 +289,8 @@ def test_zone_ops(root):
 
     # destructive without --force: asks on the terminal
     r = Run(root, ['reset', 'dev/ng3n1', '-s', hex(zs), '-c', '2'], tty_answer='n')
-    check(r.rc == 4 and not r.sends() and 'reset 2 zones from zone 1 (slba 0x30000) of dev/ng3n1?'
+    check(r.rc == 4 and not r.sends() and
+          'reset 2 zones from zone 1 (slba 0x30000) of dev/ng3n1? Data will be lost. [y/N]'
           in r.prompt and r.err == '%s: dev/ng3n1: reset not confirmed; nothing sent\n' % PROG,
           'reset on a terminal, answered n -> exit 4, nothing sent (%r, %r)' % (r.prompt, r.err))
     expect(root, ['open', 'dev/ng3n1', '-s', hex(3 * zs)], 0)
@@ -297,6 +298,9 @@ def test_zone_ops(root):
     check(r.rc == 0 and [zms(c) for c in r.sends()] == [(3 * zs, 2, False)] and
           state_file(root).get(3, (0,))[0] == 0xe,
           'finish on a terminal, answered y -> sent, zone 3 full (%r)' % r.err)
+    # finish keeps the data: its question says what it costs, not "Data will be lost"
+    check('of dev/ng3n1? The zones take no more writes until they are reset. [y/N]' in r.prompt
+          and 'lost' not in r.prompt, 'finish asks without "Data will be lost": %r' % r.prompt)
     r = expect(root, ['reset', 'dev/ng3n1', '-s', hex(3 * zs), '-f'], 0)
     check(state_file(root).get(3, (1,))[0] == 1, 'reset: zone 3 empty again')
 
