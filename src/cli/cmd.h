@@ -42,8 +42,8 @@ int znp_cli_fail(const struct znp_cli *cli, const char *subject,
 
 /*
  * znp_cli_confirm() - ask on the terminal, never on stdin/stdout (those may
- * carry data or JSON): prints the question from @fmt, then
- * " Data will be lost. [y/N] ", on /dev/tty.
+ * carry data or JSON): prints the question from @fmt (with what it costs:
+ * "Data will be lost."), then " [y/N] ", on /dev/tty.
  * Return: 1 yes, 0 no, -1 no terminal to ask on (stdin is not a terminal).
  */
 int znp_cli_confirm(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -55,6 +55,19 @@ int znp_cli_confirm(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
  * Return: 0 (go ahead) or ZNP_EXIT_REFUSED.
  */
 int znp_cli_refused(const struct znp_cli *cli, const char *path, const char *what, int yes);
+
+/*
+ * znp_cli_refuse_served() - the interlock of every command that writes zones
+ * or data or changes a zone's state: when a mapping (ublk or dm) serves the
+ * namespace @path (znp_map_serving(), by identity), one error line naming
+ * the mapping, its device, and what to use instead ("use @blkzone
+ * /dev/ublkb0, or unmap NAME first"; @blkzone NULL: "unmap NAME first").
+ * --force does not pass it, a dry run is refused alike.
+ * Return: 0 (not served), ZNP_EXIT_REFUSED, or the exit code of records
+ * that cannot be read (one line too).
+ */
+int znp_cli_refuse_served(const struct znp_cli *cli, const char *path, const char *what,
+			  const char *blkzone);
 
 /* --queue-depth, when given, is 1 to ZNP_AIO_MAX_QD; Return: 0 or exit 2. */
 int znp_cli_check_qd(const struct znp_cli *cli, const struct znp_opts *o);

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "cmd.h"
+#include "cmd_map.h"
 
 int znp_cli_confirm(const char *fmt, ...)
 {
@@ -23,7 +24,7 @@ int znp_cli_confirm(const char *fmt, ...)
 	va_start(ap, fmt);
 	vfprintf(tty, fmt, ap);
 	va_end(ap);
-	fputs(" Data will be lost. [y/N] ", tty);
+	fputs(" [y/N] ", tty);
 	fflush(tty);
 	if (!fgets(answer, sizeof(answer), tty))
 		answer[0] = '\0';
@@ -128,4 +129,32 @@ int znp_cli_open_report(const struct znp_cli *cli, const struct znp_opts *o,
 	}
 	*out = dev;
 	return 0;
+}
+
+int znp_cli_refuse_served(const struct znp_cli *cli, const char *path, const char *what,
+			  const char *blkzone)
+{
+	struct znp_map_found f;
+	struct znp_map_err e = { 0 };
+	struct znp_map_ctx c;
+	char node[ZNP_DM_NAME_MAX + 16], instead[sizeof(node) + 64];
+	const char *name;
+	int ret;
+
+	znp_cli_map_ctx(cli, NULL, &c);
+	ret = znp_map_serving(&c, path, &f, &e);
+	if (ret < 0)	/* the ublk records cannot be read: not knowing is a no */
+		return znp_cli_map_fail(cli, path, &e);
+	if (!ret)
+		return 0;
+	name = znp_map_found_name(&f);
+	znp_map_found_device(&f, node, sizeof(node));
+	if (blkzone)
+		snprintf(instead, sizeof(instead), "use %s %s, or unmap %s first", blkzone, node,
+			 name);
+	else
+		snprintf(instead, sizeof(instead), "unmap %s first", name);
+	znp_cli_err(cli, path, "served by %s mapping %s as %s: %s refused, even with --force; %s",
+		    f.route->name, name, node, what, instead);
+	return ZNP_EXIT_REFUSED;
 }

@@ -45,7 +45,7 @@ static int confirm(const struct znp_discard_view *v, bool stdin_is_data)
 	if (stdin_is_data)
 		return -1;
 	znp_human_size(size, sizeof(size), v->bytes);
-	return znp_cli_confirm("%s %s (%" PRIu64 " range%s) of %s?",
+	return znp_cli_confirm("%s %s (%" PRIu64 " range%s) of %s? Data will be lost.",
 			       !strcmp(v->target, "zoned") ? "Reset" : "Discard", size,
 			       v->ranges, v->ranges == 1 ? "" : "s", v->device);
 }
@@ -357,8 +357,14 @@ int znp_cmd_discard(const struct znp_cli *cli, const struct znp_opts *o,
 {
 	bool sync = force_sync();
 	struct discard d = { 0 };
+	char instead[64];
 	int ret;
 
+	/* through the mapped device the kernel's write pointers stay true */
+	snprintf(instead, sizeof(instead), "%s discard", cli->prog);
+	ret = znp_cli_refuse_served(cli, o->args[0], "discard", instead);
+	if (ret)
+		return ret;
 	ret = prepare(cli, o, sync, &d);
 	if (!ret && !o->force && !o->dry_run)
 		ret = znp_cli_refused(cli, o->args[0], "discard",

@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* report: stream zone descriptors to the printer. */
+#include <errno.h>
+#include <inttypes.h>
 #include <stdint.h>
 
 #include "cmd.h"
@@ -13,6 +15,7 @@ int znp_cmd_report(const struct znp_cli *cli, const struct znp_opts *o,
 	uint64_t left = UINT64_MAX;
 	struct znp_dev *dev;
 	struct znp_zone z;
+	uint64_t nr_bad;
 	int ret;
 
 	if (znp_opt_given(o, ZNP_O_COUNT)) {
@@ -25,7 +28,9 @@ int znp_cmd_report(const struct znp_cli *cli, const struct znp_opts *o,
 	ret = znp_cli_open_report(cli, o, &dev);
 	if (ret)
 		return ret;
-	ret = znp_report_begin(dev, o->start_lba, o->state, &it);
+	/* a bad descriptor does not hide the zones around it */
+	ret = znp_report_begin_flags(dev, o->start_lba, o->state,
+				     o->raw ? ZNP_REPORT_RAW : ZNP_REPORT_KEEP_BAD, &it);
 	if (ret) {
 		ret = znp_cli_fail(cli, path, "zone report failed", ret);
 		goto out_close;
@@ -39,15 +44,23 @@ int znp_cmd_report(const struct znp_cli *cli, const struct znp_opts *o,
 	};
 	p->ops->report_begin(p, &h);
 	while (left && znp_report_next(it, &z, &ret)) {
+		char why[128];
+
 		p->ops->report_zone(p, &z, znp_zone_no(&dev->geom, z.start));
+		if (z.bad)	/* printed as the drive said it, and named */
+			znp_cli_err(cli, path, "zone %" PRIu64 ": %s", znp_zone_no(&dev->geom, z.start),
+				    znp_zone_bad_str(&z, why, sizeof(why)));
 		left--;
 	}
-	if (ret)
-		p->report_ret = ret;
+	nr_bad = znp_report_nr_bad(it);
+	if (ret || nr_bad)
+		p->report_ret = ret ? ret : -EPROTO;
 	p->ops->report_end(p);
 	znp_report_end(it);
 	if (ret)
 		ret = znp_cli_fail(cli, path, "zone report failed", ret);
+	else if (nr_bad)
+		ret = znp_cli_exit(cli, -EPROTO);	/* each one named above */
 	else
 		ret = ZNP_EXIT_OK;
 out_close:

@@ -8,21 +8,44 @@
 #include "cmd.h"
 #include "sigint.h"
 
+/* The actions that ask first: reset and offline destroy data, finish ends a zone's writes. */
 static bool is_destructive(enum znp_zone_action a)
 {
 	return a == ZNP_ZA_RESET || a == ZNP_ZA_FINISH || a == ZNP_ZA_OFFLINE;
+}
+
+/* What a served namespace's admin runs on the mapped device instead; NULL: nothing (offline). */
+static const char *blkzone_cmd(enum znp_zone_action a)
+{
+	switch (a) {
+	case ZNP_ZA_OPEN:	return "blkzone open";
+	case ZNP_ZA_CLOSE:	return "blkzone close";
+	case ZNP_ZA_FINISH:	return "blkzone finish";
+	case ZNP_ZA_RESET:	return "blkzone reset";
+	default:		return NULL;
+	}
+}
+
+/* What a destructive action costs, for the question. */
+static const char *consequence(enum znp_zone_action a)
+{
+	/* finish keeps what was written: the zone takes no more writes until a reset */
+	return a == ZNP_ZA_FINISH ? "The zones take no more writes until they are reset." :
+	       a == ZNP_ZA_OFFLINE ? "Data will be lost, and the zones cannot be used again." :
+	       "Data will be lost.";
 }
 
 /* Ask on the terminal. Return: 1 yes, 0 no, -1 no terminal to ask on. */
 static int confirm(const struct znp_zone_op_view *v)
 {
 	if (v->all)
-		return znp_cli_confirm("%s ALL zones of %s?",
-				       znp_zone_action_name(v->action), v->device);
+		return znp_cli_confirm("%s ALL zones of %s? %s",
+				       znp_zone_action_name(v->action), v->device,
+				       consequence(v->action));
 	return znp_cli_confirm("%s %" PRIu64 " zone%s from zone %" PRIu64 " (slba 0x%" PRIx64
-			       ") of %s?", znp_zone_action_name(v->action),
+			       ") of %s? %s", znp_zone_action_name(v->action),
 			       v->nr_zones, v->nr_zones == 1 ? "" : "s", v->first_zone,
-			       v->start_lba, v->device);
+			       v->start_lba, v->device, consequence(v->action));
 }
 
 static int check_opts(const struct znp_cli *cli, const struct znp_opts *o)
@@ -131,6 +154,10 @@ static int zone_op(const struct znp_cli *cli, const struct znp_opts *o,
 	int ret;
 
 	ret = check_opts(cli, o);
+	if (ret)
+		return ret;
+	ret = znp_cli_refuse_served(cli, path, znp_zone_action_name(action),
+				    blkzone_cmd(action));
 	if (ret)
 		return ret;
 	ret = znp_cli_open_dev(cli, o, flags, true, &dev);

@@ -155,57 +155,67 @@ static int mapping_padding(const struct znp_dev *dev, struct znp_zm_pad *pad,
 }
 
 /*
- * SVG into a temporary file renamed over @path at the end, so that a failed
- * or interrupted run leaves no half picture; "-" is @out.
- * Return: the stream, or NULL with errno set.
+ * SVG into a temporary file beside @path, renamed over it at the end
+ * (znp_out_open(): a node, FIFO, socket or directory at @path is refused, a
+ * symbolic link followed once, an existing file's owner and mode kept), so
+ * that a failed or interrupted run leaves no half picture; "-" is @out.
+ * Return: the stream, or NULL with a negative errno in @err (@of->found: what
+ * is at @path for -EEXIST).
  */
-static FILE *svg_open(const char *path, FILE *out, char **tmp)
+static FILE *svg_open(const char *path, FILE *out, struct znp_outfile *of, int *err)
 {
-	mode_t mask = umask(0);
-	FILE *f = NULL;
-	int fd, e;
+	FILE *f;
 
-	umask(mask);
-	*tmp = NULL;
+	of->dirfd = of->fd = -1;
 	if (!strcmp(path, "-"))
 		return out;
-	if (asprintf(tmp, "%s.XXXXXX", path) < 0) {
-		*tmp = NULL;
+	*err = znp_out_open(path, 0666, of);
+	if (*err)
 		return NULL;
-	}
-	fd = mkstemp(*tmp);
-	if (fd >= 0 && !fchmod(fd, 0666 & ~mask))
-		f = fdopen(fd, "w");
+	f = fdopen(of->fd, "w");
 	if (!f) {
-		e = errno;
-		if (fd >= 0) {
-			close(fd);
-			unlink(*tmp);
-		}
-		free(*tmp);
-		*tmp = NULL;
-		errno = e;
+		*err = -errno;
+		close(of->fd);
+		znp_out_commit(of, false);
 	}
 	return f;
 }
 
 /* @keep: rename the temporary file over @path, else remove it. Return: 0 or -errno. */
-static int svg_close(FILE *f, const char *path, char *tmp, bool keep)
+static int svg_close(FILE *f, struct znp_outfile *of, bool keep)
 {
 	int ret = 0;
 
-	if (!tmp)
+	if (of->dirfd < 0)
 		return fflush(f) ? -errno : 0;
-	if (ferror(f))
+	if (fflush(f) || ferror(f))
 		ret = -EIO;
-	if (fclose(f) && !ret)
-		ret = -errno;
-	if (!ret && keep && rename(tmp, path))
-		ret = -errno;
-	if (ret || !keep)
-		unlink(tmp);
-	free(tmp);
+	ret = znp_out_commit(of, keep && !ret) ?: ret;
+	fclose(f);
 	return ret;
+}
+
+/* The one line for a --svg target that cannot be written. */
+static void svg_err(const struct znp_cli *cli, const char *subject, const char *path, int err,
+		    mode_t found)
+{
+	static const struct { mode_t type; const char *name; } types[] = {
+		{ S_IFCHR, "a character device" }, { S_IFBLK, "a block device" },
+		{ S_IFIFO, "a FIFO" }, { S_IFSOCK, "a socket" }, { S_IFDIR, "a directory" },
+		{ S_IFLNK, "a symbolic link" },
+	};
+
+	if (err == -EEXIST) {
+		const char *what = "not a regular file";
+
+		for (size_t i = 0; i < ZNP_ARRAY_SIZE(types); i++)
+			if (types[i].type == found)
+				what = types[i].name;
+		znp_cli_err(cli, subject, "will not write %s: it is %s, not a regular file", path,
+			    what);
+		return;
+	}
+	znp_cli_err(cli, subject, "cannot write %s: %s", path, strerror(-err));
 }
 
 struct zm_run {
@@ -283,25 +293,25 @@ static int check_args(const struct znp_cli *cli, const struct znp_opts *o, int c
 }
 
 /*
- * Draw into the --svg file (its temporary file @tmp until the end), with
+ * Draw into the --svg file (its temporary file @of until the end), with
  * Ctrl-C caught. Return: 0 or exit 1 (error printed).
  */
 static int use_svg(const struct znp_cli *cli, const struct znp_opts *o, struct zm_run *r,
-		   struct znp_zm_svg *svg, char **tmp)
+		   struct znp_zm_svg *svg, struct znp_outfile *of)
 {
-	int ret;
+	int ret, err = 0;
 
 	znp_zm_layout(&r->v, ZNP_ZM_SVG_COLS, ZNP_ZM_SVG_ROWS);
 	znp_zm_svg_shape(&r->v);
 	/* Ctrl-C stops the report and removes the temporary file (exit 130) */
 	ret = znp_cli_sigint_begin();
-	svg->out = ret ? NULL : svg_open(o->svg, cli->out, tmp);
+	svg->out = ret ? NULL : svg_open(o->svg, cli->out, of, &err);
 	if (!svg->out) {
-		znp_cli_err(cli, o->args[0], "cannot write %s: %s", o->svg,
-			    strerror(ret ? -ret : errno));
+		svg_err(cli, o->args[0], o->svg, ret ? ret : err, of->found);
 		if (!ret)
 			znp_cli_sigint_end();
-		return ZNP_EXIT_FAILED;
+		/* a target that is not a regular file: a bad argument, nothing written */
+		return !ret && err == -EEXIST ? ZNP_EXIT_USAGE : ZNP_EXIT_FAILED;
 	}
 	r->ops = &znp_zm_svg_ops;
 	r->priv = svg;
@@ -335,7 +345,7 @@ int znp_cmd_zonemap(const struct znp_cli *cli, const struct znp_opts *o,
 	struct znp_holder h;
 	struct znp_dev *dev;
 	uint64_t first;
-	char *tmp = NULL;
+	struct znp_outfile of = { .dirfd = -1, .fd = -1 };
 	int ret, err;
 
 	ret = check_args(cli, o, color);
@@ -362,7 +372,7 @@ int znp_cmd_zonemap(const struct znp_cli *cli, const struct znp_opts *o,
 	if (znp_opt_given(o, ZNP_O_COUNT) && o->count < r.v.nr_zones)
 		r.v.nr_zones = o->count;
 	if (o->svg) {
-		ret = use_svg(cli, o, &r, &svg, &tmp);
+		ret = use_svg(cli, o, &r, &svg, &of);
 		if (ret)
 			goto out_close;
 	} else {
@@ -372,9 +382,9 @@ int znp_cmd_zonemap(const struct znp_cli *cli, const struct znp_opts *o,
 	ret = zm_draw(&r, dev, o->start_lba);
 	if (o->svg) {
 		znp_cli_sigint_end();
-		err = svg_close(svg.out, o->svg, tmp, !ret);
+		err = svg_close(svg.out, &of, !ret);
 		if (!ret && err) {
-			znp_cli_err(cli, path, "cannot write %s: %s", o->svg, strerror(-err));
+			svg_err(cli, path, o->svg, err, of.found);
 			ret = ZNP_EXIT_FAILED;
 			goto out_close;
 		}

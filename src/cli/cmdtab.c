@@ -34,7 +34,8 @@ const struct znp_opt_desc znp_opt_descs[ZNP_O_NR] = {
 	[ZNP_O_ALL] = { ZNP_O_ALL, "all", 'a', "select-all", NULL,
 		"all zones, with one select-all command", NULL, ZNP_OK_FLAG, OPT(all) },
 	[ZNP_O_FORCE] = { ZNP_O_FORCE, "force", 'f', NULL, NULL,
-		"do not ask before destroying data", NULL, ZNP_OK_FLAG, OPT(force) },
+		"do not ask for confirmation (reset, finish, offline and discard ask on a terminal)",
+		NULL, ZNP_OK_FLAG, OPT(force) },
 	[ZNP_O_DRY_RUN] = { ZNP_O_DRY_RUN, "dry-run", 0, NULL, NULL,
 		"print the commands that would be sent; send nothing", NULL, ZNP_OK_FLAG,
 		OPT(dry_run) },
@@ -94,6 +95,9 @@ const struct znp_opt_desc znp_opt_descs[ZNP_O_NR] = {
 	[ZNP_O_PADDING] = { ZNP_O_PADDING, "padding", 'P', NULL, NULL,
 		"show each zone's padding in the power-of-2 mapping on top", NULL,
 		ZNP_OK_FLAG, OPT(padding) },
+	[ZNP_O_RAW] = { ZNP_O_RAW, "raw", 0, NULL, NULL,
+		"print the zone descriptors as the drive sent them, without validation", NULL,
+		ZNP_OK_FLAG, OPT(raw) },
 };
 
 /* every list but zonemap's, help's and version's starts with -o, -v and -h */
@@ -102,7 +106,7 @@ static const enum znp_opt_id list_opts[] = {
 };
 static const enum znp_opt_id report_opts[] = {
 	ZNP_O_OUTPUT_FORMAT, ZNP_O_VERBOSE, ZNP_O_HELP, ZNP_O_HUMAN, ZNP_O_NSID,
-	ZNP_O_START_LBA, ZNP_O_COUNT, ZNP_O_STATE, ZNP_O_NR
+	ZNP_O_START_LBA, ZNP_O_COUNT, ZNP_O_STATE, ZNP_O_RAW, ZNP_O_NR
 };
 static const enum znp_opt_id zonemap_opts[] = {
 	ZNP_O_HELP, ZNP_O_NSID, ZNP_O_START_LBA, ZNP_O_COUNT, ZNP_O_WIDTH, ZNP_O_COLOR,

@@ -50,6 +50,7 @@ enum znp_opt_id {
 	ZNP_O_COLOR,
 	ZNP_O_SVG,
 	ZNP_O_PADDING,
+	ZNP_O_RAW,
 	ZNP_O_NR
 };
 
@@ -89,6 +90,7 @@ struct znp_opts {
 	const char *color;		/* zonemap: auto, always, never */
 	const char *svg;		/* zonemap: SVG file, "-" stdout */
 	bool padding;			/* zonemap: show the po2 padding */
+	bool raw;			/* report: the descriptors as the drive sent them */
 
 	uint64_t given;			/* 1ull << enum znp_opt_id, set by znp_opt_set() */
 	const char *args[ZNP_MAX_ARGS];	/* positional arguments, args[0] = device */

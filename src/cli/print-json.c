@@ -149,6 +149,13 @@ static void json_report_zone(struct znp_print *p, const struct znp_zone *z,
 	q = put_u64(q, zone_no);
 	q = stpcpy(q, ", \"len\": ");
 	q = put_u64(q, z->len);
+	if (z->bad) {	/* a descriptor the drive got wrong: which field, and how */
+		char why[128];
+
+		q = stpcpy(q, ", \"bad\": \"");
+		q = stpcpy(q, znp_zone_bad_str(z, why, sizeof(why)));
+		q = stpcpy(q, "\"");
+	}
 	q = stpcpy(q, " }");
 	fwrite(row, 1, (size_t)(q - row), p->out);
 	p->nr_items++;

@@ -225,7 +225,8 @@ static void text_discard_cmd(struct znp_print *p, uint64_t start, uint64_t len)
 {
 	const char *unit = p->discard->unit;
 
-	fprintf(p->out, "would send: %s start %" PRIu64 " length %" PRIu64 " %s\n",
+	/* hex, as the zone commands' dry run prints its LBAs */
+	fprintf(p->out, "would send: %s start 0x%" PRIx64 " length 0x%" PRIx64 " %s\n",
 		!strcmp(p->discard->target, "zoned") ? "zone reset" : "discard",
 		start, len, !strcmp(unit, "lba") ? "LBAs" : "bytes");
 	p->nr_items++;

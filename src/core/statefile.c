@@ -80,6 +80,118 @@ int znp_file_replace(int dirfd, const char *name, const void *buf, size_t len, m
 	return fsync(dirfd) ? -errno : 0;
 }
 
+int znp_out_open(const char *path, mode_t mode, struct znp_outfile *of)
+{
+	char *real = NULL, *slash;
+	const char *target = path, *base;
+	struct stat st;
+	mode_t mask;
+	int ret;
+
+	*of = (struct znp_outfile){ .dirfd = -1, .fd = -1 };
+	if (!path || !*path)
+		return -EINVAL;
+	if (!lstat(path, &st) && S_ISLNK(st.st_mode)) {
+		/* the admin's link, followed once: a dangling one is -ENOENT */
+		real = realpath(path, NULL);
+		if (!real)
+			return -errno;
+		target = real;
+	}
+	slash = strrchr(target, '/');
+	base = slash ? slash + 1 : target;
+	if (!*base || !strcmp(base, ".") || !strcmp(base, "..")) {
+		ret = -EISDIR;
+		goto out;
+	}
+	if (strlen(base) + 19 >= sizeof(of->tmp)) {	/* ".NAME.<16 hex>" */
+		ret = -ENAMETOOLONG;
+		goto out;
+	}
+	if (slash) {
+		char dir[PATH_MAX];
+		size_t n = (size_t)(slash - target);
+
+		if (n >= sizeof(dir)) {
+			ret = -ENAMETOOLONG;
+			goto out;
+		}
+		memcpy(dir, target, n);
+		dir[n] = '\0';
+		of->dirfd = open(n ? dir : "/", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	} else {
+		of->dirfd = open(".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	}
+	if (of->dirfd < 0) {
+		ret = -errno;
+		goto out;
+	}
+	snprintf(of->name, sizeof(of->name), "%s", base);
+	if (!fstatat(of->dirfd, of->name, &st, AT_SYMLINK_NOFOLLOW)) {
+		if (!S_ISREG(st.st_mode)) {
+			of->found = st.st_mode & S_IFMT;
+			ret = -EEXIST;
+			goto out;
+		}
+	} else if (errno != ENOENT) {
+		ret = -errno;
+		goto out;
+	} else {
+		st.st_mode = 0;
+	}
+	of->fd = open_tmp(of->dirfd, of->name, of->tmp, sizeof(of->tmp));
+	if (of->fd < 0) {
+		ret = of->fd;
+		goto out;
+	}
+	if (st.st_mode) {	/* the existing file's owner and mode */
+		ret = (st.st_uid != geteuid() || st.st_gid != getegid()) &&
+		      fchown(of->fd, st.st_uid, st.st_gid) ? -errno : 0;
+		if (!ret && fchmod(of->fd, st.st_mode & 07777))
+			ret = -errno;
+	} else {
+		mask = umask(0);
+		umask(mask);
+		ret = fchmod(of->fd, mode & 07777 & ~mask) ? -errno : 0;
+	}
+out:
+	free(real);
+	if (ret) {
+		if (of->fd >= 0) {
+			close(of->fd);
+			unlinkat(of->dirfd, of->tmp, 0);
+		}
+		if (of->dirfd >= 0)
+			close(of->dirfd);
+		of->fd = of->dirfd = -1;
+	}
+	return ret;
+}
+
+int znp_out_commit(struct znp_outfile *of, bool keep)
+{
+	struct stat st;
+	int ret = 0;
+
+	if (of->dirfd < 0)
+		return -EBADF;
+	if (keep && fsync(of->fd))
+		ret = -errno;
+	/* what is at the name now: still a regular file, or nothing */
+	if (!ret && keep && !fstatat(of->dirfd, of->name, &st, AT_SYMLINK_NOFOLLOW) &&
+	    !S_ISREG(st.st_mode)) {
+		of->found = st.st_mode & S_IFMT;
+		ret = -EEXIST;
+	}
+	if (!ret && keep && renameat(of->dirfd, of->tmp, of->dirfd, of->name))
+		ret = -errno;
+	if (ret || !keep)
+		unlinkat(of->dirfd, of->tmp, 0);
+	close(of->dirfd);
+	of->dirfd = -1;
+	return ret;
+}
+
 /* Is @name in @dirfd (still) the file open as @fd? */
 static int same_file(int dirfd, const char *name, int fd)
 {

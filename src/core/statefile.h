@@ -41,6 +41,40 @@
  */
 int znp_file_replace(int dirfd, const char *name, const void *buf, size_t len, mode_t mode);
 
+/* An output file a command writes (zonemap --svg): its temporary until znp_out_commit(). */
+struct znp_outfile {
+	int dirfd;			/* the directory of the resolved target */
+	int fd;				/* the temporary, open for writing */
+	char name[256];			/* the target's name in @dirfd */
+	char tmp[256];			/* the temporary's */
+	mode_t found;			/* -EEXIST: the file type found at the target */
+};
+
+/**
+ * znp_out_open() - begin writing the output file @path: the one helper of
+ * every command that writes a file the user names
+ * @mode: of a new file (the umask applies)
+ *
+ * A symbolic link @path is resolved once (realpath), and the file is made
+ * beside what it points to; nothing below it is followed again. A target
+ * that exists and is not a regular file (device node, FIFO, socket,
+ * directory) is refused: -EEXIST with @of->found its type (S_IFMT). The
+ * temporary is created O_CREAT | O_EXCL | O_NOFOLLOW beside the target and
+ * takes an existing target's owner and mode (fchown, fchmod) before anything
+ * is written; -EPERM when the owner cannot be kept.
+ * Return: 0 (write to @of->fd, then znp_out_commit()), or -errno with
+ * nothing left behind.
+ */
+int znp_out_open(const char *path, mode_t mode, struct znp_outfile *of);
+
+/**
+ * znp_out_commit() - @keep: fsync the temporary and rename it over the
+ * target (which must still be a regular file or absent: -EEXIST), else
+ * remove it. Closes the directory, not @of->fd (the caller's stream may own
+ * it). Return: 0 or -errno (the temporary removed).
+ */
+int znp_out_commit(struct znp_outfile *of, bool keep);
+
 /**
  * znp_lock_take() - take the exclusive lock on lock file @name in @dirfd
  * @wait_ms: how long to retry while another process holds it (0: once)

@@ -152,25 +152,47 @@ static void read_limits(const struct znp_env *env, const char *blk, struct znp_q
 		l->max_active = (uint32_t)v;
 }
 
+struct first_holder {
+	struct znp_holder h;
+	bool found;
+};
+
+static int first_holder_cb(const struct znp_holder *h, void *arg)
+{
+	struct first_holder *f = arg;
+
+	f->h = *h;
+	f->found = true;
+	return 1;
+}
+
 /*
- * Why block device @rdev is busy: mounted, held, or opened exclusively by
- * someone we cannot see. @paired: it is the block node of an ng node.
+ * Why block device @rdev is busy, and who has it: mounted (where), held by
+ * another device (which: "dm-3 (po2-a)"), or opened exclusively by someone
+ * we cannot see. @paired: it is the block node of an ng node. The text is
+ * the caller thread's until its next call.
  */
 static const char *busy_reason(const struct znp_env *env, dev_t rdev, bool paired)
 {
-	char kname[ZNP_NAME_MAX];
+	static __thread char why[ZNP_DM_NAME_MAX + 640];
+	const char *what = paired ? "block device of this namespace is" : "is";
+	char kname[ZNP_NAME_MAX], mnt[512];
+	struct first_holder fh = { .found = false };
 
-	if (znp_blk_mount_point(major(rdev), minor(rdev), NULL, 0))
-		return paired ? "block device of this namespace is mounted" : "is mounted";
-	if (!znp_blk_kname(env, major(rdev), minor(rdev), kname, sizeof(kname)) &&
-	    znp_blk_is_held(env, kname)) {
-		if (paired)
-			return "block device of this namespace is held by another device (device-mapper, md, ...)";
-		return "is held by another device (device-mapper, md, ...)";
+	if (znp_blk_mount_point(major(rdev), minor(rdev), mnt, sizeof(mnt))) {
+		snprintf(why, sizeof(why), "%s mounted%s%s", what, mnt[0] ? " on " : "", mnt);
+		return why;
 	}
-	if (paired)
-		return "block device of this namespace is in use (opened exclusively elsewhere)";
-	return "is in use (opened exclusively elsewhere)";
+	if (!znp_blk_kname(env, major(rdev), minor(rdev), kname, sizeof(kname))) {
+		znp_blk_holders(env, kname, first_holder_cb, &fh);
+		if (fh.found) {
+			snprintf(why, sizeof(why), "%s held by %s%s%s%s", what, fh.h.kname,
+				 fh.h.dm_name[0] ? " (" : "", fh.h.dm_name, fh.h.dm_name[0] ? ")" : "");
+			return why;
+		}
+	}
+	snprintf(why, sizeof(why), "%s in use (opened exclusively elsewhere)", what);
+	return why;
 }
 
 /*

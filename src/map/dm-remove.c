@@ -44,13 +44,50 @@ static int find_holder_cb(const struct znp_holder *h, void *arg)
 	return 0;
 }
 
+/* Our mapping whose UUID carries the identity of namespace @dev. Return: 1 found (@name), 0 none. */
+static int dm_by_ident(const struct znp_map_ctx *c, const struct znp_dev *dev, char *name,
+		       size_t size)
+{
+	char ident[ZNP_IDENT_MAX], uuid[ZNP_DM_UUID_MAX];
+	struct znp_dm_info info;
+
+	/* a test tree (emulated namespaces) has nothing to do with this host's device-mapper */
+	if (c->env->sysfs_root || c->env->dev_root || !znp_dev_is_nvme(dev))
+		return 0;
+	if (znp_ident_from_ns(&dev->ns, ident, sizeof(ident)) ||
+	    znp_dm_uuid(ident, uuid, sizeof(uuid)) || znp_dm_find_uuid(uuid, &info))
+		return 0;
+	return !znp_strlcpy(name, info.name, size);
+}
+
+/* The holders of namespace @dev's block device (none when it is hidden). */
+static void dm_holders(const struct znp_map_ctx *c, const struct znp_dev *dev,
+		       struct find_holder *fh)
+{
+	const char *kname = znp_dev_is_nvme(dev) ? dev->ns.blk_name : dev->name;
+
+	if (kname[0])
+		znp_blk_holders(c->env, kname, find_holder_cb, fh);
+}
+
+int znp_map_dm_serving(const struct znp_map_ctx *c, const struct znp_dev *dev, char *name,
+		       size_t size)
+{
+	struct find_holder fh = { 0 };
+
+	if (dm_by_ident(c, dev, name, size))
+		return 1;
+	dm_holders(c, dev, &fh);
+	return fh.ours.kname[0] && !znp_strlcpy(name, fh.ours.dm_name, size);
+}
+
 int znp_map_dm_find(const struct znp_map_ctx *c, const char *arg, char *name, size_t size,
 		    struct znp_map_err *e)
 {
 	struct find_holder fh = { 0 };
 	struct znp_dm_info info;
 	struct znp_dev *dev;
-	const char *why, *kname;
+	const char *why;
 	struct stat st;
 	int ret;
 
@@ -73,12 +110,14 @@ int znp_map_dm_find(const struct znp_map_ctx *c, const char *arg, char *name, si
 	ret = znp_dev_open(c->env, arg, 0, &dev, &why);
 	if (ret)
 		return znp_map_fail(e, ZNP_MAP_ERRNO, ret, "%s", why ? why : znp_strerror(ret));
-	kname = znp_dev_is_nvme(dev) ? dev->ns.blk_name : dev->name;
-	znp_blk_holders(c->env, kname, find_holder_cb, &fh);
+	/* the identity (NGUID, EUI-64) is the Identify's; without it the holders still tell */
+	znp_dev_probe_flags(dev, ZNP_PROBE_DEFER_CAP);
+	ret = znp_map_dm_serving(c, dev, name, size);
+	if (!ret)
+		dm_holders(c, dev, &fh);
 	znp_dev_close(dev);
-	if (fh.ours.kname[0])
-		return znp_strlcpy(name, fh.ours.dm_name, size) ?
-			znp_map_fail(e, ZNP_MAP_FAILED, -ENAMETOOLONG, "name too long") : 0;
+	if (ret)
+		return 0;
 	if (fh.other.kname[0])
 		return znp_map_fail(e, ZNP_MAP_UNSUITABLE, -ENXIO, "mapped by %s, which is not a "
 				    "mapping made by this tool", fh.other.dm_name);

@@ -128,6 +128,16 @@ int znp_map_dm_plan(const struct znp_map_ctx *c, const struct znp_dev *dev,
 int znp_map_dm_create(const struct znp_map_ctx *c, const struct znp_dev *dev,
 		      struct znp_map_plan *pl, struct znp_map_err *e);
 
+/*
+ * znp_map_dm_serving() - our dm mapping of namespace @dev: the one whose
+ * UUID carries its identity, else one of ours holding its block device (a
+ * concatenation). Device-mapper that cannot be asked counts as none (the
+ * exclusive open of the block device still fails while a mapping holds it).
+ * Return: 1 found (@name), 0 none.
+ */
+int znp_map_dm_serving(const struct znp_map_ctx *c, const struct znp_dev *dev, char *name,
+		       size_t size);
+
 /* The mapping that holds the block device @kname already, "" none (@buf). */
 void znp_map_dm_holder(const struct znp_map_ctx *c, const char *kname, char *buf, size_t size);
 
@@ -355,6 +365,14 @@ int znp_map_ublk_status(const struct znp_map_ctx *c,
 			void (*bad)(const char *file, const char *why, void *arg), void *arg,
 			struct znp_map_err *e);
 
+/*
+ * znp_map_ublk_serving() - the ublk record of namespace @dev (by identity)
+ * whose device still exists (any health but missing).
+ * Return: 1 found (@out), 0 not, or a negative errno with @e when the records cannot be read.
+ */
+int znp_map_ublk_serving(const struct znp_map_ctx *c, const struct znp_dev *dev,
+			 struct znp_map_ublk_found *out, struct znp_map_err *e);
+
 /* "ublkbN" when namespace @ns is served through ublk (its device exists), else NULL. */
 const char *znp_map_ublk_mapped_as(const struct znp_map_ctx *c, const struct znp_ns_info *ns,
 				   char *buf, size_t size);
@@ -423,6 +441,10 @@ struct znp_map_route {
 	/* the mapping @arg names: 1 found (@f), 0 not this route's, a negative errno with @e */
 	int (*find)(const struct znp_map_ctx *c, const char *arg, struct znp_map_found *f,
 		    struct znp_map_err *e);
+	/* the mapping serving namespace @dev, by its identity: 1 found (@f), 0 none,
+	 * a negative errno with @e when that cannot be told */
+	int (*serving)(const struct znp_map_ctx *c, const struct znp_dev *dev,
+		       struct znp_map_found *f, struct znp_map_err *e);
 	/* remove it (a dry run: the checks only); 0 or a negative errno with @e (subject out->name) */
 	int (*remove)(const struct znp_map_ctx *c, const struct znp_map_found *f,
 		      znp_map_warn_fn *warn, void *arg, struct znp_map_removed *out,
@@ -438,5 +460,28 @@ extern const struct znp_map_route znp_map_route_dm, znp_map_route_ublk;
  */
 int znp_map_find(const struct znp_map_ctx *c, const char *arg, struct znp_map_found *f,
 		 struct znp_map_err *e);
+
+/*
+ * znp_map_serving() - who serves the namespace @path: the one question every
+ * command that writes zones or data asks before it sends anything. Asked of
+ * both routes by the namespace's identity (NGUID, EUI-64 or serial and
+ * NSID), whatever node names it: a ublk record whose device still exists
+ * (alive, or quiesced for a next server), then a dm mapping of ours (its
+ * UUID carries the identity; else one that holds the namespace's block
+ * device). The device mapped itself (/dev/ublkbN, /dev/mapper/NAME) is
+ * served by nobody. @path is opened without O_EXCL (a dm mapping holds the
+ * block device) and closed again.
+ * Return: 1 served (@f: znp_map_found_name(), znp_map_found_device()), 0 not
+ * (also: @path cannot be opened; the caller's own open says why), or a
+ * negative errno with @e when the ublk records cannot be read.
+ */
+int znp_map_serving(const struct znp_map_ctx *c, const char *path, struct znp_map_found *f,
+		    struct znp_map_err *e);
+
+/* The name `unmap` takes for @f: the mapping's name (ublk: else its device, "ublkb0"). */
+const char *znp_map_found_name(const struct znp_map_found *f);
+
+/* The node @f serves: "/dev/ublkb0", "/dev/mapper/NAME". */
+void znp_map_found_device(const struct znp_map_found *f, char *buf, size_t size);
 
 #endif

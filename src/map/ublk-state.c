@@ -114,7 +114,13 @@ static void match_prepare(struct ublk_match *m)
 		return;
 	/* a namespace node: its identity */
 	if (!znp_dev_open(m->c->env, m->arg, 0, &dev, &why)) {
-		if (znp_dev_is_nvme(dev) && znp_ident_from_ns(&dev->ns, m->ident, sizeof(m->ident)))
+		int ret = znp_dev_probe_flags(dev, ZNP_PROBE_DEFER_CAP);
+
+		/* the identity (NGUID, EUI-64) is the Identify's, read by the probe */
+		if (ret && ret != -EMEDIUMTYPE)
+			m->ident[0] = '\0';
+		else if (znp_dev_is_nvme(dev) &&
+			 znp_ident_from_ns(&dev->ns, m->ident, sizeof(m->ident)))
 			m->ident[0] = '\0';
 		znp_dev_close(dev);
 	}
@@ -221,6 +227,27 @@ int znp_map_ublk_find(const struct znp_map_ctx *c, const char *arg,
 		found_fill(c, dirfd, &m.rec, out, true);
 	close(dirfd);
 	return ret < 0 ? records_error(c, ret, e) : ret;
+}
+
+int znp_map_ublk_serving(const struct znp_map_ctx *c, const struct znp_dev *dev,
+			 struct znp_map_ublk_found *out, struct znp_map_err *e)
+{
+	/* the lookup of znp_map_ublk_find() for a namespace node, the identity known */
+	struct ublk_match m = { .c = c, .dev_id = -1 };
+	int dirfd, ret;
+
+	if (!znp_dev_is_nvme(dev) || znp_ident_from_ns(&dev->ns, m.ident, sizeof(m.ident)))
+		return 0;
+	dirfd = open_records(c);
+	if (dirfd < 0)
+		return 0;
+	ret = znp_ublk_rec_each(dirfd, find_cb, &m);
+	if (ret >= 0 && m.found)
+		found_fill(c, dirfd, &m.rec, out, false);
+	close(dirfd);
+	if (ret < 0)
+		return records_error(c, ret, e);
+	return m.found && out->health != ZNP_UBLK_MISSING;
 }
 
 int znp_map_ublk_served(const struct znp_map_ctx *c, const char *ng, struct znp_map_err *e)

@@ -29,6 +29,9 @@ struct znp_report_iter {
 	uint64_t cap;			/* capacity of the first full-size zone */
 	bool cap_seen, cap_varies;
 	bool started, eof;
+	bool keep_bad;			/* ZNP_REPORT_KEEP_BAD */
+	bool raw;			/* ZNP_REPORT_RAW */
+	uint64_t nr_bad;
 };
 
 static uint32_t report_max_len(const struct znp_geom *g)
@@ -71,6 +74,34 @@ static int check_order(const struct znp_report_iter *it)
 	return 0;
 }
 
+/* --raw: take the chunk as it came; stop where the drive's data gives no way on. */
+static int raw_advance(struct znp_report_iter *it, uint64_t hdr, size_t n, uint64_t want)
+{
+	uint64_t last;
+
+	if (!it->started) {
+		it->nr_reported = hdr;
+		it->started = true;
+	}
+	it->nz = n;
+	it->delivered += n;
+	if (!n) {
+		it->eof = true;
+		return 0;
+	}
+	last = it->zones[n - 1].start;
+	/* a start behind the one asked for, or past the end: nothing further to ask */
+	if (last < it->next_slba || last >= it->g.nlbas) {
+		it->eof = true;
+		return 0;
+	}
+	it->next_slba = znp_next_zone_start(&it->g, znp_zone_start(&it->g,
+							   znp_zone_no(&it->g, last)));
+	if (n < want || it->delivered >= it->nr_reported || it->next_slba >= it->g.nlbas)
+		it->eof = true;
+	return 0;
+}
+
 static int report_fetch(struct znp_report_iter *it)
 {
 	uint64_t want = chunk_descs(it), hdr;
@@ -88,9 +119,12 @@ static int report_fetch(struct znp_report_iter *it)
 				  it->buf, len, &it->ncmds);
 	if (ret)
 		return ret;
-	ret = znp_zdesc_parse(&it->g, it->buf, len, &hdr, it->zones, (size_t)want, &n);
+	ret = (it->raw ? znp_zdesc_parse_raw : it->keep_bad ? znp_zdesc_parse_keep :
+	       znp_zdesc_parse)(&it->g, it->buf, len, &hdr, it->zones, (size_t)want, &n);
 	if (ret)
 		return ret;
+	if (it->raw)
+		return raw_advance(it, hdr, n, want);
 	if (!it->started) {
 		/* the zone count must match what Identify said */
 		if (it->filter == ZNP_RF_ALL &&
@@ -113,6 +147,10 @@ static int report_fetch(struct znp_report_iter *it)
 	for (size_t i = 0; i < n; i++) {
 		const struct znp_zone *z = &it->zones[i];
 
+		if (z->bad) {
+			it->nr_bad++;
+			continue;
+		}
 		/* a small last zone has a smaller capacity by nature */
 		if (z->len != it->g.zone_size)
 			continue;
@@ -136,11 +174,18 @@ static int report_fetch(struct znp_report_iter *it)
  */
 static uint64_t first_cap(const struct znp_report_iter *it)
 {
-	return it->zones[0].cap;
+	/* a capacity beyond the zone (a kept bad descriptor) is no capacity */
+	return it->zones[0].bad == ZNP_ZBAD_CAP ? it->zones[0].len : it->zones[0].cap;
 }
 
 int znp_report_begin(struct znp_dev *dev, uint64_t slba,
 		     enum znp_state_filter filter, struct znp_report_iter **out)
+{
+	return znp_report_begin_flags(dev, slba, filter, 0, out);
+}
+
+int znp_report_begin_flags(struct znp_dev *dev, uint64_t slba, enum znp_state_filter filter,
+			   unsigned int flags, struct znp_report_iter **out)
 {
 	struct znp_report_iter *it;
 	int ret;
@@ -172,6 +217,8 @@ int znp_report_begin(struct znp_dev *dev, uint64_t slba,
 	it->g = dev->geom;
 	it->g.zdes_bytes = 0;
 	it->filter = filter;
+	it->keep_bad = flags & ZNP_REPORT_KEEP_BAD;
+	it->raw = flags & ZNP_REPORT_RAW;
 	it->next_slba = znp_zone_start(&it->g, znp_zone_no(&it->g, slba));
 	it->max_len = report_max_len(&it->g);
 	if (it->max_len <= ZNP_ZREPORT_HDR_SIZE) {
@@ -227,6 +274,11 @@ bool znp_report_next(struct znp_report_iter *it, struct znp_zone *z, int *err)
 uint64_t znp_report_nr_zones(const struct znp_report_iter *it)
 {
 	return it ? it->nr_reported : 0;
+}
+
+uint64_t znp_report_nr_bad(const struct znp_report_iter *it)
+{
+	return it ? it->nr_bad : 0;
 }
 
 uint64_t znp_report_cmds(const struct znp_report_iter *it)

@@ -4,6 +4,8 @@
  * of zone conditions, types and actions.
  */
 #include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "zone.h"
@@ -41,6 +43,10 @@ static bool cond_has_wp(uint8_t c)
 	       c != ZNP_ZC_FULL && c != ZNP_ZC_OFFLINE;
 }
 
+/*
+ * One descriptor: -EPROTO when its start is no zone start inside the
+ * namespace, else 0 with z->bad naming the first invalid field (0: none).
+ */
 static int zdesc_parse_one(const struct znp_geom *g, const unsigned char *d,
 			   struct znp_zone *z)
 {
@@ -53,25 +59,70 @@ static int zdesc_parse_one(const struct znp_geom *g, const unsigned char *d,
 	z->cap = get_le64(d + 8);
 	z->start = get_le64(d + 16);
 	z->wp = get_le64(d + 24);
+	z->bad = ZNP_ZBAD_NONE;
 
-	if (z->type != ZNP_ZT_CONV && z->type != ZNP_ZT_SEQ_REQ && z->type != ZNP_ZT_SEQ_PREF)
-		return -EPROTO;
-	if (!cond_is_known(z->cond))
-		return -EPROTO;
 	if (z->start >= g->nlbas || !znp_is_zone_start(g, z->start))
 		return -EPROTO;
 	zno = znp_zone_no(g, z->start);
 	z->len = znp_zone_len(g, zno);
-	if (z->cap > z->len)
-		return -EPROTO;
-	if (cond_has_wp(z->cond) && (z->wp < z->start || z->wp - z->start > z->cap))
-		return -EPROTO;
+	if (z->type != ZNP_ZT_CONV && z->type != ZNP_ZT_SEQ_REQ && z->type != ZNP_ZT_SEQ_PREF)
+		z->bad = ZNP_ZBAD_TYPE;
+	else if (!cond_is_known(z->cond))
+		z->bad = ZNP_ZBAD_COND;
+	else if (z->cap > z->len)
+		z->bad = ZNP_ZBAD_CAP;
+	else if (cond_has_wp(z->cond) && (z->wp < z->start || z->wp - z->start > z->cap))
+		z->bad = ZNP_ZBAD_WP;
 	return 0;
 }
 
-int znp_zdesc_parse(const struct znp_geom *g, const void *buf, size_t len,
-		    uint64_t *nr_reported, struct znp_zone *zones, size_t max,
-		    size_t *nparsed)
+const char *znp_zone_bad_str(const struct znp_zone *z, char *buf, size_t size)
+{
+	switch (z->bad) {
+	case ZNP_ZBAD_TYPE:
+		snprintf(buf, size, "type 0x%x unknown", z->type);
+		break;
+	case ZNP_ZBAD_COND:
+		snprintf(buf, size, "state 0x%x unknown", z->cond);
+		break;
+	case ZNP_ZBAD_CAP:
+		snprintf(buf, size, "cap 0x%" PRIx64 " beyond zone size 0x%" PRIx64, z->cap,
+			 z->len);
+		break;
+	case ZNP_ZBAD_WP:
+		if (z->wp < z->start)
+			snprintf(buf, size, "wp 0x%" PRIx64 " below slba 0x%" PRIx64, z->wp,
+				 z->start);
+		else
+			snprintf(buf, size, "wp 0x%" PRIx64 " beyond slba+cap 0x%" PRIx64, z->wp,
+				 z->start + z->cap);
+		break;
+	default:
+		snprintf(buf, size, "%s", "");
+	}
+	return buf;
+}
+
+enum parse_mode { PARSE_STRICT, PARSE_KEEP, PARSE_RAW };
+
+/* The fields as sent, nothing checked (report --raw). */
+static void zdesc_decode_raw(const struct znp_geom *g, const unsigned char *d,
+			     struct znp_zone *z)
+{
+	z->type = d[0] & 0x0f;
+	z->cond = d[1] >> 4;
+	z->attrs = d[2];
+	z->attrs_info = d[3];
+	z->cap = get_le64(d + 8);
+	z->start = get_le64(d + 16);
+	z->wp = get_le64(d + 24);
+	z->len = g->zone_size;
+	z->bad = ZNP_ZBAD_NONE;
+}
+
+static int zdesc_parse(const struct znp_geom *g, const void *buf, size_t len,
+		       uint64_t *nr_reported, struct znp_zone *zones, size_t max,
+		       size_t *nparsed, enum parse_mode mode)
 {
 	const unsigned char *p = buf;
 	struct znp_geom lg;
@@ -90,7 +141,7 @@ int znp_zdesc_parse(const struct znp_geom *g, const void *buf, size_t len,
 		return -EPROTO;
 
 	*nr_reported = get_le64(p);
-	if (*nr_reported > g->nr_zones)
+	if (*nr_reported > g->nr_zones && mode != PARSE_RAW)
 		return -EPROTO;
 	stride = ZNP_ZDESC_SIZE + g->zdes_bytes;
 	fit = (len - ZNP_ZREPORT_HDR_SIZE) / stride;
@@ -99,12 +150,40 @@ int znp_zdesc_parse(const struct znp_geom *g, const void *buf, size_t len,
 		n = *nr_reported;
 
 	for (i = 0; i < n; i++) {
-		ret = zdesc_parse_one(g, p + ZNP_ZREPORT_HDR_SIZE + i * stride, &zones[i]);
-		if (ret)
-			return ret;
+		const unsigned char *d = p + ZNP_ZREPORT_HDR_SIZE + i * stride;
+
+		if (mode == PARSE_RAW) {
+			zdesc_decode_raw(g, d, &zones[i]);
+			*nparsed = i + 1;
+			continue;
+		}
+		ret = zdesc_parse_one(g, d, &zones[i]);
+		if (ret || (zones[i].bad && mode == PARSE_STRICT))
+			return -EPROTO;
 		*nparsed = i + 1;
 	}
 	return 0;
+}
+
+int znp_zdesc_parse(const struct znp_geom *g, const void *buf, size_t len,
+		    uint64_t *nr_reported, struct znp_zone *zones, size_t max,
+		    size_t *nparsed)
+{
+	return zdesc_parse(g, buf, len, nr_reported, zones, max, nparsed, PARSE_STRICT);
+}
+
+int znp_zdesc_parse_keep(const struct znp_geom *g, const void *buf, size_t len,
+			 uint64_t *nr_reported, struct znp_zone *zones, size_t max,
+			 size_t *nparsed)
+{
+	return zdesc_parse(g, buf, len, nr_reported, zones, max, nparsed, PARSE_KEEP);
+}
+
+int znp_zdesc_parse_raw(const struct znp_geom *g, const void *buf, size_t len,
+			uint64_t *nr_reported, struct znp_zone *zones, size_t max,
+			size_t *nparsed)
+{
+	return zdesc_parse(g, buf, len, nr_reported, zones, max, nparsed, PARSE_RAW);
 }
 
 const char *znp_zone_cond_name(uint8_t cond)

@@ -18,7 +18,23 @@ struct znp_zone {
 	uint8_t type;		/* enum znp_zone_type */
 	uint8_t attrs;		/* NVMe ZA */
 	uint8_t attrs_info;	/* NVMe ZAI */
+	uint8_t bad;		/* enum znp_zone_bad: kept though invalid (ZNP_REPORT_KEEP_BAD) */
 };
+
+/* Which field of a descriptor is invalid (the zone start is valid). */
+enum znp_zone_bad {
+	ZNP_ZBAD_NONE,
+	ZNP_ZBAD_TYPE,		/* unknown zone type */
+	ZNP_ZBAD_COND,		/* unknown zone state */
+	ZNP_ZBAD_CAP,		/* capacity beyond the zone size */
+	ZNP_ZBAD_WP,		/* write pointer outside slba..slba+cap */
+};
+
+/*
+ * znp_zone_bad_str() - what is wrong with @z (z->bad), with the values:
+ * "wp 0x18001 beyond slba+cap 0x18000". Return: @buf ("" when z->bad is 0).
+ */
+const char *znp_zone_bad_str(const struct znp_zone *z, char *buf, size_t size);
 
 /**
  * znp_dev_probe() - read the geometry into @dev->geom (the backend's
@@ -88,6 +104,28 @@ struct znp_report_iter;
  */
 int znp_report_begin(struct znp_dev *dev, uint64_t slba,
 		     enum znp_state_filter filter, struct znp_report_iter **out);
+
+/*
+ * ZNP_REPORT_KEEP_BAD: a descriptor whose start is a valid zone start but
+ * whose type, state, capacity or write pointer is invalid does not end the
+ * report: it comes with z->bad set (znp_zone_bad_str()), the zones after it
+ * follow, and znp_report_nr_bad() counts them. What the report is for
+ * (an admin reading what the drive says); the probe and the mapping
+ * decisions keep the strict report.
+ */
+#define ZNP_REPORT_KEEP_BAD	(1u << 0)
+/*
+ * ZNP_REPORT_RAW: nothing validated (report --raw, firmware debugging): each
+ * descriptor as the drive sent it (len: the zone size; z->bad unset), the
+ * header's count and the order not checked; the report ends at the
+ * header's count, a short transfer, the end of the namespace, or a start
+ * that does not move on.
+ */
+#define ZNP_REPORT_RAW		(1u << 1)
+int znp_report_begin_flags(struct znp_dev *dev, uint64_t slba, enum znp_state_filter filter,
+			   unsigned int flags, struct znp_report_iter **out);
+/* Descriptors delivered with z->bad set so far. */
+uint64_t znp_report_nr_bad(const struct znp_report_iter *it);
 /**
  * znp_report_next() - next zone of a report
  * @it: iterator
@@ -130,6 +168,18 @@ bool znp_report_cap_varies(const struct znp_report_iter *it);
  */
 void znp_report_end(struct znp_report_iter *it);
 
+/*
+ * znp_zdesc_parse_keep() - znp_zdesc_parse(), but a descriptor with a valid
+ * zone start and an invalid field is parsed with z->bad set instead of
+ * failing the buffer.
+ */
+int znp_zdesc_parse_keep(const struct znp_geom *g, const void *buf, size_t len,
+			 uint64_t *nr_reported, struct znp_zone *zones, size_t max,
+			 size_t *nparsed);
+/* znp_zdesc_parse() without any validation: the fields as sent (len: the zone size). */
+int znp_zdesc_parse_raw(const struct znp_geom *g, const void *buf, size_t len,
+			uint64_t *nr_reported, struct znp_zone *zones, size_t max,
+			size_t *nparsed);
 /**
  * znp_zdesc_parse() - parse one Report Zones data buffer (pure; fuzzed)
  * @g: geometry (zone_size, zdes_bytes, nlbas) for validation

@@ -289,7 +289,8 @@ def test_zone_ops(root):
 
     # destructive without --force: asks on the terminal
     r = Run(root, ['reset', 'dev/ng3n1', '-s', hex(zs), '-c', '2'], tty_answer='n')
-    check(r.rc == 4 and not r.sends() and 'reset 2 zones from zone 1 (slba 0x30000) of dev/ng3n1?'
+    check(r.rc == 4 and not r.sends() and
+          'reset 2 zones from zone 1 (slba 0x30000) of dev/ng3n1? Data will be lost. [y/N]'
           in r.prompt and r.err == '%s: dev/ng3n1: reset not confirmed; nothing sent\n' % PROG,
           'reset on a terminal, answered n -> exit 4, nothing sent (%r, %r)' % (r.prompt, r.err))
     expect(root, ['open', 'dev/ng3n1', '-s', hex(3 * zs)], 0)
@@ -297,6 +298,9 @@ def test_zone_ops(root):
     check(r.rc == 0 and [zms(c) for c in r.sends()] == [(3 * zs, 2, False)] and
           state_file(root).get(3, (0,))[0] == 0xe,
           'finish on a terminal, answered y -> sent, zone 3 full (%r)' % r.err)
+    # finish keeps the data: its question says what it costs, not "Data will be lost"
+    check('of dev/ng3n1? The zones take no more writes until they are reset. [y/N]' in r.prompt
+          and 'lost' not in r.prompt, 'finish asks without "Data will be lost": %r' % r.prompt)
     r = expect(root, ['reset', 'dev/ng3n1', '-s', hex(3 * zs), '-f'], 0)
     check(state_file(root).get(3, (1,))[0] == 1, 'reset: zone 3 empty again')
 
@@ -410,6 +414,7 @@ def test_streaming(root):
 FAULT_CONFIG = """\
 path=dev/ng8n1 kind=ng ctrl=nvme8 nsid=1 lba=512 zsze=0x3000 zcap=0x3000 zones=200 disk=none mdts=8k fail_io=0x7a:2:0x4002
 path=dev/ng9n1 kind=ng ctrl=nvme9 nsid=1 lba=512 zsze=0x3000 zcap=0x3000 zones=4 disk=none fail_io=0x79:*:0x4001
+path=dev/ng10n1 kind=ng ctrl=nvme10 nsid=1 lba=512 zsze=0x8000 zcap=0x8000 zones=6 disk=none bad_wp=3
 """
 
 
@@ -435,6 +440,20 @@ def test_report_fault(root):
     rows = r.out.splitlines()[1:]
     check(r.rc == 1 and 0 < len(rows) < 200 and r.err.count('\n') == 1,
           'report text failing mid-way -> exit 1 after %d rows' % len(rows))
+
+
+def test_report_bad_desc(root):
+    """Zone 3's write pointer one past its capacity (bad_wp=3): every zone printed
+    (golden text and JSON: zone 3 as the drive said it, flagged "bad" in JSON),
+    zone 3 named in one line, exit 1; --raw prints the same zones unflagged, exit 0."""
+    line = '%s: dev/ng10n1: zone 3: wp 0x20001 beyond slba+cap 0x20000' % PROG
+    for fmt, name in (('normal', 'report-bad-wp.txt'), ('json', 'report-bad-wp.json')):
+        r = Run(root, ['report', 'dev/ng10n1', '-o', fmt])
+        check(r.rc == 1 and r.err == line + '\n',
+              'report -o %s, bad wp in zone 3 -> exit 1, %r (got %d, %r)' %
+              (fmt, line, r.rc, r.err))
+        golden(name, r.out)
+    expect(root, ['report', 'dev/ng10n1', '--raw'], 0, 'report-bad-wp-raw.txt')
 
 
 def test_invalid_opcode(root):
@@ -485,6 +504,7 @@ def main():
     with tempfile.TemporaryDirectory() as root:
         znptest.setup(root, MKFAKE, FAULT_CONFIG)
         test_report_fault(root)
+        test_report_bad_desc(root)
         test_invalid_opcode(root)
         test_stdout_full(root)
     return znptest.summary()

@@ -17,6 +17,8 @@ import math
 import os
 import re
 import select
+import socket
+import stat
 import struct
 import subprocess
 import sys
@@ -273,6 +275,79 @@ def test_bad(root):
     check(r.rc == 1 and 'report incomplete' in r.out, 'text: the partial picture says so')
 
 
+def test_svg_targets(root):
+    """--svg never replaces what is not a regular file, follows the admin's
+    symbolic link once (the file made beside its target), and keeps an
+    existing file's owner and mode."""
+    d = os.path.join(root, 'targets')
+    os.mkdir(d)
+
+    def leftovers(where):
+        return [f for f in os.listdir(where) if f.startswith('.')]
+
+    fifo, sock, sub = os.path.join(d, 'fifo'), os.path.join(d, 'sock'), os.path.join(d, 'sub')
+    os.mkfifo(fifo)
+    s = socket.socket(socket.AF_UNIX)
+    s.bind(sock)
+    os.mkdir(sub)
+    targets = [(fifo, 'a FIFO', stat.S_ISFIFO), (sock, 'a socket', stat.S_ISSOCK),
+               (sub, 'a directory', stat.S_ISDIR)]
+    root_user = os.geteuid() == 0
+    if root_user:
+        node = os.path.join(d, 'full')
+        os.mknod(node, 0o666 | stat.S_IFCHR, os.makedev(1, 7))  # /dev/full's numbers
+        targets.append((node, 'a character device', stat.S_ISCHR))
+    else:
+        print('# not root: --svg at a device node and a file of another owner left out')
+    for path, what, is_type in targets:
+        expect_err(root, ['zonemap', 'dev/ng0n1', '--svg', path], 2, 'dev/ng0n1',
+                   'will not write %s: it is %s, not a regular file' % (path, what))
+        check(is_type(os.lstat(path).st_mode), '--svg at %s: still %s' % (what, what))
+    if root_user:
+        check(os.lstat(node).st_rdev == os.makedev(1, 7), '--svg at a node: the same node')
+    s.close()
+    check(not leftovers(d), 'refused targets: no temporary file left %s' % leftovers(d))
+    # a symbolic link (into another directory): its target replaced, the link kept
+    real = os.path.join(sub, 'real.svg')
+    with open(real, 'w') as f:
+        f.write('old\n')
+    link = os.path.join(d, 'link.svg')
+    os.symlink(real, link)
+    ok_run(root, ['zonemap', 'dev/ng0n1', '-c', '3', '--svg', link])
+    check(os.path.islink(link) and os.readlink(link) == real, '--svg at a symlink: the link stays')
+    with open(real) as f:
+        check(f.read().startswith('<?xml'), '... and its target holds the SVG')
+    check(not leftovers(d) and not leftovers(sub), '... no temporary file left')
+    # a dangling link: nothing is created through it
+    dangling = os.path.join(d, 'dangling.svg')
+    os.symlink(os.path.join(d, 'nowhere', 'x.svg'), dangling)
+    expect_err(root, ['zonemap', 'dev/ng0n1', '--svg', dangling], 1, 'dev/ng0n1',
+               'cannot write %s: No such file or directory' % dangling)
+    # an existing file keeps its owner and mode
+    kept = os.path.join(d, 'kept.svg')
+    with open(kept, 'w') as f:
+        f.write('old\n')
+    os.chmod(kept, 0o600)
+    owner = 65534 if root_user else os.geteuid()	# nobody
+    if root_user:
+        os.chown(kept, owner, -1)
+    ok_run(root, ['zonemap', 'dev/ng0n1', '-c', '3', '--svg', kept])
+    st = os.stat(kept)
+    check(st.st_uid == owner and stat.S_IMODE(st.st_mode) == 0o600,
+          '--svg over a file of uid %d, 0600: stays uid %d 0600 (got uid %d %o)' %
+          (owner, owner, st.st_uid, stat.S_IMODE(st.st_mode)))
+    with open(kept) as f:
+        check(f.read().startswith('<?xml'), '... and holds the SVG')
+    # a new file: 0666 less the umask
+    new = os.path.join(d, 'new.svg')
+    old_mask = os.umask(0o027)
+    try:
+        ok_run(root, ['zonemap', 'dev/ng0n1', '-c', '3', '--svg', new])
+    finally:
+        os.umask(old_mask)
+    check(stat.S_IMODE(os.stat(new).st_mode) == 0o640, 'a new SVG: 0666 less the umask (0640)')
+
+
 def svg_cells(path):
     """[(title, x, y, w, h)] of the rectangles that have a title, and the root."""
     tree = ET.parse(path)
@@ -484,6 +559,7 @@ def main():
         test_terminal(root)
         test_padding(root)
         test_bad(root)
+        test_svg_targets(root)
         test_svg_small(root)
         test_readme_picture(root)
         test_million(root)

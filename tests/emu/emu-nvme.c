@@ -41,9 +41,10 @@ static void put_str(char *dst, size_t n, const char *src)
 	memcpy(dst, src, l < n ? l : n);
 }
 
+/* The namespace's identity: a twin node (twin=) answers with its owner's. */
 static void id_ns_nguid(const struct emu_dev *d, uint8_t *nguid, uint8_t *eui)
 {
-	unsigned int i = (unsigned int)(d - emu.devs);
+	unsigned int i = (unsigned int)((d->owner ? d->owner : d) - emu.devs);
 
 	memset(nguid, 0, 16);
 	nguid[0] = 0x5a;

@@ -182,7 +182,7 @@ MNT=$WORK/mnt
 mkdir -p "$MNT"
 if mount "$M" "$MNT"; then
 	run 4 "mounted device refused" discard "$M" --force
-	check "mounted: message" err_has "mounted"
+	check "mounted: message says where" err_has "is mounted on $MNT"
 	umount "$MNT"
 	MNT=
 else

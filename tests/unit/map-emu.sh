@@ -105,6 +105,21 @@ mkholder nvme0n6 dm-1 vg-lv LVM-abcdef
 t "already mapped (4)" 4 "$BIN" map "$D/nvme0n1" --dry-run
 has "already mapped: says by which mapping" "$root/err" "^$P: $D/nvme0n1: already mapped as po2-ours"
 t "already mapped through the ng node (4)" 4 "$BIN" map "$D/ng0n1"
+# the interlock, dm route: the namespace po2-ours holds (its UUID is ours) is
+# refused to every zone command and discard, with and without --force, on
+# either node, in one line naming the mapping, its device and the way out
+for node in ng0n1 nvme0n1; do
+	for f in "" -f; do
+		t "reset -a $f of $node, served by po2-ours (4)" 4 "$BIN" reset "$D/$node" -a $f
+		has "... names the mapping and the way out" "$root/err" \
+			"^$P: $D/$node: served by dm mapping po2-ours as /dev/mapper/po2-ours: reset refused, even with --force; use blkzone reset /dev/mapper/po2-ours, or unmap po2-ours first\$"
+		lines "... in one line" "$root/err" 1
+	done
+done
+t "finish -s 0 -f of ng0n1, served by po2-ours (4)" 4 "$BIN" finish "$D/ng0n1" -s 0 -f
+t "discard -f of ng0n1, served by po2-ours (4)" 4 "$BIN" discard "$D/ng0n1" -f
+has "... names the mapping and the way out" "$root/err" \
+	"served by dm mapping po2-ours as /dev/mapper/po2-ours: discard refused, even with --force; use nvme-zns-npo2 discard /dev/mapper/po2-ours, or unmap po2-ours first\$"
 t "held by another dm device (4)" 4 "$BIN" map "$D/nvme0n6" --dry-run
 has "other holder: named" "$root/err" "in use by dm-1 \(device-mapper device vg-lv\)"
 t "list" 0 "$BIN" list

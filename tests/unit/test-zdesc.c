@@ -267,6 +267,44 @@ static void test_names(void)
 	CHECK_STR(znp_zone_action_name(ZNP_ZA_OFFLINE), "offline");
 }
 
+/* znp_zdesc_parse_keep(): a bad field is kept and named; a bad start still fails. */
+static void test_keep(void)
+{
+	struct znp_geom g = geom(NZ * ZS, 0);
+	struct znp_zone z[3];
+	uint64_t nr;
+	size_t n;
+	char why[128];
+
+	put_hdr(3);
+	put_desc(&g, 0, 2, ZNP_ZC_EMPTY, ZS, 0, 0);
+	put_desc(&g, 1, 2, ZNP_ZC_EXP_OPEN, ZS, ZS, 2 * ZS + 1);	/* wp past cap */
+	put_desc(&g, 2, 2, ZNP_ZC_EMPTY, ZS, 2 * ZS, 2 * ZS);
+	CHECK_INT(znp_zdesc_parse(&g, buf, 64 + 3 * 64, &nr, z, 3, &n), -EPROTO);
+	CHECK_INT(znp_zdesc_parse_keep(&g, buf, 64 + 3 * 64, &nr, z, 3, &n), 0);
+	CHECK_U64(n, 3);
+	CHECK_INT(z[0].bad, ZNP_ZBAD_NONE);
+	CHECK_INT(z[1].bad, ZNP_ZBAD_WP);
+	CHECK_INT(z[2].bad, ZNP_ZBAD_NONE);
+	CHECK_U64(z[1].wp, 2 * ZS + 1);
+	CHECK_STR(znp_zone_bad_str(&z[1], why, sizeof(why)), "wp 0xc001 beyond slba+cap 0xc000");
+	put_desc(&g, 1, 2, ZNP_ZC_EMPTY, ZS, ZS, ZS - 1);		/* wp below start */
+	CHECK_INT(znp_zdesc_parse_keep(&g, buf, 64 + 3 * 64, &nr, z, 3, &n), 0);
+	CHECK_STR(znp_zone_bad_str(&z[1], why, sizeof(why)), "wp 0x5fff below slba 0x6000");
+	put_desc(&g, 1, 2, ZNP_ZC_EMPTY, ZS + 1, ZS, ZS);		/* cap past the zone */
+	CHECK_INT(znp_zdesc_parse_keep(&g, buf, 64 + 3 * 64, &nr, z, 3, &n), 0);
+	CHECK_STR(znp_zone_bad_str(&z[1], why, sizeof(why)), "cap 0x6001 beyond zone size 0x6000");
+	put_desc(&g, 1, 2, 0x5, ZS, ZS, ZS);				/* unknown state */
+	CHECK_INT(znp_zdesc_parse_keep(&g, buf, 64 + 3 * 64, &nr, z, 3, &n), 0);
+	CHECK_STR(znp_zone_bad_str(&z[1], why, sizeof(why)), "state 0x5 unknown");
+	put_desc(&g, 1, 7, ZNP_ZC_EMPTY, ZS, ZS, ZS);			/* unknown type */
+	CHECK_INT(znp_zdesc_parse_keep(&g, buf, 64 + 3 * 64, &nr, z, 3, &n), 0);
+	CHECK_STR(znp_zone_bad_str(&z[1], why, sizeof(why)), "type 0x7 unknown");
+	put_desc(&g, 1, 2, ZNP_ZC_EMPTY, ZS, ZS + 1, ZS + 1);		/* no zone start */
+	CHECK_INT(znp_zdesc_parse_keep(&g, buf, 64 + 3 * 64, &nr, z, 3, &n), -EPROTO);
+	CHECK_U64(n, 1);
+}
+
 int main(void)
 {
 	test_valid();
@@ -276,5 +314,6 @@ int main(void)
 	test_extended();
 	test_last_short_zone();
 	test_names();
+	test_keep();
 	return t_done("test-zdesc");
 }

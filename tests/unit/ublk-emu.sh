@@ -272,4 +272,89 @@ assert closed and closed[0] > ctrl[0] > i, (i, ctrl, closed)
 PY
 fi
 
+# ---- the interlock: no zone or data writer touches a served namespace -----------
+# ng0n5 (its twin block node nvme0n5: the same namespace) has written zones
+# (preset mixed: zone 1 full, zone 2 closed half-written); a record serves it
+# as /dev/ublkb9. Every writer, with and without --force, and its dry run, is
+# refused (4) with one line naming the mapping, its device and what to use
+# instead, and the zones stay as configured; a stale record (the device gone)
+# refuses nothing.
+cat >>"$root/emu.conf" <<'CONF'
+path=dev/ng0n5 nsid=5 zsze=24576 zones=10 preset=mixed state=ng0n5.state
+path=dev/nvme0n5 kind=nvme twin=ng0n5
+CONF
+LD_PRELOAD= python3 "$MKFAKE" "$root" >/dev/null || bad "mkfake with ng0n5"
+t "ng0n5's identity (map --ublk --dry-run)" 0 "$BIN" map --ublk "$D/ng0n5" --dry-run --force-ublk \
+	-o json
+ident5=$(LD_PRELOAD= python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["identity"])' \
+	"$root/out")
+key5=$(printf '%s' "$ident5" | LD_PRELOAD= python3 -c '
+import sys
+s = sys.stdin.read()
+print("".join(c if c.isalnum() or c in ".-" else "_%02x" % ord(c) for c in s))')
+printf 'ident=%s\nng=ng0n5\nname=vol5\nnsid=5\ndev_id=9\npid=999999\n' "$ident5" \
+	>"$root/run/$key5.ublk"
+chmod 600 "$root/run/$key5.ublk"
+mkdir -p "$root/sys/block/ublkb9" "$root/sys/class/ublk-char/ublkc9"
+zones5() {	# the zone report of ng0n5 (conditions, write pointers), as the emulator keeps them
+	"$BIN" report "$D/ng0n5" >"$root/zones5" 2>&1
+}
+zones5 && cp "$root/zones5" "$root/zones5.before"
+grep -q " FULL " "$root/zones5.before" && grep -q " CLOSED " "$root/zones5.before" &&
+	ok "ng0n5 has written zones to lose" || bad "ng0n5 zones not as configured: $(cat "$root/zones5")"
+interlock() {	# DESC INSTEAD CMD...: refused (4), one line, the zones unchanged
+	local desc=$1 instead=$2
+	shift 2
+	t "$desc: refused (4)" 4 "$BIN" "$@"
+	has "... names the mapping, its device and the way out" "$root/err" \
+		"^nvme-zns-npo2: $D/n[gv]m?e?0n5: served by ublk mapping vol5 as /dev/ublkb9: [a-z]+ refused, even with --force; $instead\$"
+	lines "... in one line" "$root/err" 1
+	zones5
+	cmp -s "$root/zones5" "$root/zones5.before" && ok "... zones unchanged" ||
+		bad "... zones changed: $(diff "$root/zones5.before" "$root/zones5" | head -3)"
+}
+for f in "" -f; do
+	for node in ng0n5 nvme0n5; do
+		interlock "reset -s 0 $f $node" "use blkzone reset /dev/ublkb9, or unmap vol5 first" \
+			reset "$D/$node" -s 0 $f
+	done
+	interlock "reset -a $f" "use blkzone reset /dev/ublkb9, or unmap vol5 first" \
+		reset "$D/ng0n5" -a $f
+	interlock "finish -s 0 $f" "use blkzone finish /dev/ublkb9, or unmap vol5 first" \
+		finish "$D/ng0n5" -s 0 $f
+	interlock "open -s 0 $f" "use blkzone open /dev/ublkb9, or unmap vol5 first" \
+		open "$D/ng0n5" -s 0 $f
+	interlock "close -s 0x6000 $f" "use blkzone close /dev/ublkb9, or unmap vol5 first" \
+		close "$D/ng0n5" -s 0x6000 $f
+	interlock "offline -s 0 $f" "unmap vol5 first" offline "$D/ng0n5" -s 0 $f
+	interlock "discard $f" "use nvme-zns-npo2 discard /dev/ublkb9, or unmap vol5 first" \
+		discard "$D/ng0n5" $f
+done
+interlock "reset -a --dry-run" "use blkzone reset /dev/ublkb9, or unmap vol5 first" \
+	reset "$D/ng0n5" -a --dry-run
+interlock "discard --dry-run" "use nvme-zns-npo2 discard /dev/ublkb9, or unmap vol5 first" \
+	discard "$D/ng0n5" --dry-run
+t "reset -a -f -o json: refused (4)" 4 "$BIN" reset "$D/ng0n5" -a -f -o json
+LD_PRELOAD= python3 - "$root/out" <<'PY' && ok || bad "refusal JSON: $(cat "$root/out")"
+import json, sys
+e = json.load(open(sys.argv[1]))["error"]
+assert e["exit_code"] == 4 and "served by ublk mapping vol5 as /dev/ublkb9" in e["message"], e
+PY
+exec 9>>"$root/run/$key5.lock"	# the server's lock held: alive
+flock -x 9 || bad "cannot take ng0n5's lock"
+interlock "reset -a -f, server alive" "use blkzone reset /dev/ublkb9, or unmap vol5 first" \
+	reset "$D/ng0n5" -a -f
+exec 9>&-
+ZNP_EMU_FDOPENDIR_ERRNO=13 t "reset -a -f, the records cannot be read: 1" 1 "$BIN" reset \
+	"$D/ng0n5" -a -f
+has "... says so" "$root/err" "^nvme-zns-npo2: $D/ng0n5: cannot read the ublk mapping records in "
+zones5
+cmp -s "$root/zones5" "$root/zones5.before" && ok "... zones unchanged" || bad "... zones changed"
+t "the mapped device itself is no served namespace (report)" 0 "$BIN" report "$D/ng0n2"
+rm -rf "$root/sys/block/ublkb9" "$root/sys/class/ublk-char/ublkc9"
+t "a stale record (device gone) refuses nothing: reset -a -f" 0 "$BIN" reset "$D/ng0n5" -a -f
+zones5
+grep -Eq " (FULL|CLOSED) " "$root/zones5" && bad "reset -a left written zones" ||
+	ok "... every zone empty"
+
 emu_end ublk-emu

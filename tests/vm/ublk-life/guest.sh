@@ -1,5 +1,6 @@
 # ublk mappings on Debian's stock kernel: life cycle, file systems, restart
-# after SIGKILL, nvmet export (busybox ash; sourced by /init after lib.sh).
+# after SIGKILL, nvmet export, the interlock of the zone commands (busybox
+# ash; sourced by /init after lib.sh).
 #
 # Namespaces (tests/layers.d/53-vm-ublk-life.sh):
 #   A ctrl 0 nsid 1: npo2 48M/48M, 16 zones: lifecycle, btrfs, fio across a kill
@@ -113,6 +114,7 @@ expect_eq "A still alive" "$(health "$UA")" alive
 mkdir -p /mnt/u
 mkfs.btrfs -f -q -d single -m single "$UA" >/dev/null 2>&1
 expect_ok "mount btrfs on A for the unmap test" mount -t btrfs "$UA" /mnt/u
+. /vm/guest/interlock.sh
 expect_rc "unmap while mounted is refused (4)" 4 $Z unmap "$UA"
 expect_match "... saying it is mounted" "in use \(mounted on /mnt/u\)" "$(cat /tmp/vm-cmd.out)"
 expect_eq "... and the device is still there" "$(health "$UA")" alive
