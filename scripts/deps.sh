@@ -55,8 +55,16 @@ for p in "${PKGS[@]}"; do
 	fi
 done
 
+# Debian's stock kernels of the test matrix, unpacked into build/ (not
+# installed): the newest 7.x of Debian 13 and Debian 12's 6.1
+# (scripts/stock-kernel.sh; the VM layers fetch them too when missing)
+stock_kernels() {
+	bash "$(dirname "$0")/stock-kernel.sh" 7 6.1 | sed 's/^/deps: stock kernel /'
+}
+
 if [ ${#missing[@]} -eq 0 ]; then
 	echo "deps: all ${#PKGS[@]} packages present"
+	stock_kernels
 	exit 0
 fi
 if [ "$(id -u)" -ne 0 ]; then
@@ -67,4 +75,5 @@ echo "deps: installing ${missing[*]}"
 export DEBIAN_FRONTEND=noninteractive
 apt-get update -qq
 apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+stock_kernels
 echo "deps: done"

@@ -51,6 +51,8 @@ int znp_cmd_check(const struct znp_cli *cli, const struct znp_opts *o,
 		znp_map_ublk_route(&c, &route);
 		znp_check_ublk(&v.res, znp_ublk_route_usable(route.route),
 			       route.route == ZNP_ROUTE_LOADABLE);
+		if (route.route == ZNP_ROUTE_ABSENT || route.route == ZNP_ROUTE_NO_ZONED)
+			znp_check_no_ublk(&v.res);
 	}
 	v.ns = ns;
 	v.geom = dev->is_zoned ? &dev->geom : NULL;

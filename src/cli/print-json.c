@@ -189,7 +189,7 @@ static void json_check(struct znp_print *p, const struct znp_check_view *v)
 		j_put(p, "block_visible", json_object_new_boolean(v->ns->blk_visible));
 	}
 	j_put(p, "verdict", str(znp_verdict_name(v->res.verdict)));
-	j_put(p, "explanation", str(znp_verdict_text(v->res.verdict)));
+	j_put(p, "explanation", str(znp_check_text(&v->res)));
 	j_put(p, "reasons", reasons);
 	j_put(p, "exit_code", json_object_new_int64(v->exit_code));
 	j_put(p, "zoned", json_object_new_boolean(v->is_zoned));

@@ -145,7 +145,7 @@ static void text_check(struct znp_print *p, const struct znp_check_view *v)
 		fprintf(p->out, " (nsid %" PRIu32 ", block device %s)", v->ns->nsid,
 			v->ns->blk_visible ? "visible" : "hidden");
 	fprintf(p->out, "\nverdict:      %s: %s\nreasons:     ",
-		znp_verdict_name(v->res.verdict), znp_verdict_text(v->res.verdict));
+		znp_verdict_name(v->res.verdict), znp_check_text(&v->res));
 	for (unsigned int bit = 0; bit < 32; bit++) {
 		if (!(v->res.reasons & ZNP_R_ALL & (1u << bit)))
 			continue;

@@ -71,6 +71,21 @@ void znp_check_ublk(struct znp_check_result *r, bool route_usable, bool not_load
 	r->reasons |= ZNP_R_UBLK_ROUTE | (not_loaded ? ZNP_R_UBLK_NOT_LOADED : 0);
 }
 
+void znp_check_no_ublk(struct znp_check_result *r)
+{
+	if (r->verdict == ZNP_V_NEEDS_KERNEL)
+		r->reasons |= ZNP_R_NO_UBLK;
+}
+
+const char *znp_check_text(const struct znp_check_result *r)
+{
+	if (r->verdict == ZNP_V_NEEDS_KERNEL && (r->reasons & ZNP_R_NO_UBLK))
+		return "zone size is not a power of two and the kernel hid the block device; needs "
+		       "the npo2 kernel patches, or for map --ublk a kernel with zoned ublk devices "
+		       "(Linux >= 6.6 with ublk_drv, which this kernel lacks); " ZNP_UBLK_KERNEL_HINT;
+	return znp_verdict_text(r->verdict);
+}
+
 const char *znp_verdict_name(enum znp_verdict v)
 {
 	switch (v) {
@@ -142,6 +157,8 @@ const char *znp_reason_name(uint32_t reason_bit)
 		return "lba-metadata";
 	case ZNP_R_PROT_INFO:
 		return "protection-info";
+	case ZNP_R_NO_UBLK:
+		return "no-ublk-driver";
 	}
 	return NULL;
 }

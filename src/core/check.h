@@ -31,7 +31,12 @@ enum znp_verdict {
 #define ZNP_R_UBLK_NOT_LOADED	(1u << 8)	/* ... once ublk_drv is loaded */
 #define ZNP_R_LBA_METADATA	(1u << 9)	/* the LBA format has metadata (MS != 0) */
 #define ZNP_R_PROT_INFO		(1u << 10)	/* protection information enabled (DPS) */
-#define ZNP_R_ALL		((1u << 11) - 1)	/* every defined reason bit */
+#define ZNP_R_NO_UBLK		(1u << 11)	/* the kernel has no zoned ublk devices */
+#define ZNP_R_ALL		((1u << 12) - 1)	/* every defined reason bit */
+
+/* Where a Debian 12 admin gets a kernel with zoned ublk (check, map --ublk). */
+#define ZNP_UBLK_KERNEL_HINT	"on Debian 12: apt install linux-image-6.12-amd64 (Debian 12's " \
+				"6.12 LTS kernel) and boot it"
 
 struct znp_check_result {
 	enum znp_verdict verdict;
@@ -92,6 +97,23 @@ bool znp_lba_format_kernel_ok(const struct znp_geom *g);
  * dm-po2zone is the cheaper way where the kernel has it.
  */
 void znp_check_ublk(struct znp_check_result *r, bool route_usable, bool not_loaded);
+/**
+ * znp_check_no_ublk() - note that the kernel has no zoned ublk (pure)
+ * @r: the result of znp_check()
+ *
+ * Only ZNP_V_NEEDS_KERNEL gets ZNP_R_NO_UBLK: the ublk route, which would
+ * serve the namespace, needs another kernel (znp_check_text() says which).
+ */
+void znp_check_no_ublk(struct znp_check_result *r);
+/**
+ * znp_check_text() - the explanation of a result
+ * @r: result
+ *
+ * Return: znp_verdict_text() of its verdict; for ZNP_V_NEEDS_KERNEL with
+ * ZNP_R_NO_UBLK, that plus the kernel the ublk route needs and where a
+ * Debian 12 admin gets one. Static storage.
+ */
+const char *znp_check_text(const struct znp_check_result *r);
 /**
  * znp_verdict_name() - verdict as the JSON/CLI string
  * @v: verdict

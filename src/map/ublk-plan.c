@@ -15,6 +15,7 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <syslog.h>
+#include <sys/utsname.h>
 #include <unistd.h>
 
 #include "map-priv.h"
@@ -176,6 +177,29 @@ static int modprobe_ublk(void)
 	return WIFEXITED(st) && !WEXITSTATUS(st) ? 0 : -ENOENT;
 }
 
+/*
+ * A kernel without ublk_drv at all (Debian 12's 6.1): no control node and
+ * the running kernel's module lists do not name it. Refused before anything
+ * is created (the lock included), with the kernel the route needs; no
+ * modprobe, which would only add its own error line.
+ */
+static int kernel_lacks_ublk(const struct znp_map_ctx *c, struct znp_map_err *e)
+{
+	struct znp_ublk_route_info r;
+	struct utsname un;
+
+	if (c->env->sysfs_root || c->env->dev_root)
+		return 0;	/* an emulated system: its kernel is not the running one */
+	znp_map_ublk_route(c, &r);
+	if (r.route != ZNP_ROUTE_ABSENT)
+		return 0;
+	if (uname(&un))
+		snprintf(un.release, sizeof(un.release), "?");
+	return znp_map_fail(e, ZNP_MAP_UNSUPPORTED, -ENOENT, "this kernel (%s) has no ublk "
+			    "driver: the ublk route needs Linux >= 6.6 built with ublk_drv "
+			    "(CONFIG_BLK_DEV_UBLK); %s", un.release, ZNP_UBLK_KERNEL_HINT);
+}
+
 /* The ublk driver, loaded when missing. */
 static int need_driver(const struct znp_map_ublk_hooks *h, struct znp_map_err *e)
 {
@@ -303,8 +327,14 @@ static int pick_recovery(struct znp_map_ublk *u, const struct znp_map_ublk_hooks
 int znp_map_ublk_prepare(struct znp_map_ublk *u, const struct znp_map_ublk_hooks *h,
 			 struct znp_map_err *e)
 {
-	/* the lock first: a namespace served already is refused before anything changes */
-	int ret = lock_ns(u, e);
+	/*
+	 * the lock first: a namespace served already is refused before anything
+	 * changes; a kernel without ublk_drv serves none
+	 */
+	int ret = kernel_lacks_ublk(u->c, e);
+
+	if (!ret)
+		ret = lock_ns(u, e);
 
 	if (!ret)
 		ret = need_driver(h, e);

@@ -114,6 +114,28 @@ static void stop_server(const char *name, const struct znp_ublk_rec *r,
 	warn(name, msg, arg);
 }
 
+/*
+ * TRY_STOP_DEV where the driver has it (7.x): the stop happens only if
+ * nobody has the device open, in-kernel openers included (a loop device or
+ * an nvmet export, which is_busy() cannot see). Our own O_EXCL hold
+ * (*@excl) is an opener too: it goes first. Return: 0 stopped, -EBUSY in
+ * use (nothing changed), -EOPNOTSUPP no TRY_STOP_DEV (STOP_DEV then),
+ * -errno.
+ */
+static int safe_stop(const struct znp_map_ublk_found *f, int *excl)
+{
+	uint64_t feat = 0;
+	int ret = znp_ublk_probe(&feat);
+
+	if ((ret && ret != -EOPNOTSUPP) || !(feat & ZNP_UBLK_F_SAFE_STOP_DEV))
+		return -EOPNOTSUPP;
+	if (*excl >= 0) {
+		close(*excl);
+		*excl = -1;
+	}
+	return znp_ublk_dev_try_stop(f->rec.dev_id, 1000);
+}
+
 /* Stop and delete the device of @f (in use: the check is the caller's). */
 static int stop_dev(const struct znp_map_ctx *c, int dirfd, const struct znp_map_ublk_found *f,
 		    int excl, const char *name,
@@ -124,8 +146,19 @@ static int stop_dev(const struct znp_map_ctx *c, int dirfd, const struct znp_map
 	int ret;
 
 	sync_dev(c, dev, excl);
+	if (!c->force) {
+		ret = safe_stop(f, &excl);
+		if (ret == -EBUSY)
+			return znp_map_fail(e, ZNP_MAP_REFUSED, ret, "/dev/%s is in use (open in "
+					    "the kernel: a loop device, an nvmet export, a mount; "
+					    "TRY_STOP_DEV refused): not unmapped; close it, or use "
+					    "--force (its users then get I/O errors)", dev);
+	} else {
+		ret = -EOPNOTSUPP;
+	}
 	/* STOP_DEV: the server's run loop ends, it deletes the device and its record */
-	ret = znp_ublk_dev_stop(f->rec.dev_id);
+	if (ret == -EOPNOTSUPP)
+		ret = znp_ublk_dev_stop(f->rec.dev_id);
 	/* free now: the server's DEL_DEV waits for the device's last opener */
 	if (excl >= 0)
 		close(excl);

@@ -9,7 +9,9 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <stdio.h>
 #include <sys/eventfd.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "nvme-adapter.h"
@@ -195,6 +197,66 @@ void znp_ublk_fill_params(const struct znp_ublk_geom *g, struct ublk_params *p)
 	p->zoned.max_zone_append_sectors = g->max_append_sectors;
 }
 
+const char *znp_ublk_flag_names(uint64_t flags, char *buf, size_t size)
+{
+	static const struct {
+		uint64_t bit;
+		const char *name;
+	} names[] = {
+		{ ZNP_UBLK_F_SUPPORT_ZERO_COPY, "zero-copy" },
+		{ 1ULL << 1, "comp-in-task" },
+		{ 1ULL << 2, "need-get-data" },
+		{ ZNP_UBLK_F_USER_RECOVERY, "user-recovery" },
+		{ 1ULL << 4, "recovery-reissue" },
+		{ 1ULL << 5, "unprivileged" },
+		{ ZNP_UBLK_F_CMD_IOCTL_ENCODE, "ioctl-encode" },
+		{ ZNP_UBLK_F_USER_COPY, "user-copy" },
+		{ ZNP_UBLK_F_ZONED, "zoned" },
+		{ 1ULL << 9, "recovery-fail-io" },
+		{ 1ULL << 10, "update-size" },
+		{ ZNP_UBLK_F_AUTO_BUF_REG, "auto-buf-reg" },
+		{ ZNP_UBLK_F_QUIESCE, "quiesce" },
+		{ 1ULL << 13, "per-io-daemon" },
+		{ 1ULL << 14, "buf-reg-off-daemon" },
+		{ 1ULL << 15, "batch-io" },
+		{ 1ULL << 16, "integrity" },
+		{ ZNP_UBLK_F_SAFE_STOP_DEV, "safe-stop" },
+		{ ZNP_UBLK_F_NO_AUTO_PART_SCAN, "no-part-scan" },
+	};
+	size_t len = 0;
+	unsigned int i;
+
+	if (!size)
+		return buf;
+	buf[0] = '\0';
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		if (!(flags & names[i].bit))
+			continue;
+		flags &= ~names[i].bit;
+		len += (size_t)snprintf(buf + len, len < size ? size - len : 0, "%s%s",
+					len ? " " : "", names[i].name);
+	}
+	if (flags)
+		len += (size_t)snprintf(buf + len, len < size ? size - len : 0, "%s0x%" PRIx64,
+					len ? " " : "", flags);
+	(void)len;
+	return buf;
+}
+
+/*
+ * The features in use, once, at ADD_DEV: what the device was added with as
+ * the driver answered (it adds bits of its own, such as safe-stop on 7.x),
+ * and what the driver offers (GET_FEATURES).
+ */
+void znp_ublk_log_features(struct znp_ublk_server *s, uint64_t flags)
+{
+	char used[256];
+
+	znp_ublk_log(s, LOG_INFO, "ublk%d: features: %s (driver offers 0x%" PRIx64 ")",
+		     (int)s->info.dev_id, znp_ublk_flag_names(flags, used, sizeof(used)),
+		     s->features);
+}
+
 int znp_ublk_server_create(struct znp_dev *ns, const struct znp_ublk_opts *o,
 			   struct znp_ublk_server **out)
 {
@@ -222,6 +284,8 @@ int znp_ublk_server_create(struct znp_dev *ns, const struct znp_ublk_opts *o,
 	/* reissue: no request fails across a restart; see README.md for why none doubles */
 	info->flags = UBLK_F_ZONED | UBLK_F_USER_COPY | UBLK_F_USER_RECOVERY |
 		      UBLK_F_USER_RECOVERY_REISSUE | UBLK_F_CMD_IOCTL_ENCODE;
+	/* where the driver offers them (GET_FEATURES): no partition scan at start */
+	info->flags |= s->features & ZNP_UBLK_F_OPTIONAL;
 	/* kept by the driver for the server: what a recovery must find again */
 	info->ublksrv_flags = s->fingerprint;
 	s->dev_id = (int)info->dev_id;
@@ -232,6 +296,7 @@ int znp_ublk_server_create(struct znp_dev *ns, const struct znp_ublk_opts *o,
 		return ret;
 	}
 	/* the kernel rewrites info (dev id, clamped queues and buffer size) */
+	znp_ublk_log_features(s, info->flags);
 	s->added = true;
 	s->del_on_free = true;
 	s->dev_id = (int)info->dev_id;
@@ -361,6 +426,29 @@ int znp_ublk_dev_stop(int dev_id)
 	if (dev_id < 0)
 		return -EINVAL;
 	return ctrl_once(UBLK_U_CMD_STOP_DEV, (uint32_t)dev_id, 0, NULL, 0);
+}
+
+int znp_ublk_dev_try_stop(int dev_id, unsigned int wait_ms)
+{
+	struct timespec ts = { 0, 50 * 1000 * 1000 };
+	uint64_t f = 0;
+	unsigned int waited = 0;
+	int ret;
+
+	if (dev_id < 0)
+		return -EINVAL;
+	ret = znp_ublk_probe(&f);
+	if (ret && ret != -EOPNOTSUPP)
+		return ret;
+	if (!(f & ZNP_UBLK_F_SAFE_STOP_DEV))
+		return -EOPNOTSUPP;
+	for (;;) {
+		ret = ctrl_once(UBLK_U_CMD_TRY_STOP_DEV, (uint32_t)dev_id, 0, NULL, 0);
+		if (ret != -EBUSY || waited >= wait_ms)
+			return ret;
+		nanosleep(&ts, NULL);
+		waited += 50;
+	}
 }
 
 int znp_ublk_dev_del(int dev_id)

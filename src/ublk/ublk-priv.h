@@ -25,6 +25,26 @@
 #if !defined(UBLK_F_ZONED) || !defined(UBLK_U_CMD_GET_FEATURES) || !defined(UBLK_IO_OP_REPORT_ZONES)
 #error "ublk_cmd.h lacks the zoned ublk UAPI (Linux >= 6.6 needed)"
 #endif
+/*
+ * 7.x additions, absent from the 6.12 header the build takes
+ * (scripts/ublk-uapi.sh); values from Linux 7.3's include/uapi/linux/ublk_cmd.h.
+ */
+#ifndef UBLK_U_CMD_QUIESCE_DEV
+#define UBLK_U_CMD_QUIESCE_DEV		_IOWR('u', 0x16, struct ublksrv_ctrl_cmd)
+#endif
+#ifndef UBLK_U_CMD_TRY_STOP_DEV
+#define UBLK_U_CMD_TRY_STOP_DEV		_IOWR('u', 0x17, struct ublksrv_ctrl_cmd)
+#endif
+#ifndef UBLK_F_SAFE_STOP_DEV
+#define UBLK_F_SAFE_STOP_DEV		(1ULL << 17)
+#endif
+#ifndef UBLK_F_NO_AUTO_PART_SCAN
+#define UBLK_F_NO_AUTO_PART_SCAN	(1ULL << 18)
+#endif
+_Static_assert(UBLK_F_SAFE_STOP_DEV == ZNP_UBLK_F_SAFE_STOP_DEV,
+	       "ublk feature bits differ from the kernel's");
+_Static_assert(UBLK_F_NO_AUTO_PART_SCAN == ZNP_UBLK_F_NO_AUTO_PART_SCAN,
+	       "ublk feature bits differ from the kernel's");
 /* one assert per bit: checkpatch reads "A == B &&" as a constant on the left */
 _Static_assert(UBLK_F_ZONED == ZNP_UBLK_F_ZONED, "ublk feature bits differ from the kernel's");
 _Static_assert(UBLK_F_USER_COPY == ZNP_UBLK_F_USER_COPY, "ublk feature bits differ from the kernel's");
@@ -216,6 +236,8 @@ void znp_ublk_log_drain(struct znp_ublk_server *s);
 void znp_ublk_log_wake(struct znp_ublk_server *s);
 
 /* ublk-ctrl.c */
+/* The device's features (@flags as the driver has them) and the driver's, one log line. */
+void znp_ublk_log_features(struct znp_ublk_server *s, uint64_t flags);
 int znp_ublk_ctrl(struct znp_ublk_server *s, uint32_t op, uint64_t data0, void *buf, uint32_t len);
 /*
  * A server for @ns with its control ring, not yet bound to a device (added:

@@ -61,6 +61,7 @@ static int recover_quiesced(struct znp_ublk_server *s, int *waited)
 			     (unsigned long long)s->fingerprint);
 		return -EINVAL;
 	}
+	znp_ublk_log_features(s, s->info.flags);
 	/*
 	 * The driver notices a dead server with some delay (its monitor work):
 	 * wait while the device is live but the recorded server is gone.

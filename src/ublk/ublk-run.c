@@ -21,6 +21,8 @@
 
 /* How long a parking server waits for the namespace to finish what it started. */
 #define PARK_WAIT_MS	30000
+/* how long TRY_STOP_DEV waits out a short-lived opener (udev's probe) */
+#define TRY_STOP_WAIT_MS	1000
 
 static void wake(struct znp_ublk_server *s)
 {
@@ -263,10 +265,50 @@ static void park(struct znp_ublk_server *s, const char *why)
 	s->del_on_free = false;
 }
 
+/*
+ * On a stop request, with a driver that has TRY_STOP_DEV (7.x): write back,
+ * let go of @exfd and stop only if nobody has the device open, in-kernel
+ * openers included (a loop device or an nvmet export that dev_is_held()
+ * cannot see, or a mount that came after it looked): the driver checks
+ * under the disk's open lock. A short-lived opener (udev's probe) is waited
+ * for; a device still in use is parked as park() does. Return: 0 or -errno
+ * (logged).
+ */
+static int try_stop_dev(struct znp_ublk_server *s, int exfd)
+{
+	struct timespec ts = { 0, 50 * 1000 * 1000 };
+	unsigned int waited = 0;
+	int ret;
+
+	if (exfd >= 0) {
+		fsync(exfd);
+		close(exfd);
+	}
+	while ((ret = znp_ublk_ctrl(s, UBLK_U_CMD_TRY_STOP_DEV, 0, NULL, 0)) == -EBUSY &&
+	       waited < TRY_STOP_WAIT_MS) {
+		nanosleep(&ts, NULL);
+		waited += 50;
+	}
+	if (ret == -EBUSY) {
+		park(s, "open: the driver refused TRY_STOP_DEV");
+		return 0;
+	}
+	if (ret && ret != -ENODEV) {
+		znp_ublk_log(s, LOG_ERR, "ublk%d: TRY_STOP_DEV failed: %s", s->dev_id,
+			     strerror(-ret));
+		return ret;
+	}
+	s->del_on_free = true;
+	return 0;
+}
+
 /* On a stop request: write back, STOP_DEV. Return: 0 or -errno (logged). */
 static int stop_dev(struct znp_ublk_server *s, int exfd)
 {
 	int ret;
+
+	if (s->features & ZNP_UBLK_F_SAFE_STOP_DEV)
+		return try_stop_dev(s, exfd);
 
 	/*
 	 * Write back the block device's cache while the queues still

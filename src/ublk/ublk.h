@@ -31,6 +31,11 @@
 #define ZNP_UBLK_F_USER_COPY		(1ULL << 7)
 #define ZNP_UBLK_F_ZONED		(1ULL << 8)
 #define ZNP_UBLK_F_AUTO_BUF_REG		(1ULL << 11)	/* 6.16; not for zoned devices */
+#define ZNP_UBLK_F_QUIESCE		(1ULL << 12)	/* UBLK_U_CMD_QUIESCE_DEV */
+#define ZNP_UBLK_F_SAFE_STOP_DEV	(1ULL << 17)	/* UBLK_U_CMD_TRY_STOP_DEV (7.x) */
+#define ZNP_UBLK_F_NO_AUTO_PART_SCAN	(1ULL << 18)	/* no partition scan at START_DEV */
+/* Asked for at ADD_DEV when the driver offers them (and used: see ublk-ctrl.c). */
+#define ZNP_UBLK_F_OPTIONAL	ZNP_UBLK_F_NO_AUTO_PART_SCAN
 #define ZNP_UBLK_F_NEEDED	(ZNP_UBLK_F_ZONED | ZNP_UBLK_F_USER_COPY | ZNP_UBLK_F_USER_RECOVERY)
 
 /* Device states (the kernel's UBLK_S_DEV_*). */
@@ -200,6 +205,20 @@ struct znp_ublk_info {
 int znp_ublk_dev_info(int dev_id, struct znp_ublk_info *info);
 /* STOP_DEV: removes /dev/ublkb<id> (waits for in-flight I/O). */
 int znp_ublk_dev_stop(int dev_id);
+/*
+ * TRY_STOP_DEV (ZNP_UBLK_F_SAFE_STOP_DEV): removes /dev/ublkb<id> only if
+ * nobody has it open, in-kernel openers included (a mount, a loop device, an
+ * nvmet export), checked by the driver under the disk's open lock; a
+ * short-lived opener (udev's probe) is waited for up to @wait_ms.
+ * Return: 0, -EBUSY (in use: nothing changed), -EOPNOTSUPP (the driver has
+ * no TRY_STOP_DEV), -ENODEV, -errno.
+ */
+int znp_ublk_dev_try_stop(int dev_id, unsigned int wait_ms);
+/*
+ * The names of the ZNP_UBLK_F_* bits of @flags this server knows, space
+ * separated, in @buf (unknown bits as one hex mask). Return: @buf.
+ */
+const char *znp_ublk_flag_names(uint64_t flags, char *buf, size_t size);
 /* DEL_DEV: blocks until every opener of ublkc/ublkb<id> is gone. */
 int znp_ublk_dev_del(int dev_id);
 

@@ -65,3 +65,24 @@ layer_btrfs_tools() {
 		adds+=(--add "$p:/usr/bin/$t")
 	done
 }
+
+# layer_stock_kdir LAYER NAME: the directory of Debian's stock kernel NAME
+# (7: the newest 7.x of Debian 13, 6.1: Debian 12's default) unpacked by
+# scripts/stock-kernel.sh (fetched now if `make deps` has not), for
+# vm-run.sh's STOCK_KDIR; NAME 6.12: empty (the kernel `make deps`
+# installs). Prints "LAYER: kernel NAME is KVER" on stderr, so that the
+# layer's log records the version used. Returns 1 if it cannot be had.
+layer_stock_kdir() {
+	local layer=$1 name=$2 line
+	if [ "$name" = 6.12 ]; then
+		echo "$layer: kernel 6.12 is Debian 12's installed one" >&2
+		return 0
+	fi
+	line=$(bash scripts/stock-kernel.sh --cached "$name") || {
+		echo "$layer: Debian's stock kernel $name cannot be fetched (scripts/stock-kernel.sh)" >&2
+		return 1
+	}
+	set -- $line
+	echo "$layer: kernel $name is $2 ($3)" >&2
+	echo "$3"
+}

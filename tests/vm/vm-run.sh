@@ -11,6 +11,13 @@ CACHE=$BUILD/vm
 # the kernel `make deps` installs (scripts/deps.sh pins its version)
 kver=$(sed -n 's/^KVER=\([0-9.]*\)$/\1/p' "$ROOT/scripts/deps.sh" 2>/dev/null)
 STOCK_KVER=${STOCK_KVER:-${kver:-6.12.117}+deb12-amd64}
+# or a kernel unpacked in a directory (scripts/stock-kernel.sh): its KVER
+# file names it, the image is DIR/lib/modules/KVER/vmlinuz
+STOCK_KDIR=${STOCK_KDIR:-}
+if [ -n "$STOCK_KDIR" ]; then
+	[ -r "$STOCK_KDIR/KVER" ] || { echo "vm-run: $STOCK_KDIR/KVER missing (scripts/stock-kernel.sh)" >&2; exit 2; }
+	STOCK_KVER=$(cat "$STOCK_KDIR/KVER")
+fi
 # Stock kernel modules loaded in the guest (with their modules.dep closure),
 # NAME or NAME:param=value[:param=value].
 STOCK_MODULES=${STOCK_MODULES:-"configfs nvme null_blk:nr_devices=0 dm-mod"}
@@ -20,7 +27,8 @@ TOOLS="nvme blkzone blkdiscard fio dmsetup mkfs.f2fs fsck.f2fs"
 usage() {
 	cat <<EOF
 usage: $0 --kernel stock|BZIMAGE --guest SCRIPT [options]
-  --kernel stock|PATH   Debian's stock $STOCK_KVER kernel (+ modules), or a bzImage with drivers built in
+  --kernel stock|PATH   Debian's stock $STOCK_KVER kernel (+ modules; STOCK_KDIR=DIR: the one
+                        unpacked there by scripts/stock-kernel.sh), or a bzImage with drivers built in
   --guest SCRIPT        guest script, run by /init with sh after sourcing tests/vm/guest/lib.sh
   --ns SPEC             ctrl=N,nsid=N,size=1G,lbas=4096[,zoned=1,zsze=96M,zcap=96M,max_open=N,max_active=N][,detached=1]
                         [,ms=N,mset=0|1,pi=0..3,pil=0|1][,zdes=BYTES]
@@ -126,6 +134,7 @@ bytes() {
 
 if [ "$kernel" = stock ]; then
 	kimage=/boot/vmlinuz-$STOCK_KVER
+	[ -z "$STOCK_KDIR" ] || kimage=$STOCK_KDIR/lib/modules/$STOCK_KVER/vmlinuz
 	[ -r "$kimage" ] || die "$kimage missing: run make deps"
 else
 	kimage=$kernel
@@ -199,7 +208,7 @@ build_base() {
 }
 
 build_modules() {
-	local list=$1 out=$2 stage=$CACHE/mod.stage mdir=/lib/modules/$STOCK_KVER m dep p
+	local list=$1 out=$2 stage=$CACHE/mod.stage mdir=${STOCK_KDIR:+$STOCK_KDIR}/lib/modules/$STOCK_KVER m dep p
 	rm -rf "$stage"
 	mkdir -p "$stage/lib/modules"
 	: >"$stage/lib/modules/load.list"
@@ -209,7 +218,7 @@ build_modules() {
 	resolve_mod() {
 		local name=$1 path deps d
 		path=$(grep -E "/${name//[-_]/[-_]}\.ko(\.xz|\.zst)?:" "$mdir/modules.dep" | head -1) ||
-			{ grep -qE "/${name//[-_]/[-_]}\.ko" "$mdir/modules.builtin" && return 0; die "module $name not found"; }
+			{ grep -qsE "/${name//[-_]/[-_]}\.ko" "$mdir/modules.builtin" && return 0; die "module $name not found"; }
 		deps=${path#*:}
 		path=${path%%:*}
 		for d in $deps; do
@@ -251,7 +260,7 @@ build_modules() {
 	modcpio=
 	if [ "$kernel" = stock ]; then
 		mods="$STOCK_MODULES $extra_modules"
-		mkey=$(echo "$STOCK_KVER $mods" | cat - "$0" | sha1sum | cut -c1-16)
+		mkey=$(echo "$STOCK_KDIR $STOCK_KVER $mods" | cat - "$0" | sha1sum | cut -c1-16)
 		modcpio=$CACHE/modules-$mkey.cpio
 		[ -s "$modcpio" ] || build_modules "$mods" "$modcpio"
 	fi

@@ -1,0 +1,40 @@
+# Sourced by ublk.sh: what the server uses of the running kernel's ublk_drv,
+# by kernel. Linux 7.x's driver has TRY_STOP_DEV (UBLK_F_SAFE_STOP_DEV:
+# the stop happens only if nobody has the device open, in-kernel openers
+# included) and UBLK_F_NO_AUTO_PART_SCAN; 6.12's has neither. The layer
+# boots each kernel; the expectations follow the one running.
+kmajor=$(uname -r | cut -d. -f1)
+if [ "$kmajor" -ge 7 ]; then safe_stop=yes; else safe_stop=no; fi
+echo "# kernel $(uname -r): TRY_STOP_DEV expected: $safe_stop"
+
+# features_check DESC ERRFILE: the server's one features line, by kernel
+features_check() {
+	local l n
+	n=$(grep -c ': features: ' "$2")
+	expect_eq "$1: one features line" "$n" 1
+	l=$(grep -m1 ': features: ' "$2")
+	echo "# $(uname -r): $l"
+	expect_match "$1: zoned device with user copy and user recovery" \
+		'features: .*user-recovery recovery-reissue ioctl-encode user-copy zoned' "$l"
+	if [ $safe_stop = yes ]; then
+		expect_match "$1: safe stop and no partition scan on $(uname -r)" \
+			'features: .* safe-stop no-part-scan \(driver offers 0x' "$l"
+	else
+		expect_eq "$1: neither safe stop nor no partition scan on $(uname -r)" \
+			"$(echo "$l" | grep -c 'safe-stop\|no-part-scan')" 0
+	fi
+}
+
+# held_term DESC DEV PID ERRFILE: SIGTERM to the server of DEV while an
+# in-kernel user holds DEV (which the server's own look does not see): on
+# 7.x TRY_STOP_DEV refuses and the server leaves DEV quiesced for the next
+# one, exit 0
+held_term() {
+	kill "$3"
+	wait "$3"
+	expect_eq "$1: SIGTERM: the server exits 0" "$?" 0
+	expect_eq "$1: $2 is kept for its user (not stopped under it)" \
+		"$([ -b "$2" ] && echo yes)" yes
+	expect_match "$1: the server says why" \
+		'is in use \(open: the driver refused TRY_STOP_DEV\): leaving it quiesced' "$(cat "$4")"
+}
