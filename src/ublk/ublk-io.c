@@ -4,9 +4,9 @@
  * Read/Write commands of at most max_cmd_sectors (the padding after a
  * zone's capacity reads as zeroes), a zone append is one Zone Append, zone
  * operations are Zone Management Send, a zone report is Zone Management
- * Receive commands translated to struct blk_zone. How the request's data
- * moves (user copy or zero copy) and the write pipeline: ublk-data.c; the
- * ring: ublk-queue.c.
+ * Receive commands translated to struct blk_zone. Writes, appends and the
+ * write pipeline: ublk-write.c; how the request's data moves (user copy or
+ * zero copy): ublk-data.c; the ring: ublk-queue.c.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -136,13 +136,13 @@ static void serve_rw(struct znp_ublk_queue *q, struct znp_ublk_tag *t, uint32_t 
 		memset((char *)t->buf + ((size_t)t->ext.nlb << g->lba_shift), 0,
 		       t->ext.zero_bytes);
 		if (!t->ext.nlb) {	/* all padding */
-			znp_ublk_data_out(q, t);
+			znp_ublk_read_out(q, t);
 			return;
 		}
 		znp_ublk_issue_reads(q, t);
 		return;
 	}
-	znp_ublk_data_in(q, t);
+	znp_ublk_write_start(q, t);
 }
 
 static void serve_zone_op(struct znp_ublk_queue *q, struct znp_ublk_tag *t, uint32_t zsa)
@@ -385,7 +385,7 @@ void znp_ublk_io_nvme_done(struct znp_ublk_queue *q, struct znp_ublk_tag *t,
 	}
 	switch (t->op) {
 	case UBLK_IO_OP_READ:
-		znp_ublk_data_out(q, t);
+		znp_ublk_read_out(q, t);
 		return;
 	case UBLK_IO_OP_WRITE:
 	case UBLK_IO_OP_ZONE_APPEND:

@@ -132,7 +132,6 @@ struct znp_ublk_tag {
 	bool in_buf;			/* the request's data is in buf (zero copy: pulled
 					 * by a user copy for a read-back) */
 	bool pulling;			/* that user copy is in flight */
-	void (*pulled)(struct znp_ublk_queue *q, struct znp_ublk_tag *t);	/* ... then this */
 	uint64_t rep_idx0;		/* first zone */
 	uint32_t rep_nr, rep_done;
 	uint32_t rep_len;		/* bytes of the current Zone Management Receive */
@@ -305,7 +304,7 @@ void znp_ublk_io_timer_done(struct znp_ublk_queue *q, struct znp_ublk_tag *t);
 /* ublk-io.c (its private helpers: ublk-io.h) */
 /* A new request on tag @t: its NVMe commands, or its completion. */
 void znp_ublk_io_start(struct znp_ublk_queue *q, struct znp_ublk_tag *t);
-/* The user copy of tag @t ended: 0, or -errno (its request failed). */
+/* ublk-write.c: the user copy of tag @t ended: 0, or -errno (its request failed). */
 void znp_ublk_io_copy_done(struct znp_ublk_queue *q, struct znp_ublk_tag *t, int err);
 /* An NVMe command of tag @t completed. */
 void znp_ublk_io_nvme_done(struct znp_ublk_queue *q, struct znp_ublk_tag *t,
