@@ -32,6 +32,8 @@
 #        round also counts the server's syscalls under strace and the
 #        requests per I/O; 0: no), UBLK_BENCH_OUT (build/bench/ublk-bench.txt),
 #        UBLK_BENCH_RAW=FILE re-renders earlier raw results without a VM run,
+#        UBLK_BENCH_TIMEOUT seconds per session (300 + 30 x runtime; more on a
+#        loaded host),
 #        UBLK_BENCH_BASE=BINARY a baseline nvme-zns-npo2 (another build) served
 #        in turn with this one on the stock kernel ("ublk baseline" column).
 # Under TCG the absolute numbers mean little; compare the ratios.
@@ -80,7 +82,7 @@ else
 			bash tests/vm/vm-run.sh --kernel "$k" --guest bench/ublk-bench-guest.sh \
 			--ns "$ns" --modules "ublk_drv" ${adds[@]+"${adds[@]}"} \
 			--append "UB_ROUND=$r UB_RUNTIME=$runtime UB_DIAG=$d nvme_core.io_timeout=10" \
-			--timeout $((300 + 30 * runtime)) --log "$log" --quiet ||
+			--timeout "${UBLK_BENCH_TIMEOUT:-$((300 + 30 * runtime))}" --log "$log" --quiet ||
 			{ echo "ublk-bench: $name session of round $r failed, log $log" >&2; return 1; }
 		sed -n '/^### BEGIN ublk-bench/,/^### END ublk-bench/p' "$log" |
 			grep -E '^(ublk|ublkuc|ublk0|ublkp|raw|dm|rawp) ' >>"$raw.in" ||
