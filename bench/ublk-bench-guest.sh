@@ -1,7 +1,11 @@
 # Benchmark guest for bench/ublk-bench.sh (busybox ash; not part of make
 # test). One session runs one round on one kernel, on the npo2 namespace
 # ctrl 0 nsid 1:
-#   stock kernel:   "ublk"  the ublk device (map --ublk, ublk_drv)
+#   stock kernel:   "ublk"  the ublk device (map --ublk, ublk_drv): zero copy
+#                           where the driver has it (6.15 and later), else user copy
+#                   "ublkuc" the same server moving data by user copy
+#                           (ZNP_UBLK_USER_COPY=1), on a kernel with zero copy:
+#                           zero copy vs user copy in one session
 #                   "ublk0" the same with the baseline's server, when the
 #                           host passed one (UBLK_BENCH_BASE), in turn with "ublk"
 #                   "raw"   the namespace through fio io_uring_cmd on /dev/ngXnY
@@ -144,9 +148,13 @@ use_ublk() {
 	[ -n "$UBCUR" ] && { run_to 60 $Z unmap "${UB#/dev/}" >/tmp/vm-cmd.out 2>&1 ||
 		{ not_ok "unmap $UB" "$(cat /tmp/vm-cmd.out)"; return 1; }; }
 	[ "$1" = ublk0 ] && bin=/usr/bin/nvme-zns-npo2-base
+	# "ublkuc": the user copy where the driver offers zero copy (a test hook)
+	uc=0
+	[ "$1" = ublkuc ] && uc=1
 	# two queues (one per vCPU), for randread4j; single-job runs use the one
 	# of fio's vCPU either way
-	run_to 90 $bin map --ublk --queues 2 "$NG" -o json >/tmp/vm-cmd.out 2>&1 ||
+	run_to 90 env ZNP_UBLK_USER_COPY=$uc $bin map --ublk --queues 2 "$NG" -o json \
+		>/tmp/vm-cmd.out 2>&1 ||
 		{ not_ok "map --ublk $NG ($1)" "$(cat /tmp/vm-cmd.out)"; return 1; }
 	UB=/dev/ublkb$(sed -n 's/.*"ublk_dev_id": \([0-9]*\).*/\1/p' /tmp/vm-cmd.out | head -1)
 	SRV=$(sed -n 's/.*"server_pid": \([0-9]*\).*/\1/p' /tmp/vm-cmd.out | head -1)
@@ -165,6 +173,12 @@ if [ "$VM_KERNEL" = stock ]; then
 		"$(cat /sys/block/${UB#/dev/}/queue/zoned 2>/dev/null)" host-managed
 	devs="ublk:ublk raw:$NG"
 	[ $((ROUND % 2)) = 0 ] && devs="raw:$NG ublk:ublk"
+	# zero copy (UBLK_F_SUPPORT_ZERO_COPY) from 6.15: the user copy beside it
+	kv=$(uname -r)
+	if [ "${kv%%.*}" -gt 6 ] || { [ "${kv%%.*}" = 6 ] && kvm=${kv#6.} && [ "${kvm%%[!0-9]*}" -ge 15 ]; }; then
+		devs="ublk:ublk ublkuc:ublk raw:$NG"
+		[ $((ROUND % 2)) = 0 ] && devs="raw:$NG ublkuc:ublk ublk:ublk"
+	fi
 	if [ -x /usr/bin/nvme-zns-npo2-base ]; then
 		devs="ublk:ublk ublk0:ublk raw:$NG"
 		[ $((ROUND % 2)) = 0 ] && devs="raw:$NG ublk0:ublk ublk:ublk"
@@ -204,8 +218,8 @@ fill_zone0 "$MAPPED"
 echo "### BEGIN ublk-bench"
 for w in randread seqwrite randread4j; do
 	for d in $devs; do
-		# stock 6.12 keeps a hidden namespace at 255 sectors per passthrough
-		# command: 128 KiB writes on its ng node fail with EINVAL
+		# a stock kernel keeps a hidden namespace at 255 sectors per
+		# passthrough command: 128 KiB writes on its ng node fail with EINVAL
 		[ "$w" = seqwrite ] && [ "${d%%:*}" = raw ] && continue
 		if [ "${d#*:}" = ublk ]; then
 			use_ublk "${d%%:*}" || continue

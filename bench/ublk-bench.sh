@@ -1,7 +1,11 @@
 #!/bin/bash
 # ublk server vs dm-po2zone vs the raw namespace, on the same emulated npo2
 # ZNS namespace (QEMU, 4 KiB LBAs, 96 MiB zones = capacity, 42 zones):
-#   ublk  Debian's stock kernel, ublk_drv, `nvme-zns-npo2 map --ublk` (/dev/ublkbN)
+#   ublk  Debian's stock kernel, ublk_drv, `nvme-zns-npo2 map --ublk` (/dev/ublkbN):
+#         zero copy where the kernel has it (UBLK_F_SUPPORT_ZERO_COPY, 6.15+)
+#   ublkuc on such a kernel, the same server moving data by user copy
+#         (ZNP_UBLK_USER_COPY=1): zero copy / user copy in one session
+#         (targets >= 1.5 on sequential write, >= 1.1 on random read)
 #   raw   stock kernel, fio io_uring_cmd on /dev/ngXnY (NVMe passthrough);
 #         random read only: stock 6.12 keeps a hidden namespace at 255 sectors
 #         per passthrough command, so 128 KiB writes fail there (EINVAL)
@@ -17,7 +21,9 @@
 # sequential write.
 #
 # usage: bench/ublk-bench.sh [BZIMAGE|none]   (default build/kernel/bzImage;
-#        none: the stock kernel's sessions only, no dm-po2zone column)
+#        none: the stock kernel's sessions only, no dm-po2zone column; its
+#        rows say "not run")
+#        STOCK_KVER (tests/vm/vm-run.sh) picks the stock kernel, e.g. 7.3's
 # env:   UBLK_BENCH_ROUNDS (3), UBLK_BENCH_RUNTIME seconds per fio run (10),
 #        UBLK_BENCH_ICOUNT QEMU -icount options (shift=3,sleep=on: the
 #        shift of bench/dm-perf.sh, but an idle guest's clock runs at host
@@ -26,6 +32,8 @@
 #        round also counts the server's syscalls under strace and the
 #        requests per I/O; 0: no), UBLK_BENCH_OUT (build/bench/ublk-bench.txt),
 #        UBLK_BENCH_RAW=FILE re-renders earlier raw results without a VM run,
+#        UBLK_BENCH_TIMEOUT seconds per session (300 + 30 x runtime; more on a
+#        loaded host),
 #        UBLK_BENCH_BASE=BINARY a baseline nvme-zns-npo2 (another build) served
 #        in turn with this one on the stock kernel ("ublk baseline" column).
 # Under TCG the absolute numbers mean little; compare the ratios.
@@ -74,10 +82,10 @@ else
 			bash tests/vm/vm-run.sh --kernel "$k" --guest bench/ublk-bench-guest.sh \
 			--ns "$ns" --modules "ublk_drv" ${adds[@]+"${adds[@]}"} \
 			--append "UB_ROUND=$r UB_RUNTIME=$runtime UB_DIAG=$d nvme_core.io_timeout=10" \
-			--timeout $((300 + 30 * runtime)) --log "$log" --quiet ||
+			--timeout "${UBLK_BENCH_TIMEOUT:-$((300 + 30 * runtime))}" --log "$log" --quiet ||
 			{ echo "ublk-bench: $name session of round $r failed, log $log" >&2; return 1; }
 		sed -n '/^### BEGIN ublk-bench/,/^### END ublk-bench/p' "$log" |
-			grep -E '^(ublk|ublk0|ublkp|raw|dm|rawp) ' >>"$raw.in" ||
+			grep -E '^(ublk|ublkuc|ublk0|ublkp|raw|dm|rawp) ' >>"$raw.in" ||
 			{ echo "ublk-bench: no results in $log" >&2; return 1; }
 		grep '^excluded ' "$log" >>"$raw.excluded" || true
 		grep -E '^# \[.*(ublk|dm-po2zone) ' "$log" | sed "s/^# \[[0-9.]*s\] /$name: /" | head -1 \
@@ -100,9 +108,11 @@ fi
 cp "$raw.in" "$raw"
 
 rc=0
-python3 - "$raw" "$rounds" "$runtime" "$icount" <<'PY' | tee "$out" || rc=$?
+# the stock kernel's version, for the rows a run without its series cannot fill
+kshort=$(echo "${STOCK_KVER:-6.12}" | cut -d. -f1,2)
+python3 - "$raw" "$rounds" "$runtime" "$icount" "$kshort" <<'PY' | tee "$out" || rc=$?
 import statistics, sys
-path, rounds, runtime, icount = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4]
+path, rounds, runtime, icount, kshort = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4], sys.argv[5]
 v = {}   # (dev, workload) -> {round: (iops, bw_kib, busy, all, srv)}
 bad = 0
 for line in open(path):
@@ -146,18 +156,20 @@ print(f"ublk vs dm-po2zone vs raw io_uring_cmd: fio, npo2 ZNS namespace 96 MiB z
 print(f"{len({r for d in v.values() for r in d})} rounds x {runtime} s per run, QEMU TCG, {clock};")
 print("median over rounds (min-max); ratios: median of per-round ratios (min-max)")
 print()
-print("| workload | ublk (stock) | ublk baseline (stock) | dm-po2zone (patched) | ublk (patched) | raw ngXnY (stock) | raw ngXnY (patched) |")
-print("|---|---:|---:|---:|---:|---:|---:|")
+print("| workload | ublk (stock) | ublk user copy (stock) | ublk baseline (stock) | dm-po2zone (patched) | ublk (patched) | raw ngXnY (stock) | raw ngXnY (patched) |")
+print("|---|---:|---:|---:|---:|---:|---:|---:|")
 rows = (("randread", "4k qd16 IOPS", 0, lambda x: f"{x:.0f}"),
         ("seqwrite", "128k qd4 MiB/s", 1, lambda x: f"{x / 1024:.1f}"),
         ("randread4j", "4k 4 jobs x qd16, 2 queues, IOPS", 0, lambda x: f"{x:.0f}"))
 for w, label, i, fmt in rows:
-    print(f"| {w} {label} | {cell('ublk', w, i, fmt)} | {cell('ublk0', w, i, fmt)} | {cell('dm', w, i, fmt)} | "
+    print(f"| {w} {label} | {cell('ublk', w, i, fmt)} | {cell('ublkuc', w, i, fmt)} | {cell('ublk0', w, i, fmt)} | {cell('dm', w, i, fmt)} | "
           f"{cell('ublkp', w, i, fmt)} | {cell('raw', w, i, fmt)} | {cell('rawp', w, i, fmt)} |")
 print()
 print("| ratio | randread IOPS | seqwrite bandwidth | randread4j IOPS |")
 print("|---|---:|---:|---:|")
-pairs = (("ublk (stock) / dm-po2zone (patched): the target", "ublk", "dm"),
+pairs = (("ublk (stock) / ublk user copy (stock): zero copy, one session", "ublk", "ublkuc"),
+         ("ublk user copy (stock) / raw (stock)", "ublkuc", "raw"),
+         ("ublk (stock) / dm-po2zone (patched): the target", "ublk", "dm"),
          ("ublk baseline (stock) / dm-po2zone (patched)", "ublk0", "dm"),
          ("ublk (stock) / ublk baseline (stock): the change, one session", "ublk", "ublk0"),
          ("ublk (patched) / dm-po2zone (patched): one kernel, one session", "ublkp", "dm"),
@@ -166,13 +178,31 @@ pairs = (("ublk (stock) / dm-po2zone (patched): the target", "ublk", "dm"),
          ("ublk (patched) / raw (patched)", "ublkp", "rawp"),
          ("raw (stock) / raw (patched): the two kernels", "raw", "rawp"))
 verdict = []
+have_dm = any(d == "dm" for d, _ in v)
 for name, a, b in pairs:
+    if b == "dm" and not have_dm:
+        # no patched kernel in this run (none), or no series for this stock kernel
+        print(f"| {name} | not run: needs the series on {kshort} | | |")
+        continue
     print(f"| {name} | {ratio(a, b, 'randread', 0)[1]} | {ratio(a, b, 'seqwrite', 1)[1]} | "
           f"{ratio(a, b, 'randread4j', 0)[1]} |")
+# zero copy over the user copy, same kernel, same session
+for w, label, i, fmt in rows[:2]:
+    target = 1.1 if w == "randread" else 1.5
+    what = "IOPS" if w == "randread" else "bandwidth"
+    m, _ = ratio("ublk", "ublkuc", w, i)
+    if m is None:
+        verdict.append(f"{w} {what} ublk zero copy / user copy: not run (the stock kernel has no zero copy)")
+    else:
+        verdict.append(f"{w} {what} ublk zero copy / user copy {m:.2f} (target >= {target:.2f}): "
+                       + ("MET" if m >= target else "MISS"))
 for w, label, i, fmt in rows[:2]:
     m, _ = ratio("ublk", "dm", w, i)
     target = 0.70 if w == "randread" else 0.80
     what = "IOPS" if w == "randread" else "bandwidth"
+    if not have_dm:
+        verdict.append(f"{w} {what} ublk / dm-po2zone: not run: needs the series on {kshort}")
+        continue
     if m is None:
         verdict.append(f"{w}: no ratio")
         bad = 1
@@ -185,10 +215,10 @@ for w, label, i, fmt in rows[:2]:
                        + ("MET" if mp >= target else "MISS"))
 print()
 print("guest CPU busy per I/O, us of guest time (median; both vCPUs, /proc/stat):")
-print("| workload | ublk (stock) | ublk baseline (stock) | dm-po2zone | ublk (patched) | raw (stock) | raw (patched) |")
-print("|---|---:|---:|---:|---:|---:|---:|")
+print("| workload | ublk (stock) | ublk user copy (stock) | ublk baseline (stock) | dm-po2zone | ublk (patched) | raw (stock) | raw (patched) |")
+print("|---|---:|---:|---:|---:|---:|---:|---:|")
 for w, *_ in rows:
-    print(f"| {w} | {cpu_us('ublk', w)} | {cpu_us('ublk0', w)} | {cpu_us('dm', w)} | {cpu_us('ublkp', w)} | {cpu_us('raw', w)} | {cpu_us('rawp', w)} |")
+    print(f"| {w} | {cpu_us('ublk', w)} | {cpu_us('ublkuc', w)} | {cpu_us('ublk0', w)} | {cpu_us('dm', w)} | {cpu_us('ublkp', w)} | {cpu_us('raw', w)} | {cpu_us('rawp', w)} |")
 # CPU per I/O, ublk over dm-po2zone (median of per-round ratios); targets 1.5 and 2.5
 def cpu_ratio(a, b, w):
     xs = []
@@ -203,7 +233,8 @@ for w, target in (("randread", 1.5), ("seqwrite", 2.5), ("randread4j", 1.5)):
         if m is not None:
             verdict.append(f"{w} CPU per I/O ublk ({name}) / dm-po2zone {m:.2f} (target <= {target:.1f}): "
                            + ("MET" if m <= target else "MISS"))
-for dev, name in (("ublk", "stock"), ("ublk0", "baseline, stock"), ("ublkp", "patched")):
+for dev, name in (("ublk", "stock"), ("ublkuc", "user copy, stock"), ("ublk0", "baseline, stock"),
+                  ("ublkp", "patched")):
     sh = [f"{w} {statistics.median(xs):.2f}" for w in ("randread", "seqwrite", "randread4j")
           for xs in [[x[4] / x[2] for x in v.get((dev, w), {}).values() if x[2]]] if xs]
     if sh:

@@ -150,6 +150,22 @@ static bool stderr_is_journal(const struct znp_cli *cli)
 	       !fstat(fileno(cli->err), &st) && st.st_dev == dev && st.st_ino == ino;
 }
 
+/*
+ * Benchmark hook (meson -Dtest_hooks=true only): ZNP_UBLK_USER_COPY=1 moves
+ * the data by user copy where the driver offers zero copy (the baseline
+ * bench/ublk-bench.sh measures zero copy against).
+ */
+static bool user_copy_asked(void)
+{
+#ifdef ZNP_TEST_HOOKS
+	const char *v = getenv("ZNP_UBLK_USER_COPY");
+
+	return v && *v && strcmp(v, "0");
+#else
+	return false;
+#endif
+}
+
 int znp_cmd_map_ublk(const struct znp_cli *cli, const struct znp_opts *o, struct znp_print *p)
 {
 	static struct ublkmap m;
@@ -174,6 +190,7 @@ int znp_cmd_map_ublk(const struct znp_cli *cli, const struct znp_opts *o, struct
 		return ret;
 	m.u.nr_queues = o->queues;
 	m.u.queue_depth = o->queue_depth;
+	m.u.user_copy = user_copy_asked();
 	m.u.dev_id_wanted = znp_opt_given(o, ZNP_O_UBLK_ID) ? (int)o->ublk_id : -1;
 	m.u.recover = o->recover;
 	if (znp_map_ublk_plan(&m.c, dev, &m.u, &e)) {

@@ -274,6 +274,7 @@ struct znp_map_ublk {
 	int dev_id_wanted;		/* --ublk-id, -1 none */
 	bool recover;			/* --recover: take back dev_id_wanted */
 	unsigned int nr_queues, queue_depth;	/* 0: default */
+	bool user_copy;			/* data by user copy even with zero copy offered */
 	bool live;
 };
 

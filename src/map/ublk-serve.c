@@ -183,7 +183,7 @@ int znp_map_ublk_serve(struct znp_map_ublk *u, const struct znp_map_ublk_hooks *
 		.journal_fd = znp_ublk_journal_open(u->dirfd, u->rec.ident),
 		.dev_id = u->dev_id_wanted,
 		.nr_queues = u->nr_queues, .queue_depth = u->queue_depth,
-		.geom = &u->g, .log = server_log, .log_arg = &s,
+		.geom = &u->g, .log = server_log, .log_arg = &s, .user_copy = u->user_copy,
 	};
 	struct znp_ublk_server *srv = NULL;
 	bool parked;

@@ -104,6 +104,18 @@ int znp_ublk_probe(uint64_t *features)
 	return (f & ZNP_UBLK_F_NEEDED) == ZNP_UBLK_F_NEEDED ? 0 : -EOPNOTSUPP;
 }
 
+/*
+ * Zero copy for a new device: the driver offers UBLK_F_SUPPORT_ZERO_COPY
+ * (6.15 and later) and the user copy was not asked for. Not
+ * UBLK_F_AUTO_BUF_REG: with it the driver reads COMMIT_AND_FETCH_REQ's addr
+ * as the next request's buffer index, and a zoned device's Zone Append
+ * returns its sector in that same field (README.md).
+ */
+bool znp_ublk_zero_copy_offered(const struct znp_ublk_server *s)
+{
+	return (s->features & UBLK_F_SUPPORT_ZERO_COPY) && !s->o.user_copy;
+}
+
 int znp_ublk_geom_from_dev(struct znp_dev *ns, struct znp_ublk_geom *g, const char **why)
 {
 	struct nvme_zns_id_ctrl zid;
@@ -286,6 +298,9 @@ int znp_ublk_server_create(struct znp_dev *ns, const struct znp_ublk_opts *o,
 		      UBLK_F_USER_RECOVERY_REISSUE | UBLK_F_CMD_IOCTL_ENCODE;
 	/* where the driver offers them (GET_FEATURES): no partition scan at start */
 	info->flags |= s->features & ZNP_UBLK_F_OPTIONAL;
+	/* beside the user copy, which zone reports (and any later server) use */
+	if (znp_ublk_zero_copy_offered(s))
+		info->flags |= UBLK_F_SUPPORT_ZERO_COPY;
 	/* kept by the driver for the server: what a recovery must find again */
 	info->ublksrv_flags = s->fingerprint;
 	s->dev_id = (int)info->dev_id;

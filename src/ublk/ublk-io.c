@@ -4,8 +4,9 @@
  * Read/Write commands of at most max_cmd_sectors (the padding after a
  * zone's capacity reads as zeroes), a zone append is one Zone Append, zone
  * operations are Zone Management Send, a zone report is Zone Management
- * Receive commands translated to struct blk_zone. The request's data and
- * the write pipeline: ublk-data.c; the ring: ublk-queue.c.
+ * Receive commands translated to struct blk_zone. Writes, appends and the
+ * write pipeline: ublk-write.c; how the request's data moves (user copy or
+ * zero copy): ublk-data.c; the ring: ublk-queue.c.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -94,8 +95,8 @@ int znp_ublk_issue_rw_piece(struct znp_ublk_queue *q, struct znp_ublk_tag *t, ui
 	if (n > max)
 		n = max;
 	t->piece_lba = t->next_lba;
-	ret = znp_ublk_nvme_cmd(q, t, opcode, (char *)t->buf + ((size_t)t->next_lba << g->lba_shift),
-		       n << g->lba_shift, t->ext.lba + t->next_lba, (n - 1) | fua, 0);
+	ret = znp_ublk_data_piece(q, t, opcode, t->next_lba << g->lba_shift, n << g->lba_shift,
+				  t->ext.lba + t->next_lba, (n - 1) | fua);
 	if (!ret)
 		t->next_lba += n;
 	return ret;
@@ -130,17 +131,18 @@ static void serve_rw(struct znp_ublk_queue *q, struct znp_ublk_tag *t, uint32_t 
 			 "capacity" : "misaligned or outside the device");
 		return;
 	}
+	znp_ublk_data_begin(q, t);
 	if (t->op == UBLK_IO_OP_READ) {
 		memset((char *)t->buf + ((size_t)t->ext.nlb << g->lba_shift), 0,
 		       t->ext.zero_bytes);
 		if (!t->ext.nlb) {	/* all padding */
-			znp_ublk_data_out(q, t);
+			znp_ublk_read_out(q, t);
 			return;
 		}
 		znp_ublk_issue_reads(q, t);
 		return;
 	}
-	znp_ublk_data_in(q, t);
+	znp_ublk_write_start(q, t);
 }
 
 static void serve_zone_op(struct znp_ublk_queue *q, struct znp_ublk_tag *t, uint32_t zsa)
@@ -180,6 +182,7 @@ void znp_ublk_io_start(struct znp_ublk_queue *q, struct znp_ublk_tag *t)
 	t->nopath_res = 0;
 	t->inh = -1;
 	t->ntried = 0;
+	t->zc = t->pulling = false;	/* how its data moves: znp_ublk_data_begin() */
 
 	switch (t->op) {
 	case UBLK_IO_OP_READ:
@@ -382,7 +385,7 @@ void znp_ublk_io_nvme_done(struct znp_ublk_queue *q, struct znp_ublk_tag *t,
 	}
 	switch (t->op) {
 	case UBLK_IO_OP_READ:
-		znp_ublk_data_out(q, t);
+		znp_ublk_read_out(q, t);
 		return;
 	case UBLK_IO_OP_WRITE:
 	case UBLK_IO_OP_ZONE_APPEND:

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Private to the request code of src/ublk/: ublk-io.c (what a request
- * becomes), ublk-data.c (the request's data, the write pipeline),
+ * becomes), ublk-write.c (writes and appends, the write pipeline, copy
+ * ends), ublk-data.c (how the request's data moves: user copy or zero copy),
  * ublk-report.c (zone reports), ublk-reconcile.c (write pointers,
  * read-back, server-placed appends), ublk-nopath.c (a multipath head
  * without a path).
@@ -46,11 +47,32 @@ void znp_ublk_log_nvme_error(struct znp_ublk_queue *q, struct znp_ublk_tag *t, i
  */
 bool znp_ublk_nvme_error(struct znp_ublk_queue *q, struct znp_ublk_tag *t, int res);
 
-/* ublk-data.c */
-/* A write or append: copy its data (a write's first piece) from the request. */
-void znp_ublk_data_in(struct znp_ublk_queue *q, struct znp_ublk_tag *t);
-/* A read: copy its data to the request, then complete it. */
-void znp_ublk_data_out(struct znp_ublk_queue *q, struct znp_ublk_tag *t);
+/* ublk-data.c: how the request's data moves (user copy or zero copy); calls only the ring */
+/* A read, write or append mapped to the namespace: how its data will move. */
+void znp_ublk_data_begin(struct znp_ublk_queue *q, struct znp_ublk_tag *t);
+/* An NVMe Read or Write of bytes [@off, @off + @len) of the request's data. Return: 0 or -EBUSY. */
+int znp_ublk_data_piece(struct znp_ublk_queue *q, struct znp_ublk_tag *t, uint8_t opcode,
+			uint32_t off, uint32_t len, uint64_t slba, uint32_t cdw12);
+/*
+ * Bytes [@off, @end) of a write's data within reach of its NVMe commands.
+ * Return: 1 they are (zero copy), 0 a copy started (znp_ublk_io_copy_done()
+ * follows), -EBUSY no SQE.
+ */
+int znp_ublk_data_in(struct znp_ublk_queue *q, struct znp_ublk_tag *t, uint32_t off, uint32_t end);
+/* A read's data into the request. Return: 1 it is there (zero copy), 0 a copy started, -EBUSY. */
+int znp_ublk_data_out(struct znp_ublk_queue *q, struct znp_ublk_tag *t);
+/*
+ * The request's data in the tag's buffer, to compare with the drive's.
+ * Return: 1 it is there, 0 a user copy pulls it (zero copy; then
+ * znp_ublk_io_copy_done() with t->pulling), -EBUSY.
+ */
+int znp_ublk_data_in_buf(struct znp_ublk_queue *q, struct znp_ublk_tag *t);
+
+/* ublk-write.c: writes and appends through the data path, copy ends */
+/* A write or append mapped to the namespace: its data, then its pieces. */
+void znp_ublk_write_start(struct znp_ublk_queue *q, struct znp_ublk_tag *t);
+/* A read whose pieces are done: its data into the request, then complete it. */
+void znp_ublk_read_out(struct znp_ublk_queue *q, struct znp_ublk_tag *t);
 /* A write piece ended (stage ZNP_ST_IO): its NVMe result @res. */
 void znp_ublk_write_piece_end(struct znp_ublk_queue *q, struct znp_ublk_tag *t, int res);
 

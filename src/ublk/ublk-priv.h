@@ -21,6 +21,7 @@
 #include <linux/ublk_cmd.h>
 #endif
 #include "ublk-map.h"
+#include "ublk-uapi-ext.h"
 
 #if !defined(UBLK_F_ZONED) || !defined(UBLK_U_CMD_GET_FEATURES) || !defined(UBLK_IO_OP_REPORT_ZONES)
 #error "ublk_cmd.h lacks the zoned ublk UAPI (Linux >= 6.6 needed)"
@@ -144,6 +145,13 @@ struct znp_ublk_tag {
 	uint32_t wpiece;		/* LBAs per write piece: the request in equal parts */
 	bool held;			/* a write piece ended while the next one was copied */
 	int held_res;			/* ... its NVMe result, handled once the copy is done */
+	/* how its data moves (ublk-data.c) */
+	bool zc;			/* zero copy: the NVMe commands use the request's
+					 * pages, registered at ZNP_UBLK_ZC_INDEX() */
+	bool zc_reg;			/* registered: unregistered before the commit */
+	bool in_buf;			/* the request's data is in buf (zero copy: pulled
+					 * by a user copy for a read-back) */
+	bool pulling;			/* that user copy is in flight */
 	uint64_t rep_idx0;		/* first zone */
 	uint32_t rep_nr, rep_done;
 	uint32_t rep_len;		/* bytes of the current Zone Management Receive */
@@ -168,6 +176,10 @@ struct znp_ublk_queue {
 	int cdev_fd, ns_fd;		/* for SQEs: indexes of registered files, or fds */
 	uint8_t sqe_flags;		/* IOSQE_FIXED_FILE when the files are registered */
 	bool fixed_bufs;		/* tag buffers registered (IORING_URING_CMD_FIXED) */
+	bool zc;			/* zero copy: the buffer table has a free slot per
+					 * tag for its request's pages (ublk-qsetup.c) */
+	unsigned int bufcmds;		/* buffer (un)registrations in flight */
+	bool err_logged_buf;		/* a refused (un)registration was logged */
 	unsigned int ring_flags;	/* IORING_SETUP_* the kernel accepted */
 	bool abandon;			/* start failed: drain NVMe commands, commit nothing */
 	bool parking;			/* stop without STOP_DEV: finish what was started,
@@ -206,6 +218,11 @@ struct znp_ublk_server {
 	bool parked;			/* run() left the device quiesced for the next server */
 	uint64_t fingerprint;		/* znp_ublk_fingerprint() of the namespace */
 	uint64_t features;		/* the driver's UBLK_F_* (GET_FEATURES), 0 unknown */
+	bool zero_copy;			/* the device has UBLK_F_SUPPORT_ZERO_COPY: requests'
+					 * data moves without a copy (ublk-data.c) */
+	/* bytes moved by user copy (pread/pwrite on ublkc), for the log at the end */
+	atomic_ullong ucopy_data;	/* request data: 0 with zero copy, but for read-backs */
+	atomic_ullong ucopy_report;	/* zone reports (always copied) */
 	atomic_bool ring_logged;	/* the ring's setup has been logged once */
 	struct znp_ublk_zstate *zs;	/* per zone, under zlock */
 	pthread_mutex_t zlock;
@@ -260,6 +277,20 @@ void *znp_ublk_queue_thread(void *arg);
 int znp_ublk_nvme_cmd(struct znp_ublk_queue *q, struct znp_ublk_tag *t, uint8_t opcode,
 		      void *buf, uint32_t len, uint64_t slba, uint32_t cdw12, uint32_t cdw13);
 /*
+ * The same, for zero copy: the data is bytes [@off, @off + @len) of the
+ * request's pages, registered at ZNP_UBLK_ZC_INDEX() (no copy, no pinning).
+ */
+int znp_ublk_nvme_cmd_zc(struct znp_ublk_queue *q, struct znp_ublk_tag *t, uint8_t opcode,
+			 uint32_t off, uint32_t len, uint64_t slba, uint32_t cdw12);
+/* Where tag @t's request pages go in its queue's buffer table (after the tag buffers). */
+#define ZNP_UBLK_ZC_INDEX(q, t)	((q)->s->depth + (t)->tag)
+/*
+ * Register (@reg) or unregister tag @t's request pages at ZNP_UBLK_ZC_INDEX()
+ * (UBLK_U_IO_[UN]REGISTER_IO_BUF; the NVMe commands queued after a
+ * registration see it, the driver handles it inline). Return: 0 or -EBUSY.
+ */
+int znp_ublk_buf_cmd(struct znp_ublk_queue *q, struct znp_ublk_tag *t, bool reg);
+/*
  * Start copying bytes [@off, @end) of the request from (@to_kernel false) or
  * to the tag's buffer (user copy: a READ or WRITE on /dev/ublkcN, completing
  * in the ring); znp_ublk_io_copy_done() follows. Return: 0 or -EBUSY (no SQE).
@@ -270,6 +301,9 @@ int znp_ublk_ucopy(struct znp_ublk_queue *q, struct znp_ublk_tag *t, bool to_ker
 int znp_ublk_timer(struct znp_ublk_queue *q, struct znp_ublk_tag *t, unsigned int ms);
 /* Commit @res and fetch the next request for this tag. */
 void znp_ublk_complete(struct znp_ublk_queue *q, struct znp_ublk_tag *t, int res, uint64_t addr);
+
+/* ublk-ctrl.c: zero copy for a new device? (GET_FEATURES has UBLK_F_SUPPORT_ZERO_COPY) */
+bool znp_ublk_zero_copy_offered(const struct znp_ublk_server *s);
 
 /* ublk-zone.c */
 int znp_ublk_zones_init(struct znp_ublk_server *s, bool recovered);
@@ -292,7 +326,7 @@ void znp_ublk_io_timer_done(struct znp_ublk_queue *q, struct znp_ublk_tag *t);
 /* ublk-io.c (its private helpers: ublk-io.h) */
 /* A new request on tag @t: its NVMe commands, or its completion. */
 void znp_ublk_io_start(struct znp_ublk_queue *q, struct znp_ublk_tag *t);
-/* The user copy of tag @t ended: 0, or -errno (its request failed). */
+/* ublk-write.c: the user copy of tag @t ended: 0, or -errno (its request failed). */
 void znp_ublk_io_copy_done(struct znp_ublk_queue *q, struct znp_ublk_tag *t, int err);
 /* An NVMe command of tag @t completed. */
 void znp_ublk_io_nvme_done(struct znp_ublk_queue *q, struct znp_ublk_tag *t,

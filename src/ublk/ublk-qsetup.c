@@ -3,8 +3,9 @@
  * ublk server: a queue's setup and teardown: its CPUs, the request
  * descriptors mapped from /dev/ublkcN, the tag buffers, the ring. The ring
  * uses COOP_TASKRUN (no IPI for task work); both files are registered, the
- * tag buffers too (NVMe commands use them as fixed buffers). The queue
- * thread: ublk-queue.c.
+ * tag buffers too (NVMe commands use them as fixed buffers), and with zero
+ * copy as many empty slots for the requests' pages. The queue thread:
+ * ublk-queue.c.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -56,7 +57,7 @@ static void register_files(struct znp_ublk_queue *q)
 	struct znp_ublk_server *s = q->s;
 	int fds[2] = { s->cdev_fd, s->ns->fd };
 	struct iovec *iov;
-	unsigned int i;
+	unsigned int i, n;
 	int ret;
 
 	q->cdev_fd = s->cdev_fd;
@@ -71,19 +72,23 @@ static void register_files(struct znp_ublk_queue *q)
 		znp_ublk_log(s, LOG_NOTICE, "ublk%d: io_uring: files not registered: %s",
 			     s->dev_id, strerror(-ret));
 	}
-	iov = calloc(s->depth, sizeof(*iov));
+	/* zero copy: one empty slot per tag after the tag buffers, for its request's pages */
+	n = s->zero_copy ? 2 * s->depth : s->depth;
+	iov = calloc(n, sizeof(*iov));
 	if (!iov)
 		return;
 	for (i = 0; i < s->depth; i++) {
 		iov[i].iov_base = q->tags[i].buf;
 		iov[i].iov_len = (size_t)s->g.max_sectors * 512;
 	}
-	ret = io_uring_register_buffers(&q->ring, iov, s->depth);
+	ret = io_uring_register_buffers(&q->ring, iov, n);
 	free(iov);
 	q->fixed_bufs = !ret;
+	q->zc = !ret && s->zero_copy;
 	if (ret && !q->qid)
-		znp_ublk_log(s, LOG_NOTICE, "ublk%d: io_uring: buffers not registered: %s",
-			     s->dev_id, strerror(-ret));
+		znp_ublk_log(s, LOG_NOTICE, "ublk%d: io_uring: buffers not registered: %s%s",
+			     s->dev_id, strerror(-ret), s->zero_copy ? ": user copy, not zero copy" :
+			     "");
 }
 
 int znp_ublk_queue_init(struct znp_ublk_server *s, struct znp_ublk_queue *q, unsigned int qid)

@@ -3,10 +3,14 @@
  * ublk server: one thread and one io_uring per queue. The ring carries the
  * ublk commands on /dev/ublkcN (FETCH_REQ, COMMIT_AND_FETCH_REQ), the NVMe
  * passthrough commands on /dev/ngXnY (NVME_URING_CMD_IO), hence 128-byte
- * SQEs and 32-byte CQEs (the big CQE carries a Zone Append's LBA), and the
+ * SQEs and 32-byte CQEs (the big CQE carries a Zone Append's LBA), the
  * user copy (UBLK_F_USER_COPY): READ and WRITE on /dev/ublkcN at the tag's
- * offset, between the request and the tag's buffer. The queue's setup:
- * ublk-qsetup.c; what a request becomes: ublk-io.c.
+ * offset, between the request and the tag's buffer, and for zero copy
+ * (UBLK_F_SUPPORT_ZERO_COPY) the registration of a request's pages in the
+ * ring's buffer table, which NVMe commands then name (IORING_URING_CMD_FIXED).
+ * The lowest layer of src/ublk's I/O: it knows SQEs and CQEs, not what a
+ * request means (README.md). The queue's setup: ublk-qsetup.c; what a
+ * request becomes: ublk-io.c; how its data moves: ublk-data.c.
  */
 #include <errno.h>
 #include <linux/nvme_ioctl.h>
@@ -24,7 +28,7 @@
 #endif
 
 enum { UD_UBLK = 1, UD_NVME = 2, UD_ABANDON = 3, UD_PARK = 4, UD_INBOX = 5, UD_COPY = 6,
-       UD_TIMER = 7 };
+       UD_TIMER = 7, UD_BUF_REG = 8, UD_BUF_UNREG = 9 };
 
 static inline uint64_t ud(unsigned int kind, unsigned int tag)
 {
@@ -66,8 +70,10 @@ static int ublk_cmd(struct znp_ublk_queue *q, struct znp_ublk_tag *t, uint32_t o
 	return 0;
 }
 
-int znp_ublk_nvme_cmd(struct znp_ublk_queue *q, struct znp_ublk_tag *t, uint8_t opcode,
-		      void *buf, uint32_t len, uint64_t slba, uint32_t cdw12, uint32_t cdw13)
+/* An NVMe I/O command; @index >= 0: @addr is in registered buffer @index. */
+static int nvme_sqe(struct znp_ublk_queue *q, struct znp_ublk_tag *t, uint8_t opcode,
+		    uint64_t addr, int index, uint32_t len, uint64_t slba, uint32_t cdw12,
+		    uint32_t cdw13)
 {
 	struct io_uring_sqe *sqe = get_sqe(q);
 	struct nvme_uring_cmd *c;
@@ -78,17 +84,15 @@ int znp_ublk_nvme_cmd(struct znp_ublk_queue *q, struct znp_ublk_tag *t, uint8_t 
 	sqe->fd = q->ns_fd;
 	sqe->flags = q->sqe_flags;
 	sqe->cmd_op = NVME_URING_CMD_IO;
-	if (q->fixed_bufs && buf >= t->buf &&
-	    (char *)buf + len <= (char *)t->buf + (size_t)q->s->g.max_sectors * 512) {
-		/* the tag's buffer is registered: no page pinning per command */
+	if (index >= 0) {
 		sqe->uring_cmd_flags = IORING_URING_CMD_FIXED;
-		sqe->buf_index = t->tag;
+		sqe->buf_index = (uint16_t)index;
 	}
 	sqe->user_data = ud(UD_NVME, t->tag);
 	c = (struct nvme_uring_cmd *)sqe->cmd;
 	c->opcode = opcode;
 	c->nsid = q->s->ns->ns.nsid;
-	c->addr = (uint64_t)(uintptr_t)buf;
+	c->addr = addr;
 	c->data_len = len;
 	c->cdw10 = (uint32_t)slba;
 	c->cdw11 = (uint32_t)(slba >> 32);
@@ -97,6 +101,67 @@ int znp_ublk_nvme_cmd(struct znp_ublk_queue *q, struct znp_ublk_tag *t, uint8_t 
 	q->nvme++;
 	t->inflight++;
 	return 0;
+}
+
+int znp_ublk_nvme_cmd(struct znp_ublk_queue *q, struct znp_ublk_tag *t, uint8_t opcode,
+		      void *buf, uint32_t len, uint64_t slba, uint32_t cdw12, uint32_t cdw13)
+{
+	int index = -1;
+
+	if (q->fixed_bufs && buf >= t->buf &&
+	    (char *)buf + len <= (char *)t->buf + (size_t)q->s->g.max_sectors * 512)
+		index = t->tag;	/* the tag's buffer is registered: no page pinning per command */
+	return nvme_sqe(q, t, opcode, (uint64_t)(uintptr_t)buf, index, len, slba, cdw12, cdw13);
+}
+
+int znp_ublk_nvme_cmd_zc(struct znp_ublk_queue *q, struct znp_ublk_tag *t, uint8_t opcode,
+			 uint32_t off, uint32_t len, uint64_t slba, uint32_t cdw12)
+{
+	/* a request's registered pages are addressed from 0 */
+	return nvme_sqe(q, t, opcode, off, (int)ZNP_UBLK_ZC_INDEX(q, t), len, slba, cdw12, 0);
+}
+
+int znp_ublk_buf_cmd(struct znp_ublk_queue *q, struct znp_ublk_tag *t, bool reg)
+{
+	struct io_uring_sqe *sqe = get_sqe(q);
+	struct ublksrv_io_cmd *c;
+
+	if (!sqe)
+		return -EBUSY;
+	sqe->opcode = IORING_OP_URING_CMD;
+	sqe->fd = q->cdev_fd;
+	sqe->flags = q->sqe_flags;
+	sqe->cmd_op = reg ? UBLK_U_IO_REGISTER_IO_BUF : UBLK_U_IO_UNREGISTER_IO_BUF;
+	sqe->user_data = ud(reg ? UD_BUF_REG : UD_BUF_UNREG, t->tag);
+	c = (struct ublksrv_io_cmd *)sqe->cmd;
+	c->q_id = (uint16_t)q->qid;
+	c->tag = t->tag;
+	c->addr = ZNP_UBLK_ZC_INDEX(q, t);
+	q->bufcmds++;
+	return 0;
+}
+
+/*
+ * A buffer (un)registration ended. A registration the driver refused
+ * fails the NVMe commands queued behind it (their buffer slot is empty):
+ * the request then fails with that error, logged here once per queue.
+ */
+static void buf_done(struct znp_ublk_queue *q, struct znp_ublk_tag *t, bool reg, int res)
+{
+	q->bufcmds--;
+	if (res >= 0)
+		return;
+	if (reg && t->busy && t->zc_reg) {
+		t->zc_reg = false;
+		if (!t->err)
+			t->err = res;
+	}
+	if (!q->err_logged_buf) {
+		q->err_logged_buf = true;
+		znp_ublk_log(q->s, LOG_ERR, "ublk%d: queue %u tag %u: buffer %sregistration "
+			     "refused: %s", q->s->dev_id, q->qid, t->tag, reg ? "" : "un",
+			     strerror(-res));
+	}
 }
 
 int znp_ublk_timer(struct znp_ublk_queue *q, struct znp_ublk_tag *t, unsigned int ms)
@@ -148,6 +213,10 @@ static void copy_done(struct znp_ublk_queue *q, struct znp_ublk_tag *t, int res)
 {
 	q->copies--;
 	t->copying = false;
+	if (res > 0)
+		atomic_fetch_add_explicit(t->op == UBLK_IO_OP_REPORT_ZONES ? &q->s->ucopy_report :
+					  &q->s->ucopy_data, (unsigned long long)res,
+					  memory_order_relaxed);
 	if (!t->busy)
 		return;
 	if (res > 0 && (uint32_t)res < t->copy_end - t->copy_off) {
@@ -165,6 +234,20 @@ static void copy_done(struct znp_ublk_queue *q, struct znp_ublk_tag *t, int res)
 	znp_ublk_io_copy_done(q, t, res);
 }
 
+/*
+ * The commit of tag @t, after the unregistration of its request's pages
+ * (zero copy): the next request on the tag is registered at the same index.
+ */
+static int commit(struct znp_ublk_queue *q, struct znp_ublk_tag *t, int res, uint64_t addr)
+{
+	if (t->zc_reg) {
+		if (znp_ublk_buf_cmd(q, t, false))
+			return -EBUSY;
+		t->zc_reg = false;
+	}
+	return ublk_cmd(q, t, UBLK_U_IO_COMMIT_AND_FETCH_REQ, res, addr);
+}
+
 void znp_ublk_complete(struct znp_ublk_queue *q, struct znp_ublk_tag *t, int res, uint64_t addr)
 {
 	if (t->busy)
@@ -174,7 +257,7 @@ void znp_ublk_complete(struct znp_ublk_queue *q, struct znp_ublk_tag *t, int res
 	t->rep_buf = NULL;
 	if (q->abandon)
 		return;
-	if (ublk_cmd(q, t, UBLK_U_IO_COMMIT_AND_FETCH_REQ, res, addr)) {
+	if (commit(q, t, res, addr)) {
 		/* no SQE now: sent by the loop once the ring has room, never dropped */
 		t->commit_res = res;
 		t->commit_addr = addr;
@@ -193,7 +276,7 @@ static void flush_deferred(struct znp_ublk_queue *q)
 
 		if (!t->commit_deferred)
 			continue;
-		if (ublk_cmd(q, t, UBLK_U_IO_COMMIT_AND_FETCH_REQ, t->commit_res, t->commit_addr))
+		if (commit(q, t, t->commit_res, t->commit_addr))
 			return;
 		t->commit_deferred = false;
 		q->deferred--;
@@ -292,6 +375,8 @@ static void handle(struct znp_ublk_queue *q, const struct io_uring_cqe *cqe)
 		copy_done(q, &q->tags[tag], cqe->res);
 	else if (kind == UD_TIMER)
 		timer_done(q, &q->tags[tag]);
+	else if (kind == UD_BUF_REG || kind == UD_BUF_UNREG)
+		buf_done(q, &q->tags[tag], kind == UD_BUF_REG, cqe->res);
 }
 
 void *znp_ublk_queue_thread(void *arg)

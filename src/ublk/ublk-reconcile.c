@@ -46,6 +46,17 @@ void znp_ublk_verify(struct znp_ublk_queue *q, struct znp_ublk_tag *t, uint32_t 
 {
 	const struct znp_ublk_geom *g = &q->s->g;
 	uint32_t at = from, n;
+	int ret;
+
+	t->vfrom = from;
+	t->vend = end;
+	/* zero copy: the request's data is pulled into the tag's buffer first (then again here) */
+	ret = znp_ublk_data_in_buf(q, t);
+	if (ret <= 0) {
+		if (ret)
+			znp_ublk_fail_req(q, t, ret, "no submission slot");
+		return;
+	}
 
 	if (!vbuf(q, t)) {
 		znp_ublk_fail_req(q, t, -ENOMEM, "out of memory");

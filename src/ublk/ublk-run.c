@@ -333,24 +333,37 @@ static int stop_dev(struct znp_ublk_server *s, int exfd)
 /*
  * How requests move, once: the ring's setup, and whether the driver offers
  * zero copy (UBLK_F_SUPPORT_ZERO_COPY from 6.15, UBLK_F_AUTO_BUF_REG from
- * 6.16). This server moves data by user copy either way; zero copy would
- * take the place of the two copies in ublk-data.c (znp_ublk_data_in/out()).
+ * 6.16) and this device uses it (ublk-data.c).
  */
 static void log_io_path(struct znp_ublk_server *s)
 {
 	const struct znp_ublk_queue *q = &s->queues[0];
 	bool zc = s->features & ZNP_UBLK_F_SUPPORT_ZERO_COPY;
 	bool abr = s->features & ZNP_UBLK_F_AUTO_BUF_REG;
+	unsigned int i, nzc = 0;
 
+	for (i = 0; i < s->nr_queues; i++)
+		nzc += s->queues[i].zc;
 	znp_ublk_log(s, LOG_INFO, "ublk%d: io_uring: %s, %s files, %s buffers", s->dev_id,
 		     q->ring_flags & IORING_SETUP_COOP_TASKRUN ?
 		     "cooperative task work" : "plain ring",
 		     q->sqe_flags ? "registered" : "unregistered",
 		     q->fixed_bufs ? "registered" : "unregistered");
 	znp_ublk_log(s, LOG_INFO, "ublk%d: driver features 0x%" PRIx64 ": zero copy %s, "
-		     "automatic buffer registration %s: data moves by user copy", s->dev_id,
-		     s->features, zc ? "offered (not used)" : "absent",
-		     abr ? "offered (not used)" : "absent");
+		     "automatic buffer registration %s: data moves by %s", s->dev_id,
+		     s->features, !zc ? "absent" : nzc ? "used" : s->o.user_copy ?
+		     "offered (user copy asked for)" : "offered (not used)",
+		     abr ? "offered (not used: zone appends)" : "absent",
+		     nzc == s->nr_queues ? "zero copy (zone reports by user copy)" :
+		     nzc ? "zero copy on some queues, user copy on others" : "user copy");
+}
+
+/* What moved by user copy, once at the end: a test proves zero copy with it. */
+static void log_copies(struct znp_ublk_server *s)
+{
+	znp_ublk_log(s, LOG_INFO, "ublk%d: user copy: %llu bytes of request data, %llu of "
+		     "zone reports", s->dev_id, atomic_load(&s->ucopy_data),
+		     atomic_load(&s->ucopy_report));
 }
 
 int znp_ublk_server_run(struct znp_ublk_server *s, void (*ready)(void *arg, int dev_id),
@@ -371,6 +384,8 @@ int znp_ublk_server_run(struct znp_ublk_server *s, void (*ready)(void *arg, int 
 	s->queues = calloc(s->nr_queues, sizeof(*s->queues));
 	if (!s->queues)
 		return -ENOMEM;
+	/* the device's flags (added here, or by the server that ran before) */
+	s->zero_copy = (s->info.flags & UBLK_F_SUPPORT_ZERO_COPY) && !s->o.user_copy;
 	/*
 	 * Memory pressure must not make the server wait on writeback to its
 	 * own device: its memory stays resident (the queue threads are also
@@ -423,6 +438,7 @@ int znp_ublk_server_run(struct znp_ublk_server *s, void (*ready)(void *arg, int 
 			ret = s->queues[i].err;
 	s->log_async = false;
 	znp_ublk_log_drain(s);
+	log_copies(s);
 	znp_ublk_log(s, LOG_NOTICE, "ublk%d: stopped", s->dev_id);
 	return ret;
 

@@ -122,6 +122,9 @@ struct znp_ublk_opts {
 	/* the namespace's geometry from znp_ublk_geom_from_dev(), NULL: computed
 	 * here (one more Identify Controller) */
 	const struct znp_ublk_geom *geom;
+	/* move data by user copy even where the driver offers zero copy (a
+	 * benchmark's baseline) */
+	bool user_copy;
 };
 
 struct znp_ublk_server;
@@ -134,8 +137,10 @@ struct znp_ublk_server;
  * @out: the server, not yet serving (znp_ublk_server_run())
  *
  * The device is added with UBLK_F_ZONED | UBLK_F_USER_COPY |
- * UBLK_F_USER_RECOVERY (not _REISSUE: a reissued append or write would be
- * duplicated). On failure nothing is left behind (the device is deleted).
+ * UBLK_F_USER_RECOVERY | UBLK_F_USER_RECOVERY_REISSUE (src/ublk/README.md
+ * says why no reissued request is applied twice), and
+ * UBLK_F_SUPPORT_ZERO_COPY where the driver offers it and @o->user_copy is
+ * false. On failure nothing is left behind (the device is deleted).
  * Return: 0, -errno (refusals logged) or a positive NVMe status.
  */
 int znp_ublk_server_create(struct znp_dev *ns, const struct znp_ublk_opts *o,
