@@ -148,6 +148,7 @@ struct znp_ublk_queue {
 	int cdev_fd, ns_fd;		/* for SQEs: indexes of registered files, or fds */
 	uint8_t sqe_flags;		/* IOSQE_FIXED_FILE when the files are registered */
 	bool fixed_bufs;		/* tag buffers registered (IORING_URING_CMD_FIXED) */
+	bool files_done;		/* register_files() ran (ublk-qsetup.c) */
 	unsigned int ring_flags;	/* IORING_SETUP_* the kernel accepted */
 	bool abandon;			/* start failed: drain NVMe commands, commit nothing */
 	bool parking;			/* stop without STOP_DEV: finish what was started,
@@ -176,8 +177,22 @@ struct znp_ublk_server {
 	struct ublksrv_ctrl_dev_info info;
 	int dev_id;
 	bool added;			/* added or recovered by us (may delete it) */
-	bool recovering;		/* START_USER_RECOVERY done, END pending */
+	bool recovering;		/* taking it back: START_USER_RECOVERY (in run()), END pending */
+	int recover_waited;		/* ms already waited for the dead server to be gone */
+	int recover_wait_ms;		/* ... at most (ublk-recover.c) */
+	bool recovery_continued;	/* a dead server's unfinished recovery, carried on */
 	bool started;
+	/*
+	 * START_DEV sent and not returned: it holds the driver's device mutex
+	 * while it sends requests (zone reports, the partition scan), so every
+	 * request is answered, with an error where it would otherwise be left
+	 * to the next server (ublk-io.c), and no queue leaves.
+	 */
+	atomic_bool starting;
+#ifdef ZNP_TEST_HOOKS
+	const char *test_stop_at;	/* ZNP_TEST_UBLK_STOP_AT: znp_ublk_test_stop() */
+	atomic_bool test_stopped;
+#endif
 	bool del_on_free;
 	int cdev_fd;
 	int efd;			/* to run(): stop request, a queue ended */
@@ -207,6 +222,26 @@ struct znp_ublk_server {
 	unsigned long log_lost;
 };
 
+/*
+ * Test hooks (built with -Dtest_hooks=true only): the server stops itself
+ * (SIGSTOP, the whole process) the first time it reaches the point named
+ * by ZNP_TEST_UBLK_STOP_AT, so that a test can SIGKILL it exactly there.
+ * Points: "fetched" (every tag fetched, before START_DEV or
+ * END_USER_RECOVERY), "report" (a queue thread holding a zone report of
+ * START_DEV, uncommitted), "recovery" (START_USER_RECOVERY returned, no tag
+ * fetched yet), "live" (START_DEV or END_USER_RECOVERY returned, before
+ * the caller's ready callback writes the record).
+ */
+#ifdef ZNP_TEST_HOOKS
+void znp_ublk_test_stop(struct znp_ublk_server *s, const char *point);
+#else
+static inline void znp_ublk_test_stop(struct znp_ublk_server *s, const char *point)
+{
+	(void)s;
+	(void)point;
+}
+#endif
+
 /* ublk-log.c */
 void znp_ublk_log(struct znp_ublk_server *s, int prio, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
@@ -229,7 +264,13 @@ int znp_ublk_server_alloc(struct znp_dev *ns, const struct znp_ublk_opts *o,
 void znp_ublk_fill_params(const struct znp_ublk_geom *g, struct ublk_params *p);
 
 /* ublk-qsetup.c */
+/* What a queue needs that does not touch the device: buffers, ring. Return: 0 or -errno. */
 int znp_ublk_queue_init(struct znp_ublk_server *s, struct znp_ublk_queue *q, unsigned int qid);
+/*
+ * Then, with s->cdev_fd open: the request descriptors (mmap) and the
+ * registered files; what succeeded is not done again. Return: 0 or -errno.
+ */
+int znp_ublk_queue_attach(struct znp_ublk_queue *q);
 void znp_ublk_queue_free(struct znp_ublk_queue *q);
 
 /* ublk-queue.c */
