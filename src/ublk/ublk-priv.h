@@ -206,6 +206,7 @@ struct znp_ublk_server {
 	pthread_mutex_t zlock;
 	bool zlock_ok;
 	void *journal;			/* mmap of o.journal_fd, or NULL */
+	bool journal_inherit;		/* its records await znp_ublk_zones_inherit() */
 	size_t journal_len;
 	atomic_int stop;
 	unsigned int nr_queues, depth;
@@ -292,6 +293,12 @@ void znp_ublk_complete(struct znp_ublk_queue *q, struct znp_ublk_tag *t, int res
 
 /* ublk-zone.c */
 int znp_ublk_zones_init(struct znp_ublk_server *s, bool recovered);
+/*
+ * A recovery's inherited journal records, taken over (and cleared in the
+ * file) only after START_USER_RECOVERY: a server that fails before it
+ * leaves them to the next one. Cannot fail.
+ */
+void znp_ublk_zones_inherit(struct znp_ublk_server *s);
 void znp_ublk_zones_free(struct znp_ublk_server *s);
 void znp_ublk_journal_set(struct znp_ublk_server *s, uint64_t z, uint64_t lba, uint32_t nlb);
 void znp_ublk_journal_clear(struct znp_ublk_server *s, uint64_t z);

@@ -169,6 +169,7 @@ static int start_queues(struct znp_ublk_server *s)
 		ret = start_recovery(s);
 		if (ret)
 			return ret;
+		znp_ublk_zones_inherit(s);
 		znp_ublk_test_stop(s, "recovery");
 	}
 	snprintf(path, sizeof(path), "/dev/ublkc%d", s->dev_id);
