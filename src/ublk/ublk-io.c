@@ -169,7 +169,7 @@ static void serve_zone_op(struct znp_ublk_queue *q, struct znp_ublk_tag *t, uint
 
 void znp_ublk_io_start(struct znp_ublk_queue *q, struct znp_ublk_tag *t)
 {
-	const struct ublksrv_io_desc *iod = &q->iods[t->tag];
+	const struct ublksrv_io_desc *iod = &__atomic_load_n(&q->iods, __ATOMIC_ACQUIRE)[t->tag];
 	uint32_t op_flags = __atomic_load_n(&iod->op_flags, __ATOMIC_ACQUIRE);
 	uint32_t nr = iod->nr_sectors;
 

@@ -267,11 +267,16 @@ void znp_ublk_fill_params(const struct znp_ublk_geom *g, struct ublk_params *p);
 /* ublk-qsetup.c */
 /* What a queue needs that does not touch the device: buffers, ring. Return: 0 or -errno. */
 int znp_ublk_queue_init(struct znp_ublk_server *s, struct znp_ublk_queue *q, unsigned int qid);
+/* Then, with s->cdev_fd open and before the queue's thread starts: its files registered. */
+void znp_ublk_queue_files(struct znp_ublk_queue *q);
 /*
- * Then, with s->cdev_fd open: the request descriptors (mmap) and the
- * registered files; what succeeded is not done again. Return: 0 or -errno.
+ * Once every tag is fetched: the request descriptors (mmap). Last, because
+ * 6.12 binds the device's mapping to the first process that maps it after
+ * START_USER_RECOVERY: a recovering server killed after its mmap but before
+ * its queues were ready leaves a device no other process can map. Done
+ * once. Return: 0 or -errno.
  */
-int znp_ublk_queue_attach(struct znp_ublk_queue *q);
+int znp_ublk_queue_map(struct znp_ublk_queue *q);
 void znp_ublk_queue_free(struct znp_ublk_queue *q);
 
 /* ublk-queue.c */

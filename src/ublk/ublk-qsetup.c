@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * ublk server: a queue's setup and teardown: its CPUs, the tag buffers,
- * the ring (znp_ublk_queue_init(), before the device is touched), then the
- * request descriptors mapped from /dev/ublkcN (znp_ublk_queue_attach()). The ring
+ * the ring (znp_ublk_queue_init(), before the device is touched), the
+ * registered files (znp_ublk_queue_files()), then the request descriptors
+ * mapped from /dev/ublkcN (znp_ublk_queue_map(), once every tag is fetched). The ring
  * uses COOP_TASKRUN (no IPI for task work); both files are registered, the
  * tag buffers too (NVMe commands use them as fixed buffers). The queue
  * thread: ublk-queue.c.
@@ -140,7 +141,15 @@ int znp_ublk_queue_init(struct znp_ublk_server *s, struct znp_ublk_queue *q, uns
 	return 0;
 }
 
-int znp_ublk_queue_attach(struct znp_ublk_queue *q)
+void znp_ublk_queue_files(struct znp_ublk_queue *q)
+{
+	if (!q->files_done) {
+		register_files(q);
+		q->files_done = true;
+	}
+}
+
+int znp_ublk_queue_map(struct znp_ublk_queue *q)
 {
 	struct znp_ublk_server *s = q->s;
 	long page = sysconf(_SC_PAGESIZE);
@@ -148,19 +157,16 @@ int znp_ublk_queue_attach(struct znp_ublk_queue *q)
 			  (size_t)page - 1) & ~((size_t)page - 1);
 	void *p;
 
-	if (!q->iods) {
-		q->iods_len = ((size_t)s->depth * sizeof(struct ublksrv_io_desc) +
-			       (size_t)page - 1) & ~((size_t)page - 1);
-		p = mmap(NULL, q->iods_len, PROT_READ, MAP_SHARED | MAP_POPULATE, s->cdev_fd,
-			 (off_t)(UBLKSRV_CMD_BUF_OFFSET + q->qid * max_len));
-		if (p == MAP_FAILED)
-			return -errno;
-		q->iods = p;
-	}
-	if (!q->files_done) {
-		register_files(q);
-		q->files_done = true;
-	}
+	if (q->iods)
+		return 0;
+	q->iods_len = ((size_t)s->depth * sizeof(struct ublksrv_io_desc) + (size_t)page - 1) &
+		      ~((size_t)page - 1);
+	p = mmap(NULL, q->iods_len, PROT_READ, MAP_SHARED | MAP_POPULATE, s->cdev_fd,
+		 (off_t)(UBLKSRV_CMD_BUF_OFFSET + q->qid * max_len));
+	if (p == MAP_FAILED)
+		return -errno;
+	/* read by the queue thread once requests come (ublk-io.c) */
+	__atomic_store_n(&q->iods, (const struct ublksrv_io_desc *)p, __ATOMIC_RELEASE);
 	return 0;
 }
 

@@ -182,19 +182,8 @@ static int start_queues(struct znp_ublk_server *s)
 		}
 		recovery_retry(s, path, ret, &tries);
 	}
-	for (i = 0; i < s->nr_queues; i++) {
-		while ((ret = znp_ublk_queue_attach(&s->queues[i]))) {
-			if (!retry || !transient(ret)) {
-				znp_ublk_log(s, LOG_ERR, "ublk%d: queue %u: %s%s", s->dev_id, i,
-					     strerror(-ret), s->recovery_continued &&
-					     ret == -EINVAL ? " (the server that died while taking "
-					     "it back had mapped it: on this kernel the device can "
-					     "only be removed, `unmap --force`)" : "");
-				return ret;
-			}
-			recovery_retry(s, "mapping the request descriptors", ret, &tries);
-		}
-	}
+	for (i = 0; i < s->nr_queues; i++)
+		znp_ublk_queue_files(&s->queues[i]);
 	/* signals go to the caller's thread, never to a queue thread */
 	sigfillset(&all);
 	pthread_sigmask(SIG_BLOCK, &all, &old);
@@ -210,12 +199,32 @@ static int start_queues(struct znp_ublk_server *s)
 	if (ret)
 		return ret;
 	ret = wait_queues_ready(s);
-	if (ret)
+	if (ret) {
 		znp_ublk_log(s, LOG_ERR, "ublk%d: fetching requests failed: %s", s->dev_id,
 			     strerror(-ret));
-	if (!ret)
-		znp_ublk_test_stop(s, "fetched");
-	return ret;
+		return ret;
+	}
+	/*
+	 * Every queue is ready: a server that dies from here on leaves a
+	 * device the next START_USER_RECOVERY takes. Requests come only after
+	 * START_DEV or END_USER_RECOVERY, so the descriptors are mapped now.
+	 */
+	for (i = 0; i < s->nr_queues; i++) {
+		while ((ret = znp_ublk_queue_map(&s->queues[i]))) {
+			if (!retry || !transient(ret)) {
+				znp_ublk_log(s, LOG_ERR, "ublk%d: queue %u: mapping the request "
+					     "descriptors: %s%s", s->dev_id, i, strerror(-ret),
+					     s->recovery_continued && ret == -EINVAL ? " (the server "
+					     "that died while taking it back had mapped it: on this "
+					     "kernel the device can only be removed, `unmap --force`)"
+					     : "");
+				return ret;
+			}
+			recovery_retry(s, "mapping the request descriptors", ret, &tries);
+		}
+	}
+	znp_ublk_test_stop(s, "fetched");
+	return 0;
 }
 
 /* Both block until every tag is fetched; START_DEV reads the zones. */
