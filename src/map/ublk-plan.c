@@ -283,12 +283,27 @@ static int pick_recovery(struct znp_map_ublk *u, const struct znp_map_ublk_hooks
 		return 0;
 	}
 	ret = znp_ublk_dev_info(old.dev_id, &info);
+	/*
+	 * The record's pid is the last server that went live; the driver's is
+	 * the last that ended a start or recovery. They differ after a server
+	 * died while taking the device back (before its record was written):
+	 * the pid then proves nothing. What does: we hold the namespace's
+	 * lock (no server of ours is alive on it), the driver's server is gone,
+	 * and the recovery takes the device only if its fingerprint is this
+	 * namespace's (ublk-recover.c). A live server at that pid is refused.
+	 */
 	if (!ret && info.state != ZNP_UBLK_S_DEAD && info.srv_pid > 0 && info.srv_pid != old.pid) {
-		znp_map_ublk_release(u);
-		return znp_map_fail(e, ZNP_MAP_REFUSED, -EBUSY, "the record of this namespace "
-				    "names server pid %ld, but /dev/ublkb%d was served by pid %ld: "
-				    "stale record, not trusted", (long)old.pid, old.dev_id,
-				    (long)info.srv_pid);
+		if (!kill(info.srv_pid, 0) || errno != ESRCH) {
+			znp_map_ublk_release(u);
+			return znp_map_fail(e, ZNP_MAP_REFUSED, -EBUSY, "the record of this "
+					    "namespace names server pid %ld, but /dev/ublkb%d is "
+					    "served by pid %ld, alive: stale record, not trusted",
+					    (long)old.pid, old.dev_id, (long)info.srv_pid);
+		}
+		znp_map_ublk_say(h, LOG_NOTICE, "the record of this namespace names server pid "
+				 "%ld, /dev/ublkb%d was last started by pid %ld (gone): taken back "
+				 "only if it is this namespace's device", (long)old.pid, old.dev_id,
+				 (long)info.srv_pid);
 	}
 	if (!ret && info.state == ZNP_UBLK_S_LIVE && info.srv_pid > 0 &&
 	    kill(info.srv_pid, 0) && errno == ESRCH) {

@@ -171,6 +171,9 @@ int znp_ublk_server_alloc(struct znp_dev *ns, const struct znp_ublk_opts *o,
 		return ret;
 	}
 	pthread_mutex_init(&s->log_lock, NULL);
+#ifdef ZNP_TEST_HOOKS
+	s->test_stop_at = getenv("ZNP_TEST_UBLK_STOP_AT");
+#endif
 	*out = s;
 	if (o->geom)
 		s->g = *o->geom;

@@ -55,10 +55,20 @@ void znp_ublk_fail_req(struct znp_ublk_queue *q, struct znp_ublk_tag *t, int err
 /*
  * The namespace is gone: the request stays with the driver, uncommitted
  * (requeued for the next server, which systemd starts once the namespace
- * is back), and this queue leaves.
+ * is back), and this queue leaves. Not while START_DEV runs: it holds the
+ * driver's device mutex and waits for its requests (zone reports, the
+ * partition scan), and a request left, or a queue gone, would keep it
+ * waiting for ever (requeued requests are not sent again under that mutex),
+ * with this process unable to exit. The request fails instead (START_DEV
+ * fails, the device is deleted) and the queue serves on until run() ends it.
  */
 void znp_ublk_leave_req(struct znp_ublk_queue *q, struct znp_ublk_tag *t)
 {
+	if (atomic_load(&q->s->starting)) {
+		znp_ublk_fail_req(q, t, -EIO, "the namespace is gone or unreachable while the "
+				  "device starts");
+		return;
+	}
 	if (!q->gone)
 		znp_ublk_log(q->s, LOG_ERR, "ublk%d: the namespace is gone: leaving its requests "
 			     "to the next server", q->s->dev_id);
@@ -161,7 +171,7 @@ static void serve_zone_op(struct znp_ublk_queue *q, struct znp_ublk_tag *t, uint
 
 void znp_ublk_io_start(struct znp_ublk_queue *q, struct znp_ublk_tag *t)
 {
-	const struct ublksrv_io_desc *iod = &q->iods[t->tag];
+	const struct ublksrv_io_desc *iod = &__atomic_load_n(&q->iods, __ATOMIC_ACQUIRE)[t->tag];
 	uint32_t op_flags = __atomic_load_n(&iod->op_flags, __ATOMIC_ACQUIRE);
 	uint32_t nr = iod->nr_sectors;
 
@@ -212,6 +222,8 @@ void znp_ublk_io_start(struct znp_ublk_queue *q, struct znp_ublk_tag *t)
 			znp_ublk_fail_req(q, t, -EBUSY, "no submission slot");
 		return;
 	case UBLK_IO_OP_REPORT_ZONES:
+		if (atomic_load(&q->s->starting))
+			znp_ublk_test_stop(q->s, "report");	/* START_DEV waits for it */
 		znp_ublk_start_report(q, t, iod->nr_zones);
 		return;
 	default:

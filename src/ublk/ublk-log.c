@@ -3,9 +3,11 @@
  * ublk server: its log. The main thread writes through the caller's log
  * function; a queue thread's line goes to a ring the main thread drains.
  */
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "ublk-priv.h"
 
@@ -71,3 +73,14 @@ void znp_ublk_log_drain(struct znp_ublk_server *s)
 			s->o.log(s->o.log_arg, l.prio, "%s", l.line);
 	}
 }
+
+#ifdef ZNP_TEST_HOOKS
+void znp_ublk_test_stop(struct znp_ublk_server *s, const char *point)
+{
+	if (!s->test_stop_at || strcmp(s->test_stop_at, point) ||
+	    atomic_exchange(&s->test_stopped, true))
+		return;
+	/* the test sees the process stopped (state T) and SIGKILLs it here */
+	kill(getpid(), SIGSTOP);
+}
+#endif

@@ -62,6 +62,12 @@ void znp_ublk_nopath_wait(struct znp_ublk_queue *q, struct znp_ublk_tag *t)
 	uint32_t ms;
 
 	t->nopath = t->restart = false;
+	if (atomic_load(&q->s->starting)) {
+		/* START_DEV waits for this request with the device's mutex held: no wait */
+		znp_ublk_fail_req(q, t, -EIO, "no path to the namespace while the device "
+				  "starts (START_DEV waits for it: no wait for a path)");
+		return;
+	}
 	if (st == ZNP_NS_PATH_GONE) {
 		nopath_leave(q, t, path_text(st));
 		return;

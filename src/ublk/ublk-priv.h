@@ -180,6 +180,7 @@ struct znp_ublk_queue {
 					 * tag for its request's pages (ublk-qsetup.c) */
 	unsigned int bufcmds;		/* buffer (un)registrations in flight */
 	bool err_logged_buf;		/* a refused (un)registration was logged */
+	bool files_done;		/* register_files() ran (ublk-qsetup.c) */
 	unsigned int ring_flags;	/* IORING_SETUP_* the kernel accepted */
 	bool abandon;			/* start failed: drain NVMe commands, commit nothing */
 	bool parking;			/* stop without STOP_DEV: finish what was started,
@@ -208,8 +209,22 @@ struct znp_ublk_server {
 	struct ublksrv_ctrl_dev_info info;
 	int dev_id;
 	bool added;			/* added or recovered by us (may delete it) */
-	bool recovering;		/* START_USER_RECOVERY done, END pending */
+	bool recovering;		/* taking it back: START_USER_RECOVERY (in run()), END pending */
+	int recover_waited;		/* ms already waited for the dead server to be gone */
+	int recover_wait_ms;		/* ... at most (ublk-recover.c) */
+	bool recovery_continued;	/* a dead server's unfinished recovery, carried on */
 	bool started;
+	/*
+	 * START_DEV sent and not returned: it holds the driver's device mutex
+	 * while it sends requests (zone reports, the partition scan), so every
+	 * request is answered, with an error where it would otherwise be left
+	 * to the next server (ublk-io.c), and no queue leaves.
+	 */
+	atomic_bool starting;
+#ifdef ZNP_TEST_HOOKS
+	const char *test_stop_at;	/* ZNP_TEST_UBLK_STOP_AT: znp_ublk_test_stop() */
+	atomic_bool test_stopped;
+#endif
 	bool del_on_free;
 	int cdev_fd;
 	int efd;			/* to run(): stop request, a queue ended */
@@ -228,6 +243,7 @@ struct znp_ublk_server {
 	pthread_mutex_t zlock;
 	bool zlock_ok;
 	void *journal;			/* mmap of o.journal_fd, or NULL */
+	bool journal_inherit;		/* its records await znp_ublk_zones_inherit() */
 	size_t journal_len;
 	atomic_int stop;
 	unsigned int nr_queues, depth;
@@ -243,6 +259,26 @@ struct znp_ublk_server {
 	unsigned int log_head, log_n;
 	unsigned long log_lost;
 };
+
+/*
+ * Test hooks (built with -Dtest_hooks=true only): the server stops itself
+ * (SIGSTOP, the whole process) the first time it reaches the point named
+ * by ZNP_TEST_UBLK_STOP_AT, so that a test can SIGKILL it exactly there.
+ * Points: "fetched" (every tag fetched, before START_DEV or
+ * END_USER_RECOVERY), "report" (a queue thread holding a zone report of
+ * START_DEV, uncommitted), "recovery" (START_USER_RECOVERY returned, no tag
+ * fetched yet), "live" (START_DEV or END_USER_RECOVERY returned, before
+ * the caller's ready callback writes the record).
+ */
+#ifdef ZNP_TEST_HOOKS
+void znp_ublk_test_stop(struct znp_ublk_server *s, const char *point);
+#else
+static inline void znp_ublk_test_stop(struct znp_ublk_server *s, const char *point)
+{
+	(void)s;
+	(void)point;
+}
+#endif
 
 /* ublk-log.c */
 void znp_ublk_log(struct znp_ublk_server *s, int prio, const char *fmt, ...)
@@ -268,7 +304,18 @@ int znp_ublk_server_alloc(struct znp_dev *ns, const struct znp_ublk_opts *o,
 void znp_ublk_fill_params(const struct znp_ublk_geom *g, struct ublk_params *p);
 
 /* ublk-qsetup.c */
+/* What a queue needs that does not touch the device: buffers, ring. Return: 0 or -errno. */
 int znp_ublk_queue_init(struct znp_ublk_server *s, struct znp_ublk_queue *q, unsigned int qid);
+/* Then, with s->cdev_fd open and before the queue's thread starts: its files registered. */
+void znp_ublk_queue_files(struct znp_ublk_queue *q);
+/*
+ * Once every tag is fetched: the request descriptors (mmap). Last, because
+ * 6.12 binds the device's mapping to the first process that maps it after
+ * START_USER_RECOVERY: a recovering server killed after its mmap but before
+ * its queues were ready leaves a device no other process can map. Done
+ * once. Return: 0 or -errno.
+ */
+int znp_ublk_queue_map(struct znp_ublk_queue *q);
 void znp_ublk_queue_free(struct znp_ublk_queue *q);
 
 /* ublk-queue.c */
@@ -307,6 +354,12 @@ bool znp_ublk_zero_copy_offered(const struct znp_ublk_server *s);
 
 /* ublk-zone.c */
 int znp_ublk_zones_init(struct znp_ublk_server *s, bool recovered);
+/*
+ * A recovery's inherited journal records, taken over (and cleared in the
+ * file) only after START_USER_RECOVERY: a server that fails before it
+ * leaves them to the next one. Cannot fail.
+ */
+void znp_ublk_zones_inherit(struct znp_ublk_server *s);
 void znp_ublk_zones_free(struct znp_ublk_server *s);
 void znp_ublk_journal_set(struct znp_ublk_server *s, uint64_t z, uint64_t lba, uint32_t nlb);
 void znp_ublk_journal_clear(struct znp_ublk_server *s, uint64_t z);

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * ublk server: a queue's setup and teardown: its CPUs, the request
- * descriptors mapped from /dev/ublkcN, the tag buffers, the ring. The ring
+ * ublk server: a queue's setup and teardown: its CPUs, the tag buffers,
+ * the ring (znp_ublk_queue_init(), before the device is touched), the
+ * registered files (znp_ublk_queue_files()), then the request descriptors
+ * mapped from /dev/ublkcN (znp_ublk_queue_map(), once every tag is fetched). The ring
  * uses COOP_TASKRUN (no IPI for task work); both files are registered, the
  * tag buffers too (NVMe commands use them as fixed buffers), and with zero
  * copy as many empty slots for the requests' pages. The queue thread:
@@ -49,29 +51,16 @@ static int ring_init(struct znp_ublk_queue *q, unsigned int entries)
 }
 
 /*
- * Registered files spare an fget/fput per command, registered tag buffers
- * the pinning of their pages per NVMe command; both optional.
+ * Registered tag buffers spare the pinning of their pages per NVMe command
+ * (optional).
  */
-static void register_files(struct znp_ublk_queue *q)
+static void register_buffers(struct znp_ublk_queue *q)
 {
 	struct znp_ublk_server *s = q->s;
-	int fds[2] = { s->cdev_fd, s->ns->fd };
 	struct iovec *iov;
 	unsigned int i, n;
 	int ret;
 
-	q->cdev_fd = s->cdev_fd;
-	q->ns_fd = s->ns->fd;
-	q->sqe_flags = 0;
-	ret = io_uring_register_files(&q->ring, fds, 2);
-	if (!ret) {
-		q->cdev_fd = 0;
-		q->ns_fd = 1;
-		q->sqe_flags = IOSQE_FIXED_FILE;
-	} else if (!q->qid) {
-		znp_ublk_log(s, LOG_NOTICE, "ublk%d: io_uring: files not registered: %s",
-			     s->dev_id, strerror(-ret));
-	}
 	/* zero copy: one empty slot per tag after the tag buffers, for its request's pages */
 	n = s->zero_copy ? 2 * s->depth : s->depth;
 	iov = calloc(n, sizeof(*iov));
@@ -91,14 +80,32 @@ static void register_files(struct znp_ublk_queue *q)
 			     "");
 }
 
+/* Registered files spare an fget/fput per command (optional). */
+static void register_files(struct znp_ublk_queue *q)
+{
+	struct znp_ublk_server *s = q->s;
+	int fds[2] = { s->cdev_fd, s->ns->fd };
+	int ret;
+
+	q->cdev_fd = s->cdev_fd;
+	q->ns_fd = s->ns->fd;
+	q->sqe_flags = 0;
+	ret = io_uring_register_files(&q->ring, fds, 2);
+	if (!ret) {
+		q->cdev_fd = 0;
+		q->ns_fd = 1;
+		q->sqe_flags = IOSQE_FIXED_FILE;
+	} else if (!q->qid) {
+		znp_ublk_log(s, LOG_NOTICE, "ublk%d: io_uring: files not registered: %s",
+			     s->dev_id, strerror(-ret));
+	}
+}
+
 int znp_ublk_queue_init(struct znp_ublk_server *s, struct znp_ublk_queue *q, unsigned int qid)
 {
 	const struct znp_ublk_geom *g = &s->g;
 	long page = sysconf(_SC_PAGESIZE);
-	size_t max_len = ((size_t)UBLK_MAX_QUEUE_DEPTH * sizeof(struct ublksrv_io_desc) +
-			  (size_t)page - 1) & ~((size_t)page - 1);
 	unsigned int i, entries;
-	void *p;
 	int ret;
 
 	q->s = s;
@@ -113,13 +120,6 @@ int znp_ublk_queue_init(struct znp_ublk_server *s, struct znp_ublk_queue *q, uns
 	q->ifd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	if (q->ifd < 0)
 		return -errno;
-	q->iods_len = ((size_t)s->depth * sizeof(struct ublksrv_io_desc) + (size_t)page - 1) &
-		      ~((size_t)page - 1);
-	p = mmap(NULL, q->iods_len, PROT_READ, MAP_SHARED | MAP_POPULATE, s->cdev_fd,
-		 (off_t)(UBLKSRV_CMD_BUF_OFFSET + qid * max_len));
-	if (p == MAP_FAILED)
-		return -errno;
-	q->iods = p;
 	q->scratch_n = (g->max_cmd_sectors * 512u - ZNP_ZREPORT_HDR_SIZE) / ZNP_ZDESC_SIZE;
 	q->scratch = calloc(q->scratch_n, sizeof(*q->scratch));
 	q->tags = calloc(s->depth, sizeof(*q->tags));
@@ -142,7 +142,36 @@ int znp_ublk_queue_init(struct znp_ublk_server *s, struct znp_ublk_queue *q, uns
 	ret = ring_init(q, entries);
 	if (ret)
 		return ret;
-	register_files(q);
+	register_buffers(q);
+	return 0;
+}
+
+void znp_ublk_queue_files(struct znp_ublk_queue *q)
+{
+	if (!q->files_done) {
+		register_files(q);
+		q->files_done = true;
+	}
+}
+
+int znp_ublk_queue_map(struct znp_ublk_queue *q)
+{
+	struct znp_ublk_server *s = q->s;
+	long page = sysconf(_SC_PAGESIZE);
+	size_t max_len = ((size_t)UBLK_MAX_QUEUE_DEPTH * sizeof(struct ublksrv_io_desc) +
+			  (size_t)page - 1) & ~((size_t)page - 1);
+	void *p;
+
+	if (q->iods)
+		return 0;
+	q->iods_len = ((size_t)s->depth * sizeof(struct ublksrv_io_desc) + (size_t)page - 1) &
+		      ~((size_t)page - 1);
+	p = mmap(NULL, q->iods_len, PROT_READ, MAP_SHARED | MAP_POPULATE, s->cdev_fd,
+		 (off_t)(UBLKSRV_CMD_BUF_OFFSET + q->qid * max_len));
+	if (p == MAP_FAILED)
+		return -errno;
+	/* read by the queue thread once requests come (ublk-io.c) */
+	__atomic_store_n(&q->iods, (const struct ublksrv_io_desc *)p, __ATOMIC_RELEASE);
 	return 0;
 }
 

@@ -19,6 +19,7 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "ublk-priv.h"
@@ -399,10 +400,14 @@ void *znp_ublk_queue_thread(void *arg)
 			     q->qid, strerror(errno));
 	if (q->ring_flags & IORING_SETUP_R_DISABLED) {
 		/* (liburing's io_uring_enable_rings() is not in every 2.x library) */
-		ret = (int)syscall(__NR_io_uring_register, q->ring.ring_fd,
-				   IORING_REGISTER_ENABLE_RINGS, NULL, 0);
-		if (ret)
-			ret = -errno;
+		do {
+			ret = (int)syscall(__NR_io_uring_register, q->ring.ring_fd,
+					   IORING_REGISTER_ENABLE_RINGS, NULL, 0);
+			if (ret)
+				ret = -errno;
+			/* half taken back (START_USER_RECOVERY done): never give up */
+		} while (s->recovering && (ret == -EINTR || ret == -EAGAIN || ret == -ENOMEM) &&
+			 !nanosleep(&(struct timespec){ 0, 100 * 1000 * 1000 }, NULL));
 		if (ret) {
 			znp_ublk_log(s, LOG_ERR, "ublk%d: queue %u: io_uring: %s", s->dev_id,
 				     q->qid, strerror(-ret));
@@ -432,6 +437,11 @@ void *znp_ublk_queue_thread(void *arg)
 			sqe = NULL;
 	}
 	ret = io_uring_submit(&q->ring);
+	while (s->recovering && (ret == -EINTR || ret == -EAGAIN || ret == -ENOMEM)) {
+		/* half taken back: the fetches must go in (see recovery_retry(), ublk-run.c) */
+		nanosleep(&(struct timespec){ 0, 100 * 1000 * 1000 }, NULL);
+		ret = io_uring_submit(&q->ring);
+	}
 	if (i < s->depth || !sqe || ret < 0) {
 		q->err = ret < 0 ? ret : -EBUSY;
 		atomic_store(&q->ready, q->err);

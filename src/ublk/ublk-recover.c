@@ -5,12 +5,42 @@
  */
 #include <errno.h>
 #include <signal.h>
+#include <stdio.h>
 #include <string.h>
 #include <time.h>
 
 #include "ublk-priv.h"
 
-#define RECOVERY_WAIT_MS 30000
+/*
+ * How long a new server waits for the driver to quiesce the device of a
+ * dead server. It notices the death at once unless every tag of a queue
+ * was held by the dead server (saturated): nothing can be cancelled then,
+ * and only the request timeout (the block queue's io_timeout, 30 s unless
+ * changed in sysfs) quiesces it. So the wait goes past that timeout, with
+ * 15 s to spare (the timer's rounding and the quiesce itself), and at
+ * least 30 s.
+ */
+#define RECOVERY_WAIT_MIN_MS	30000
+#define RECOVERY_WAIT_SPARE_MS	15000
+
+static int recovery_wait_ms(int dev_id)
+{
+	char path[96];
+	unsigned long ms = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/sys/block/ublkb%d/queue/io_timeout", dev_id);
+	f = fopen(path, "re");
+	if (f) {
+		if (fscanf(f, "%lu", &ms) != 1)
+			ms = 0;
+		fclose(f);
+	}
+	if (ms > 3600000)
+		ms = 3600000;
+	ms += RECOVERY_WAIT_SPARE_MS;
+	return ms < RECOVERY_WAIT_MIN_MS ? RECOVERY_WAIT_MIN_MS : (int)ms;
+}
 
 static int params_match(struct znp_ublk_server *s, const struct ublk_params *have)
 {
@@ -35,6 +65,7 @@ static int params_match(struct znp_ublk_server *s, const struct ublk_params *hav
  */
 static int recover_quiesced(struct znp_ublk_server *s, int *waited)
 {
+	int wait_ms = recovery_wait_ms(s->dev_id);
 	struct timespec ts = { 0, 100 * 1000 * 1000 };
 	int dev_id = s->dev_id;
 	int ret;
@@ -66,7 +97,7 @@ static int recover_quiesced(struct znp_ublk_server *s, int *waited)
 	 * The driver notices a dead server with some delay (its monitor work):
 	 * wait while the device is live but the recorded server is gone.
 	 */
-	while (s->info.state == UBLK_S_DEV_LIVE && *waited < RECOVERY_WAIT_MS &&
+	while (s->info.state == UBLK_S_DEV_LIVE && *waited < wait_ms &&
 	       s->info.ublksrv_pid > 0 && kill(s->info.ublksrv_pid, 0) && errno == ESRCH) {
 		nanosleep(&ts, NULL);
 		*waited += 100;
@@ -80,8 +111,9 @@ static int recover_quiesced(struct znp_ublk_server *s, int *waited)
 	}
 	if (s->info.state != UBLK_S_DEV_QUIESCED) {
 		znp_ublk_log(s, LOG_ERR, "ublk%d: refused: state %s, not quiesced (its server "
-			     "is alive, or the device is not recoverable)", dev_id,
-			     s->info.state == UBLK_S_DEV_LIVE ? "live" : "dead");
+			     "is alive, or the device is not recoverable)%s", dev_id,
+			     s->info.state == UBLK_S_DEV_LIVE ? "live" : "dead",
+			     *waited >= wait_ms ? " after the wait for the driver" : "");
 		return -EBUSY;
 	}
 	return 0;
@@ -92,7 +124,6 @@ int znp_ublk_server_recover(struct znp_dev *ns, int dev_id, const struct znp_ubl
 {
 	struct znp_ublk_server *s;
 	struct ublk_params p;
-	struct timespec ts = { 0, 100 * 1000 * 1000 };
 	int ret, waited = 0;
 
 	*out = NULL;
@@ -129,26 +160,19 @@ int znp_ublk_server_recover(struct znp_dev *ns, int dev_id, const struct znp_ubl
 		znp_ublk_server_free(s);
 		return -EINVAL;
 	}
-	/* -EBUSY while the dead server's files are still being released */
-	for (;;) {
-		ret = znp_ublk_ctrl(s, UBLK_U_CMD_START_USER_RECOVERY, 0, NULL, 0);
-		if (ret != -EBUSY || waited >= RECOVERY_WAIT_MS)
-			break;
-		nanosleep(&ts, NULL);
-		waited += 100;
-	}
-	if (ret) {
-		znp_ublk_log(s, LOG_ERR, "ublk%d: START_USER_RECOVERY failed: %s", dev_id,
-			     strerror(-ret));
-		znp_ublk_server_free(s);
-		return ret;
-	}
+	/*
+	 * What may fail comes before START_USER_RECOVERY (sent by run(), once
+	 * the queues are set up): after it, the device is recoverable again
+	 * only once every tag is fetched.
+	 */
 	ret = znp_ublk_zones_init(s, true);
 	if (ret) {
 		znp_ublk_log(s, LOG_ERR, "ublk%d: append journal: %s", dev_id, strerror(-ret));
 		znp_ublk_server_free(s);
 		return ret;
 	}
+	s->recover_waited = waited;
+	s->recover_wait_ms = recovery_wait_ms(dev_id);
 	s->recovering = true;
 	s->added = true;	/* ours now: a stop through this server deletes it */
 	znp_ublk_log(s, LOG_NOTICE, "ublk%d: recovering for %s", dev_id, ns->path);

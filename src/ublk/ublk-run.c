@@ -81,11 +81,82 @@ static void stop_queues(struct znp_ublk_server *s)
 		}
 }
 
-/* Set up the queues, start their threads, wait until every tag is fetched. */
+/*
+ * After START_USER_RECOVERY the driver has forgotten the dead server's
+ * queues: until every queue has fetched all its tags again, a server that
+ * leaves makes the device unrecoverable on 6.12 (the next
+ * START_USER_RECOVERY returns -EINVAL for ever, or with some queues ready
+ * puts a NULL task). So a step that fails for want of a resource then is
+ * tried again (every 100 ms, logged once), never given up on.
+ */
+static void recovery_retry(struct znp_ublk_server *s, const char *what, int err,
+			   unsigned int *tries)
+{
+	struct timespec ts = { 0, 100 * 1000 * 1000 };
+
+	if (!(*tries)++)
+		znp_ublk_log(s, LOG_ERR, "ublk%d: %s: %s: trying again (the device is half "
+			     "taken back: leaving now would make it unrecoverable)", s->dev_id,
+			     what, strerror(-err));
+	znp_ublk_log_drain(s);
+	nanosleep(&ts, NULL);
+}
+
+/* -EBUSY while the dead server's files are still being released */
+static int start_recovery(struct znp_ublk_server *s)
+{
+	struct timespec ts = { 0, 100 * 1000 * 1000 };
+	int ret;
+
+	for (;;) {
+		ret = znp_ublk_ctrl(s, UBLK_U_CMD_START_USER_RECOVERY, 0, NULL, 0);
+		if (ret != -EBUSY || s->recover_waited >= s->recover_wait_ms)
+			break;
+		nanosleep(&ts, NULL);
+		s->recover_waited += 100;
+	}
+	if (ret == -EINVAL &&
+	    !znp_ublk_ctrl(s, UBLK_U_CMD_GET_DEV_INFO, 0, &s->info, sizeof(s->info)) &&
+	    s->info.state == UBLK_S_DEV_QUIESCED) {
+		/*
+		 * Quiesced, our flags (checked), yet refused: no queue is ready,
+		 * so a server that had begun taking it back died before its
+		 * queues fetched their tags. The driver already forgot the
+		 * queues of the server before it: carry on from there. If the
+		 * dead one had mapped the device, the mmap is refused (6.12
+		 * binds the mapping to its memory): then only `unmap --force`
+		 * removes the device.
+		 */
+		znp_ublk_log(s, LOG_WARNING, "ublk%d: a recovery was begun and not finished by a "
+			     "server that died: carrying it on", s->dev_id);
+		s->recovery_continued = true;
+		return 0;
+	}
+	if (ret)
+		znp_ublk_log(s, LOG_ERR, "ublk%d: START_USER_RECOVERY failed: %s", s->dev_id,
+			     strerror(-ret));
+	return ret;
+}
+
+/* Worth trying again (memory, file table, a signal), not a refusal. */
+static bool transient(int err)
+{
+	return err == -ENOMEM || err == -EAGAIN || err == -EINTR || err == -EMFILE ||
+	       err == -ENFILE;
+}
+
+/*
+ * Set up the queues, start their threads, wait until every tag is fetched.
+ * Everything that may fail (allocations, rings) is done first; a recovery
+ * starts (START_USER_RECOVERY) only then, and from there on retries
+ * rather than fails until every tag is fetched (recovery_retry()).
+ */
 static int start_queues(struct znp_ublk_server *s)
 {
+	char path[64];
 	sigset_t all, old;
-	unsigned int i;
+	unsigned int i, tries = 0;
+	bool retry = s->recovering;
 	int ret;
 
 	for (i = 0; i < s->nr_queues; i++) {
@@ -96,12 +167,32 @@ static int start_queues(struct znp_ublk_server *s)
 			return ret;
 		}
 	}
+	if (s->recovering) {
+		ret = start_recovery(s);
+		if (ret)
+			return ret;
+		znp_ublk_zones_inherit(s);
+		znp_ublk_test_stop(s, "recovery");
+	}
+	snprintf(path, sizeof(path), "/dev/ublkc%d", s->dev_id);
+	/* non-blocking: io_uring then runs the user copy inline, not in io-wq */
+	while ((s->cdev_fd = open(path, O_RDWR | O_CLOEXEC | O_NONBLOCK)) < 0) {
+		ret = -errno;
+		if (!retry || !transient(ret)) {
+			znp_ublk_log(s, LOG_ERR, "%s: %s", path, strerror(-ret));
+			return ret;
+		}
+		recovery_retry(s, path, ret, &tries);
+	}
+	for (i = 0; i < s->nr_queues; i++)
+		znp_ublk_queue_files(&s->queues[i]);
 	/* signals go to the caller's thread, never to a queue thread */
 	sigfillset(&all);
 	pthread_sigmask(SIG_BLOCK, &all, &old);
 	for (i = 0; i < s->nr_queues; i++) {
-		ret = -pthread_create(&s->queues[i].thread, NULL, znp_ublk_queue_thread,
-				      &s->queues[i]);
+		while ((ret = -pthread_create(&s->queues[i].thread, NULL, znp_ublk_queue_thread,
+					      &s->queues[i])) && retry && transient(ret))
+			recovery_retry(s, "starting a queue thread", ret, &tries);
 		if (ret)
 			break;
 		s->queues[i].thread_ok = true;
@@ -110,10 +201,32 @@ static int start_queues(struct znp_ublk_server *s)
 	if (ret)
 		return ret;
 	ret = wait_queues_ready(s);
-	if (ret)
+	if (ret) {
 		znp_ublk_log(s, LOG_ERR, "ublk%d: fetching requests failed: %s", s->dev_id,
 			     strerror(-ret));
-	return ret;
+		return ret;
+	}
+	/*
+	 * Every queue is ready: a server that dies from here on leaves a
+	 * device the next START_USER_RECOVERY takes. Requests come only after
+	 * START_DEV or END_USER_RECOVERY, so the descriptors are mapped now.
+	 */
+	for (i = 0; i < s->nr_queues; i++) {
+		while ((ret = znp_ublk_queue_map(&s->queues[i]))) {
+			if (!retry || !transient(ret)) {
+				znp_ublk_log(s, LOG_ERR, "ublk%d: queue %u: mapping the request "
+					     "descriptors: %s%s", s->dev_id, i, strerror(-ret),
+					     s->recovery_continued && ret == -EINVAL ? " (the server "
+					     "that died while taking it back had mapped it: on this "
+					     "kernel the device can only be removed, `unmap --force`)"
+					     : "");
+				return ret;
+			}
+			recovery_retry(s, "mapping the request descriptors", ret, &tries);
+		}
+	}
+	znp_ublk_test_stop(s, "fetched");
+	return 0;
 }
 
 /* Both block until every tag is fetched; START_DEV reads the zones. */
@@ -130,7 +243,10 @@ static int start_dev(struct znp_ublk_server *s)
 		}
 		s->recovering = false;
 	} else {
+		/* until it returns, every request is answered (ublk-io.c) */
+		atomic_store(&s->starting, true);
 		ret = znp_ublk_ctrl(s, UBLK_U_CMD_START_DEV, (uint64_t)getpid(), NULL, 0);
+		atomic_store(&s->starting, false);
 		if (ret) {
 			znp_ublk_log(s, LOG_ERR, "ublk%d: START_DEV failed: %s", s->dev_id,
 				     strerror(-ret));
@@ -369,18 +485,9 @@ static void log_copies(struct znp_ublk_server *s)
 int znp_ublk_server_run(struct znp_ublk_server *s, void (*ready)(void *arg, int dev_id),
 			void *arg)
 {
-	char path[64];
 	unsigned int i;
 	int ret;
 
-	snprintf(path, sizeof(path), "/dev/ublkc%d", s->dev_id);
-	/* non-blocking: io_uring then runs the user copy inline, not in io-wq */
-	s->cdev_fd = open(path, O_RDWR | O_CLOEXEC | O_NONBLOCK);
-	if (s->cdev_fd < 0) {
-		ret = -errno;
-		znp_ublk_log(s, LOG_ERR, "%s: %s", path, strerror(-ret));
-		return ret;
-	}
 	s->queues = calloc(s->nr_queues, sizeof(*s->queues));
 	if (!s->queues)
 		return -ENOMEM;
@@ -403,6 +510,7 @@ int znp_ublk_server_run(struct znp_ublk_server *s, void (*ready)(void *arg, int 
 	}
 	if (ret)
 		goto fail;
+	znp_ublk_test_stop(s, "live");
 	if (ready)
 		ready(arg, s->dev_id);
 

@@ -103,7 +103,6 @@ int znp_ublk_zones_init(struct znp_ublk_server *s, bool recovered)
 	struct jhdr *h;
 	struct stat st;
 	size_t len;
-	uint64_t z;
 	bool valid;
 
 	s->zs = calloc(s->g.nr_zones, sizeof(*s->zs));
@@ -145,9 +144,20 @@ int znp_ublk_zones_init(struct znp_ublk_server *s, bool recovered)
 		h->fingerprint = s->fingerprint;
 		return 0;
 	}
+	/* taken over (and cleared in the file) once the device is ours: znp_ublk_zones_inherit() */
+	s->journal_inherit = true;
+	return 0;
+}
+
+void znp_ublk_zones_inherit(struct znp_ublk_server *s)
+{
+	uint64_t z;
+
+	if (!s->journal_inherit)
+		return;
+	s->journal_inherit = false;
 	for (z = 0; z < s->g.nr_zones; z++)
 		inherit(s, z);
-	return 0;
 }
 
 void znp_ublk_zones_free(struct znp_ublk_server *s)

@@ -137,8 +137,10 @@ struct znp_ublk_server;
  * @out: the server, not yet serving (znp_ublk_server_run())
  *
  * The device is added with UBLK_F_ZONED | UBLK_F_USER_COPY |
- * UBLK_F_USER_RECOVERY | UBLK_F_USER_RECOVERY_REISSUE (src/ublk/README.md
- * says why no reissued request is applied twice), and
+ * UBLK_F_USER_RECOVERY | UBLK_F_USER_RECOVERY_REISSUE: the driver sends the
+ * requests a dead server had taken to the next one, which reconciles a
+ * reissued write or append with the zone's write pointer and the append
+ * journal so that none is applied twice (src/ublk/README.md); and
  * UBLK_F_SUPPORT_ZERO_COPY where the driver offers it and @o->user_copy is
  * false. On failure nothing is left behind (the device is deleted).
  * Return: 0, -errno (refusals logged) or a positive NVMe status.
@@ -149,9 +151,13 @@ int znp_ublk_server_create(struct znp_dev *ns, const struct znp_ublk_opts *o,
 /**
  * znp_ublk_server_recover() - take back device @dev_id after its server died
  *
- * GET_DEV_INFO (must be QUIESCED, with our flags), GET_PARAMS (must match
- * the geometry of @ns: same namespace shape), START_USER_RECOVERY
- * (retried for up to 30 s while the dead server's files are still open).
+ * GET_DEV_INFO (must be QUIESCED, with our flags and the namespace's
+ * fingerprint; a device whose server just died is waited for, up to its
+ * request timeout + 15 s and at least 30 s), GET_PARAMS (must match the
+ * geometry of @ns: same namespace shape), the append journal. Nothing is
+ * changed yet: znp_ublk_server_run() sends START_USER_RECOVERY once
+ * everything that may fail is set up, and from there on retries rather
+ * than leaves until every tag is fetched.
  * Return: 0, -ENODEV no such device, -EBUSY not quiesced (alive, or not
  * recoverable), -EINVAL parameters differ from @ns, or another -errno.
  */
@@ -168,8 +174,12 @@ const struct znp_ublk_geom *znp_ublk_server_geom(const struct znp_ublk_server *s
  * @ready: called once (from the calling thread) when /dev/ublkb<id> is live,
  *         after START_DEV or END_USER_RECOVERY; may be NULL
  *
- * Starts one thread and one io_uring per queue, then START_DEV (new
- * device) or END_USER_RECOVERY (recovered device). Returns after
+ * Sets up the queues, then (recovered device) START_USER_RECOVERY, starts
+ * one thread and one io_uring per queue, then START_DEV (new device) or
+ * END_USER_RECOVERY (recovered device). While START_DEV runs every request
+ * is answered, with an error where it would otherwise be left to the next
+ * server (namespace gone, no path), so that a start fails instead of
+ * hanging in the driver. Returns after
  * znp_ublk_server_stop() or after STOP_DEV / DEL_DEV from outside, with
  * every queue thread joined. On znp_ublk_server_stop() a device nobody
  * holds is written back and stopped (STOP_DEV); a device that is mounted or
