@@ -45,10 +45,12 @@ void znp_ublk_fail_req(struct znp_ublk_queue *q, struct znp_ublk_tag *t, int err
 		pthread_mutex_lock(&q->s->zlock);
 		q->s->zs[t->ext.zone_no].wp_known = false;
 		pthread_mutex_unlock(&q->s->zlock);
-		znp_ublk_journal_clear(q->s, t->ext.zone_no);
+		znp_ublk_complete(q, t, err, 0);
+		/* its record (a piece may have landed) goes with the commit, as a success's */
+		znp_ublk_append_completed(q, t);
+		return;
 	}
 	znp_ublk_complete(q, t, err, 0);
-	znp_ublk_release_zone(q, t);
 }
 
 /*
@@ -69,12 +71,12 @@ void znp_ublk_leave_req(struct znp_ublk_queue *q, struct znp_ublk_tag *t)
 	t->busy = false;
 	t->parked = true;
 	if (t->owns_zone) {
-		/* the journal keeps its record: the next server checks it */
-		struct znp_ublk_tag *next;
-
+		/*
+		 * The journal keeps its record, for the next server, and the
+		 * zone stays taken: an append placed after it here would take
+		 * the record's slot. The appends waiting for it are left too.
+		 */
 		t->owns_zone = false;
-		while ((next = znp_ublk_zone_release(q, t->ext.zone_no)))
-			znp_ublk_leave_req(q, next);
 	}
 }
 
@@ -174,6 +176,7 @@ void znp_ublk_io_start(struct znp_ublk_queue *q, struct znp_ublk_tag *t)
 	t->err = 0;
 	t->stage = ZNP_ST_IO;
 	t->retries = 0;
+	t->jgen = 0;		/* no journal record of its own yet */
 	t->recon = t->retry_same = t->restart = t->owns_zone = false;
 	t->nopath = t->gone = false;
 	t->nopath_ms = t->nopath_step = 0;

@@ -72,6 +72,12 @@ void znp_ublk_verify(struct znp_ublk_queue *q, struct znp_ublk_tag *t, uint32_t 
 void znp_ublk_verify_done(struct znp_ublk_queue *q, struct znp_ublk_tag *t);
 /* An append that owns its zone lets the next one in. */
 void znp_ublk_release_zone(struct znp_ublk_queue *q, struct znp_ublk_tag *t);
+/*
+ * Append @t (owning its zone) was just completed: its record is cleared and
+ * its zone handed on once the commit is sent (now, or when a deferred
+ * commit goes); never when no commit goes (abandon).
+ */
+void znp_ublk_append_completed(struct znp_ublk_queue *q, struct znp_ublk_tag *t);
 /* Every piece of a write or append is on the drive: complete it. */
 void znp_ublk_finish_write(struct znp_ublk_queue *q, struct znp_ublk_tag *t);
 /* An NVMe error of a write piece. Return: true when handled. */

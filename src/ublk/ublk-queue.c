@@ -174,7 +174,8 @@ void znp_ublk_complete(struct znp_ublk_queue *q, struct znp_ublk_tag *t, int res
 	t->rep_buf = NULL;
 	if (q->abandon)
 		return;
-	if (ublk_cmd(q, t, UBLK_U_IO_COMMIT_AND_FETCH_REQ, res, addr)) {
+	if ((t->op == UBLK_IO_OP_ZONE_APPEND && res >= 0 && znp_ublk_test_defer()) ||
+	    ublk_cmd(q, t, UBLK_U_IO_COMMIT_AND_FETCH_REQ, res, addr)) {
 		/* no SQE now: sent by the loop once the ring has room, never dropped */
 		t->commit_res = res;
 		t->commit_addr = addr;
@@ -198,8 +199,8 @@ static void flush_deferred(struct znp_ublk_queue *q)
 		t->commit_deferred = false;
 		q->deferred--;
 		if (t->jzone) {
-			znp_ublk_journal_commit(q, t->jzone - 1);
 			t->jzone = 0;
+			znp_ublk_append_answered(q, t);
 		}
 	}
 }
@@ -252,6 +253,8 @@ static void inbox(struct znp_ublk_queue *q)
 	(void)r;
 	if (arm_inbox(q))
 		q->err = -EBUSY;
+	if (q->abandon)
+		return;		/* left uncommitted, for the next server */
 	for (t = znp_ublk_inbox_take(q); t; t = next) {
 		next = t->wait_next;
 		znp_ublk_append_go(q, t);

@@ -96,12 +96,33 @@ void znp_ublk_finish_write(struct znp_ublk_queue *q, struct znp_ublk_tag *t)
 		q->s->zs[z].wp = t->app_lba + t->ext.nlb;
 	q->s->zs[z].wp_known = true;
 	pthread_mutex_unlock(&q->s->zlock);
+	znp_ublk_test_point(q, ZNP_TP_APPEND_DONE);
 	znp_ublk_complete(q, t, 0, z * g->zone_sectors + (t->app_lba << (g->lba_shift - 9)));
-	if (t->commit_deferred)
-		t->jzone = z + 1;	/* the record goes once the commit is sent */
-	else
-		znp_ublk_journal_commit(q, z);
+	znp_ublk_append_completed(q, t);
+}
+
+void znp_ublk_append_answered(struct znp_ublk_queue *q, struct znp_ublk_tag *t)
+{
+	znp_ublk_journal_commit(q, t);
 	znp_ublk_release_zone(q, t);
+}
+
+void znp_ublk_append_completed(struct znp_ublk_queue *q, struct znp_ublk_tag *t)
+{
+	if (q->abandon) {
+		/*
+		 * No commit goes to the driver: the request comes again to the
+		 * next server, which needs the record to find this append on
+		 * the drive, and no later append may take the record's slot.
+		 */
+		return;
+	}
+	if (t->commit_deferred) {
+		/* the record goes, and the zone is handed on, once the commit is sent */
+		t->jzone = t->ext.zone_no + 1;
+		return;
+	}
+	znp_ublk_append_answered(q, t);
 }
 
 static bool inh_tried(const struct znp_ublk_tag *t, uint64_t lba)
@@ -158,9 +179,11 @@ static void append_place(struct znp_ublk_queue *q, struct znp_ublk_tag *t)
 	t->ext.lba = zstart + wp;
 	t->next_lba = 0;
 	t->stage = ZNP_ST_IO;
-	znp_ublk_journal_set(s, z, wp, t->ext.nlb);
+	znp_ublk_journal_set(s, t, wp, t->ext.nlb);
 	if (znp_ublk_issue_rw_piece(q, t, NVME_CMD_WRITE))
 		znp_ublk_fail_req(q, t, -EBUSY, "no submission slot");
+	else
+		znp_ublk_test_point(q, ZNP_TP_PLACED);
 }
 
 void znp_ublk_append_go(struct znp_ublk_queue *q, struct znp_ublk_tag *t)
@@ -283,14 +306,26 @@ void znp_ublk_verify_done(struct znp_ublk_queue *q, struct znp_ublk_tag *t)
 
 		bool found;
 
+		if (same)
+			/*
+			 * This append takes the record over (its own slot: it owns
+			 * the zone) before the inherited one goes: a kill between
+			 * the two leaves it twice, never not at all.
+			 */
+			znp_ublk_journal_set(s, t, t->app_lba, t->ext.nlb);
 		pthread_mutex_lock(&s->zlock);
 		for (i = 0; i < zs->ninh && zs->inh[i].lba != t->app_lba; i++)
 			;
 		found = i < zs->ninh;
-		if (found && same)
+		if (found && same) {
 			znp_ublk_inh_drop(s, z, i);
-		else if (found && ++zs->inh[i].misses > s->nr_queues * s->depth)
+		} else if (found && ++zs->inh[i].misses > s->nr_queues * s->depth) {
+			znp_ublk_log(s, LOG_NOTICE, "ublk%d: zone %" PRIu64 ": the dead server's "
+				     "append record at LBA +%" PRIu64 " matched none of %u reissued "
+				     "appends: its request was answered, the record goes", s->dev_id,
+				     z, zs->inh[i].lba, zs->inh[i].misses);
 			znp_ublk_inh_drop(s, z, i);	/* no reissued request is that one */
+		}
 		pthread_mutex_unlock(&s->zlock);
 		t->inh = -1;
 		if (!found || !same) {
@@ -307,7 +342,6 @@ void znp_ublk_verify_done(struct znp_ublk_queue *q, struct znp_ublk_tag *t)
 			znp_ublk_finish_write(q, t);
 			return;
 		}
-		znp_ublk_journal_set(s, z, t->app_lba, t->ext.nlb);
 	} else if (!same && t->op == UBLK_IO_OP_ZONE_APPEND) {
 		/* the zone moved on under this append (a dead server's writes landed): again */
 		replace_append(q, t, t->last_wp);
