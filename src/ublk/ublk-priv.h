@@ -285,12 +285,14 @@ struct znp_ublk_tag *znp_ublk_inbox_take(struct znp_ublk_queue *q);
  * queues (as a failed queue does: the server ends with an error, the device
  * stays quiesced) at the N-th append-done instead.
  * ZNP_TEST_UBLK_DEFER=1: every append's commit waits a turn, as when the
- * ring has no SQE free.
+ * ring has no SQE free. ZNP_TEST_UBLK_TERM_ADDED=1: SIGTERM to itself right
+ * after ADD_DEV (before the caller records the device).
  */
 enum znp_ublk_tpoint { ZNP_TP_APPEND_DONE, ZNP_TP_PLACED, ZNP_TP_HANDOVER, ZNP_TP_NR };
 #ifdef ZNP_TEST_HOOKS
 void znp_ublk_test_point(struct znp_ublk_queue *q, enum znp_ublk_tpoint p);
 bool znp_ublk_test_defer(void);
+void znp_ublk_test_added(void);
 #else
 static inline void znp_ublk_test_point(struct znp_ublk_queue *q, enum znp_ublk_tpoint p)
 {
@@ -301,6 +303,10 @@ static inline void znp_ublk_test_point(struct znp_ublk_queue *q, enum znp_ublk_t
 static inline bool znp_ublk_test_defer(void)
 {
 	return false;
+}
+
+static inline void znp_ublk_test_added(void)
+{
 }
 #endif
 

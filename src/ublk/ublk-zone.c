@@ -391,5 +391,12 @@ bool znp_ublk_test_defer(void)
 	return v && *v == '1';
 }
 
+void znp_ublk_test_added(void)
+{
+	const char *v = getenv("ZNP_TEST_UBLK_TERM_ADDED");
+
+	if (v && *v == '1')
+		raise(SIGTERM);
+}
 
 #endif

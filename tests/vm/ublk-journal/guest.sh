@@ -15,6 +15,8 @@
 # append-done; a new server started as systemd's unit does takes the
 # device back each time while two writers go on writing files of tagged
 # blocks (tests/vm/helpers/blocktags.c), each with an fsync.
+# First, a SIGTERM right after ADD_DEV (before the device is recorded) must
+# leave no device behind.
 # Pass: every round's server dies at its point and the next one serves;
 # then the zones read back through the namespace's own generic node hold
 # every block of every acknowledged file exactly once, no tagged block
@@ -75,8 +77,16 @@ writer() {
 	done
 }
 
+# SIGTERM right after ADD_DEV, before the device is recorded: caught, the
+# new device is stopped and deleted, nothing is left without a record
 : >/tmp/acked
+env ZNP_TEST_UBLK_TERM_ADDED=1 $Z map --ublk --foreground "$A" >/tmp/term.out 2>&1
+rc=$?
+left=$(ls /sys/class/ublk-char 2>/dev/null | wc -l)
+expect_eq "SIGTERM right after ADD_DEV: map ends ($rc) and leaves no ublk device" "$left" 0
+[ "$left" = 0 ] || { ls /sys/class/ublk-char; sed 's/^/#   | /' /tmp/term.out | tail -5; }
 srv_start || { not_ok "a server for $A"; exit 0; }
+expect_eq "... and the next map --ublk makes /dev/ublkb0" "$SRV_DEV" /dev/ublkb0
 DEV=$SRV_DEV
 mkdir -p /mnt/j
 expect_ok "mkfs.btrfs on $DEV" run_to 120 mkfs.btrfs -f -d single -m single "$DEV"
