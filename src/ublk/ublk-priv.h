@@ -167,6 +167,9 @@ struct znp_ublk_queue {
 	unsigned int deferred;		/* commits waiting for an SQE */
 	bool gone;			/* the namespace went away: leave, for a restart */
 	int ifd;			/* appends handed over by other queues (eventfd) */
+	bool inbox_unarmed;		/* its poll found no SQE: armed at the next turn */
+	bool pinned;			/* the ring failed with commands in flight: the tag
+					 * buffers are never freed */
 	struct znp_ublk_tag *inbox, *inbox_tail;	/* under s->zlock */
 	cpu_set_t cpus;			/* where blk-mq maps the queue (GET_QUEUE_AFFINITY) */
 	bool cpus_ok;
@@ -287,12 +290,15 @@ struct znp_ublk_tag *znp_ublk_inbox_take(struct znp_ublk_queue *q);
  * ZNP_TEST_UBLK_DEFER=1: every append's commit waits a turn, as when the
  * ring has no SQE free. ZNP_TEST_UBLK_TERM_ADDED=1: SIGTERM to itself right
  * after ADD_DEV (before the caller records the device).
+ * ZNP_TEST_UBLK_RING_FAIL=N: the N-th wait of a queue's loop with requests
+ * being served fails (-ENOMEM) as io_uring_submit_and_wait() can.
  */
 enum znp_ublk_tpoint { ZNP_TP_APPEND_DONE, ZNP_TP_PLACED, ZNP_TP_HANDOVER, ZNP_TP_NR };
 #ifdef ZNP_TEST_HOOKS
 void znp_ublk_test_point(struct znp_ublk_queue *q, enum znp_ublk_tpoint p);
 bool znp_ublk_test_defer(void);
 void znp_ublk_test_added(void);
+int znp_ublk_test_submit_fail(void);
 #else
 static inline void znp_ublk_test_point(struct znp_ublk_queue *q, enum znp_ublk_tpoint p)
 {
@@ -307,6 +313,11 @@ static inline bool znp_ublk_test_defer(void)
 
 static inline void znp_ublk_test_added(void)
 {
+}
+
+static inline int znp_ublk_test_submit_fail(void)
+{
+	return 0;
 }
 #endif
 

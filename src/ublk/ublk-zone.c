@@ -399,4 +399,13 @@ void znp_ublk_test_added(void)
 		raise(SIGTERM);
 }
 
+int znp_ublk_test_submit_fail(void)
+{
+	static atomic_uint calls;
+	const char *v = getenv("ZNP_TEST_UBLK_RING_FAIL");
+
+	if (!v || atomic_fetch_add(&calls, 1) + 1 != strtoul(v, NULL, 10))
+		return 0;
+	return -ENOMEM;
+}
 #endif

@@ -12,9 +12,11 @@
 # append's commit held for a turn: ZNP_TEST_UBLK_DEFER), handover (a
 # finished append hands its zone to the next waiting one, commits held), or
 # the queues are abandoned (as when a queue fails) at the N-th
-# append-done; a new server started as systemd's unit does takes the
-# device back each time while two writers go on writing files of tagged
-# blocks (tests/vm/helpers/blocktags.c), each with an fsync.
+# append-done, or a queue's ring fails (its N-th wait: it waits for its
+# NVMe commands, then the server ends); a new server started as systemd's
+# unit does takes the device back each time while two writers go on
+# writing files of tagged blocks (tests/vm/helpers/blocktags.c), each
+# with an fsync.
 # First, a SIGTERM right after ADD_DEV (before the device is recorded) must
 # leave no device behind.
 # Pass: every round's server dies at its point and the next one serves;
@@ -25,7 +27,7 @@
 
 Z=nvme-zns-npo2
 export DM_DISABLE_UDEV=1
-ROUNDS=8
+ROUNDS=10
 A=$(vm_ng 0 1)
 vm_summary
 LBAS=$(ns_conf 0 1 lbas)
@@ -93,17 +95,19 @@ expect_ok "mkfs.btrfs on $DEV" run_to 120 mkfs.btrfs -f -d single -m single "$DE
 expect_ok "mount" mount -t btrfs "$DEV" /mnt/j
 echo 1048576 >/proc/sys/vm/dirty_background_bytes
 
-points="append-done placed handover abandon"
+points="append-done placed handover abandon ring"
 r=0 died=0 served=0 wfail=0
 : >/tmp/moments
 while [ $r -lt $ROUNDS ]; do
 	set -- $points
-	shift $((r % 4))
+	shift $((r % 5))
 	pt=$1
 	n=$((2 + $(rnd 14)))
 	hook="ZNP_TEST_UBLK_KILL=$pt:$n"
 	case $pt in
 	placed|handover) hook="$hook ZNP_TEST_UBLK_DEFER=1" ;;
+	# the ring of a queue fails (its N-th wait while it serves requests)
+	ring) hook="ZNP_TEST_UBLK_RING_FAIL=$n" ;;
 	esac
 	# the serving server makes way for one with the hook
 	kill -KILL "$SRV_PID"; wait_gone "$SRV_PID" 100; wait "$SRV_PID" 2>/dev/null
