@@ -183,6 +183,7 @@ void znp_ublk_io_start(struct znp_ublk_queue *q, struct znp_ublk_tag *t)
 	t->nopath_res = 0;
 	t->inh = -1;
 	t->ntried = 0;
+	t->vmatched = t->flushed = false;
 
 	switch (t->op) {
 	case UBLK_IO_OP_READ:
@@ -332,6 +333,10 @@ void znp_ublk_io_nvme_done(struct znp_ublk_queue *q, struct znp_ublk_tag *t,
 		return;		/* cannot happen: a tag's commands end before it commits */
 	if (t->stage == ZNP_ST_WP) {
 		znp_ublk_wp_done(q, t, cqe->res);
+		return;
+	}
+	if (t->stage == ZNP_ST_FLUSH) {
+		znp_ublk_flush_done(q, t, cqe->res);
 		return;
 	}
 	if (t->stage == ZNP_ST_VERIFY) {

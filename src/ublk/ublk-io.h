@@ -78,8 +78,13 @@ void znp_ublk_release_zone(struct znp_ublk_queue *q, struct znp_ublk_tag *t);
  * commit goes); never when no commit goes (abandon).
  */
 void znp_ublk_append_completed(struct znp_ublk_queue *q, struct znp_ublk_tag *t);
-/* Every piece of a write or append is on the drive: complete it. */
+/*
+ * Every piece of a write or append is on the drive: complete it (a FUA one
+ * that read-back found on the drive, in part or whole, after a Flush).
+ */
 void znp_ublk_finish_write(struct znp_ublk_queue *q, struct znp_ublk_tag *t);
+/* The Flush of a FUA request done by read-back came back: NVMe result @res. */
+void znp_ublk_flush_done(struct znp_ublk_queue *q, struct znp_ublk_tag *t, int res);
 /* An NVMe error of a write piece. Return: true when handled. */
 bool znp_ublk_write_error(struct znp_ublk_queue *q, struct znp_ublk_tag *t, int res);
 

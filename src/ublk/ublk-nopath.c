@@ -119,6 +119,10 @@ void znp_ublk_io_timer_done(struct znp_ublk_queue *q, struct znp_ublk_tag *t)
 		znp_ublk_verify(q, t, t->vfrom, t->vend);
 		return;
 	}
+	if (t->stage == ZNP_ST_FLUSH) {
+		znp_ublk_finish_write(q, t);	/* its Flush again */
+		return;
+	}
 	switch (t->op) {
 	case UBLK_IO_OP_READ:
 		t->err = 0;

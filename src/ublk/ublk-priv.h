@@ -44,6 +44,7 @@ enum znp_ublk_stage {
 	ZNP_ST_IO,		/* its own NVMe commands */
 	ZNP_ST_WP,		/* Zone Management Receive of its zone (write pointer) */
 	ZNP_ST_VERIFY,		/* reading back what an earlier attempt may have written */
+	ZNP_ST_FLUSH,		/* a FUA request done by read-back: Flush before its answer */
 };
 
 /*
@@ -122,6 +123,8 @@ struct znp_ublk_tag {
 	bool recon;			/* ZNP_ST_WP after a failed write piece */
 	bool retry_same;		/* ... that may be sent again as it is */
 	int inh;			/* inherited record being verified, -1 none */
+	bool vmatched;			/* part of it was found on the drive by read-back */
+	bool flushed;			/* ... and a Flush made that part durable */
 	uint64_t tried[ZNP_UBLK_JSLOTS];	/* records already compared (their LBAs) */
 	unsigned int ntried;
 	uint64_t app_lba;		/* where the append goes, rel. zone start */

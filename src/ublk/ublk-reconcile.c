@@ -85,6 +85,19 @@ void znp_ublk_finish_write(struct znp_ublk_queue *q, struct znp_ublk_tag *t)
 	const struct znp_ublk_geom *g = &q->s->g;
 	uint64_t z = t->ext.zone_no, zstart = znp_zone_start(&g->ns, z);
 
+	if ((t->flags & UBLK_IO_F_FUA) && t->vmatched && !t->flushed) {
+		/*
+		 * What read-back found was written by an earlier attempt whose
+		 * FUA command may never have completed: it may sit in the
+		 * drive's volatile cache. A Flush makes it durable before the
+		 * request is answered as FUA promises.
+		 */
+		t->stage = ZNP_ST_FLUSH;
+		if (znp_ublk_nvme_cmd(q, t, NVME_CMD_FLUSH, NULL, 0, 0, 0, 0))
+			znp_ublk_fail_req(q, t, -EBUSY, "no submission slot");
+		return;
+	}
+
 	if (t->op == UBLK_IO_OP_WRITE) {
 		znp_ublk_zone_wrote(q->s, z, t->ext.lba + t->ext.nlb - zstart);
 		znp_ublk_complete(q, t, (int)(t->nr_sectors << 9), 0);
@@ -99,6 +112,34 @@ void znp_ublk_finish_write(struct znp_ublk_queue *q, struct znp_ublk_tag *t)
 	znp_ublk_test_point(q, ZNP_TP_APPEND_DONE);
 	znp_ublk_complete(q, t, 0, z * g->zone_sectors + (t->app_lba << (g->lba_shift - 9)));
 	znp_ublk_append_completed(q, t);
+}
+
+void znp_ublk_flush_done(struct znp_ublk_queue *q, struct znp_ublk_tag *t, int res)
+{
+	if (res) {
+		enum znp_ublk_verdict v = znp_ublk_status_verdict(res, false);
+
+		if (v == ZNP_UBLK_GONE) {
+			znp_ublk_leave_req(q, t);
+			return;
+		}
+		if (znp_ublk_is_nopath(q, t, res)) {
+			znp_ublk_nopath_wait(q, t);
+			return;
+		}
+		if (v == ZNP_UBLK_RETRY && t->retries++ < 5) {
+			t->stage = ZNP_ST_IO;
+			znp_ublk_finish_write(q, t);
+			return;
+		}
+		znp_ublk_log_nvme_error(q, t, res);
+		znp_ublk_fail_req(q, t, znp_ublk_status_errno(res),
+				  "cannot flush what an earlier attempt wrote");
+		return;
+	}
+	t->flushed = true;
+	t->stage = ZNP_ST_IO;
+	znp_ublk_finish_write(q, t);
 }
 
 void znp_ublk_append_answered(struct znp_ublk_queue *q, struct znp_ublk_tag *t)
@@ -293,6 +334,9 @@ void znp_ublk_verify_done(struct znp_ublk_queue *q, struct znp_ublk_tag *t)
 	const struct znp_ublk_geom *g = &q->s->g;
 	size_t off = (size_t)t->vfrom << g->lba_shift, len = (size_t)(t->vend - t->vfrom) << g->lba_shift;
 	bool same = !t->err && !memcmp(t->vbuf, (char *)t->buf + off, len);
+
+	if (same && len)
+		t->vmatched = true;
 
 	if (t->err) {
 		znp_ublk_fail_req(q, t, t->err, "cannot read back what an earlier attempt wrote");
