@@ -123,6 +123,8 @@ struct znp_ublk_tag {
 	bool recon;			/* ZNP_ST_WP after a failed write piece */
 	bool retry_same;		/* ... that may be sent again as it is */
 	int inh;			/* inherited record being verified, -1 none */
+	uint8_t backoff;		/* ZNP_RB_*: a retry waiting for its timer */
+	int err_res;			/* the status a read's retry waits for */
 	bool vmatched;			/* part of it was found on the drive by read-back */
 	bool flushed;			/* ... and a Flush made that part durable */
 	uint64_t tried[ZNP_UBLK_JSLOTS];	/* records already compared (their LBAs) */

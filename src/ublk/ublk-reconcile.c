@@ -127,9 +127,9 @@ void znp_ublk_flush_done(struct znp_ublk_queue *q, struct znp_ublk_tag *t, int r
 			znp_ublk_nopath_wait(q, t);
 			return;
 		}
-		if (v == ZNP_UBLK_RETRY && t->retries++ < 5) {
+		if (v == ZNP_UBLK_RETRY && t->retries++ < ZNP_UBLK_RETRIES) {
 			t->stage = ZNP_ST_IO;
-			znp_ublk_finish_write(q, t);
+			znp_ublk_retry_later(q, t, res, ZNP_RB_FINISH);
 			return;
 		}
 		znp_ublk_log_nvme_error(q, t, res);
@@ -306,8 +306,9 @@ void znp_ublk_wp_done(struct znp_ublk_queue *q, struct znp_ublk_tag *t, int res)
 			znp_ublk_nopath_wait(q, t);
 			return;
 		}
-		if (znp_ublk_status_verdict(res, false) == ZNP_UBLK_RETRY && t->retries++ < 5) {
-			znp_ublk_query_wp(q, t);
+		if (znp_ublk_status_verdict(res, false) == ZNP_UBLK_RETRY &&
+		    t->retries++ < ZNP_UBLK_RETRIES) {
+			znp_ublk_retry_later(q, t, res, ZNP_RB_WP);
 			return;
 		}
 		znp_ublk_fail_req(q, t, znp_ublk_status_errno(res),
@@ -421,13 +422,17 @@ bool znp_ublk_write_error(struct znp_ublk_queue *q, struct znp_ublk_tag *t, int 
 		znp_ublk_leave_req(q, t);
 		return true;
 	}
-	if ((v == ZNP_UBLK_RETRY || v == ZNP_UBLK_CHECK_WP) && t->retries++ < 5) {
+	if ((v == ZNP_UBLK_RETRY || v == ZNP_UBLK_CHECK_WP) && t->retries++ < ZNP_UBLK_RETRIES) {
 		znp_ublk_log(q->s, LOG_WARNING, "ublk%d: %s at sector %" PRIu64 ": NVMe status "
-			     "0x%x, checking the zone's write pointer", q->s->dev_id,
-			     znp_ublk_op_name(t->op), t->sector, (unsigned int)res);
+			     "0x%x, checking the zone's write pointer%s", q->s->dev_id,
+			     znp_ublk_op_name(t->op), t->sector, (unsigned int)res,
+			     v == ZNP_UBLK_RETRY ? " after the retry delay" : "");
 		t->recon = true;
 		t->retry_same = v == ZNP_UBLK_RETRY;
-		znp_ublk_query_wp(q, t);
+		if (v == ZNP_UBLK_RETRY)
+			znp_ublk_retry_later(q, t, res, ZNP_RB_WP);	/* transient: wait first */
+		else
+			znp_ublk_query_wp(q, t);
 		return true;
 	}
 	return false;
