@@ -25,6 +25,8 @@ struct znp_geom {
 	uint32_t mdts_bytes;	/* max data transfer, 0 = unlimited/unknown */
 	bool vwc;		/* volatile write cache (Identify Controller VWC), false on
 				 * block devices */
+	uint32_t crdt_ms[3];	/* Command Retry Delay Times 1-3 (Identify Controller
+				 * CRDT1-3), ms; 0 on block devices */
 	uint32_t max_open;	/* 0 = no limit */
 	uint32_t max_active;	/* 0 = no limit */
 	uint32_t zdes_bytes;	/* zone descriptor extension size */

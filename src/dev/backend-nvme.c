@@ -114,6 +114,9 @@ static int nvme_probe(struct znp_dev *dev)
 		goto out_free;
 	g->mdts_bytes = mdts_to_bytes(id->ctrl.mdts, lim ? lim->max_hw_bytes : 0);
 	g->vwc = id->ctrl.vwc & 1;
+	g->crdt_ms[0] = le16toh(id->ctrl.crdt1) * 100u;
+	g->crdt_ms[1] = le16toh(id->ctrl.crdt2) * 100u;
+	g->crdt_ms[2] = le16toh(id->ctrl.crdt3) * 100u;
 	if (!ns->serial[0])
 		copy_id_str(ns->serial, sizeof(ns->serial), id->ctrl.sn, sizeof(id->ctrl.sn));
 	if (!ns->model[0])

@@ -284,7 +284,10 @@ struct znp_map_ublk_hooks {
 	void (*say)(void *arg, int prio, bool log_only, const char *msg);
 	/* a refusal once the device exists (the step then returns it with e->told) */
 	void (*refused)(void *arg, struct znp_map_err *e);
-	/* the server is about to run: signals may stop it now (znp_map_ublk_stop()) */
+	/*
+	 * the server is about to be made (before ADD_DEV): signals may stop it
+	 * now (znp_map_ublk_stop(); one before it is recorded waits for it to run)
+	 */
 	void (*running)(void *arg);
 	/* the device is live (and recorded); the caller tells who waits */
 	void (*live)(void *arg, const struct znp_map_ublk *u);

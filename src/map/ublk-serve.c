@@ -21,6 +21,8 @@
 /* the served device, for znp_map_ublk_stop() from a signal handler */
 static _Atomic(struct znp_ublk_server *) the_server;
 _Static_assert(ATOMIC_POINTER_LOCK_FREE == 2, "a signal handler reads the_server");
+/* a stop signal came before the server was recorded: it stops once it runs */
+static atomic_bool stop_early;
 
 void znp_map_ublk_stop(void)
 {
@@ -28,6 +30,8 @@ void znp_map_ublk_stop(void)
 
 	if (srv)
 		znp_ublk_server_stop(srv);
+	else
+		atomic_store(&stop_early, true);
 }
 
 struct serving {
@@ -192,6 +196,16 @@ int znp_map_ublk_serve(struct znp_map_ublk *u, const struct znp_map_ublk_hooks *
 	if (uo.journal_fd < 0)
 		return znp_map_fail(e, ZNP_MAP_FAILED, uo.journal_fd, "cannot open the append "
 				    "journal in %s: %s", u->c->run_dir, znp_strerror(uo.journal_fd));
+	/*
+	 * The stop signals are caught from here on, before ADD_DEV: one that
+	 * comes between ADD_DEV and the record would otherwise end the process
+	 * and leave a device no record names. It is held until the server
+	 * runs (only this thread exists until then), which then stops (and
+	 * deletes or parks) the device the usual way.
+	 */
+	atomic_store(&stop_early, false);
+	if (h->running)
+		h->running(h->arg);
 	s.hold_err = true;
 	ret = u->recover_id >= 0 ? znp_ublk_server_recover(u->dev, u->recover_id, &uo, &srv)
 				 : znp_ublk_server_create(u->dev, &uo, &srv);
@@ -216,8 +230,8 @@ int znp_map_ublk_serve(struct znp_map_ublk *u, const struct znp_map_ublk_hooks *
 				    dev_id, u->c->run_dir);
 	}
 	atomic_store(&the_server, srv);
-	if (h->running)
-		h->running(h->arg);
+	if (atomic_exchange(&stop_early, false))
+		znp_ublk_server_stop(srv);
 	ret = znp_ublk_server_run(srv, on_ready, &s);
 	atomic_store(&the_server, NULL);
 	parked = znp_ublk_server_parked(srv);

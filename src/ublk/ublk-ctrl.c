@@ -320,6 +320,7 @@ int znp_ublk_server_create(struct znp_dev *ns, const struct znp_ublk_opts *o,
 	s->dev_id = (int)info->dev_id;
 	s->nr_queues = info->nr_hw_queues;
 	s->depth = info->queue_depth;
+	znp_ublk_test_added();
 	if (info->max_io_buf_bytes < s->g.max_sectors * 512u) {
 		znp_ublk_log(s, LOG_ERR, "ublk%d: the driver limits requests to %u bytes; "
 			     "this namespace needs %u (zone report in one request)",

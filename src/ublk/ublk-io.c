@@ -46,10 +46,12 @@ void znp_ublk_fail_req(struct znp_ublk_queue *q, struct znp_ublk_tag *t, int err
 		pthread_mutex_lock(&q->s->zlock);
 		q->s->zs[t->ext.zone_no].wp_known = false;
 		pthread_mutex_unlock(&q->s->zlock);
-		znp_ublk_journal_clear(q->s, t->ext.zone_no);
+		znp_ublk_complete(q, t, err, 0);
+		/* its record (a piece may have landed) goes with the commit, as a success's */
+		znp_ublk_append_completed(q, t);
+		return;
 	}
 	znp_ublk_complete(q, t, err, 0);
-	znp_ublk_release_zone(q, t);
 }
 
 /*
@@ -80,12 +82,12 @@ void znp_ublk_leave_req(struct znp_ublk_queue *q, struct znp_ublk_tag *t)
 	t->busy = false;
 	t->parked = true;
 	if (t->owns_zone) {
-		/* the journal keeps its record: the next server checks it */
-		struct znp_ublk_tag *next;
-
+		/*
+		 * The journal keeps its record, for the next server, and the
+		 * zone stays taken: an append placed after it here would take
+		 * the record's slot. The appends waiting for it are left too.
+		 */
 		t->owns_zone = false;
-		while ((next = znp_ublk_zone_release(q, t->ext.zone_no)))
-			znp_ublk_leave_req(q, next);
 	}
 }
 
@@ -186,6 +188,7 @@ void znp_ublk_io_start(struct znp_ublk_queue *q, struct znp_ublk_tag *t)
 	t->err = 0;
 	t->stage = ZNP_ST_IO;
 	t->retries = 0;
+	t->jgen = 0;		/* no journal record of its own yet */
 	t->recon = t->retry_same = t->restart = t->owns_zone = false;
 	t->nopath = t->gone = false;
 	t->nopath_ms = t->nopath_step = 0;
@@ -193,6 +196,8 @@ void znp_ublk_io_start(struct znp_ublk_queue *q, struct znp_ublk_tag *t)
 	t->inh = -1;
 	t->ntried = 0;
 	t->zc = t->pulling = false;	/* how its data moves: znp_ublk_data_begin() */
+	t->vmatched = t->flushed = false;
+	t->backoff = ZNP_RB_NONE;
 
 	switch (t->op) {
 	case UBLK_IO_OP_READ:
@@ -278,6 +283,45 @@ int znp_ublk_resend(struct znp_ublk_queue *q, struct znp_ublk_tag *t)
 	return znp_ublk_nvme_cmd(q, t, NVME_CMD_ZMS, NULL, 0, zslba, 0, zsa);
 }
 
+void znp_ublk_retry_now(struct znp_ublk_queue *q, struct znp_ublk_tag *t)
+{
+	uint8_t what = t->backoff;
+
+	t->backoff = ZNP_RB_NONE;
+	switch (what) {
+	case ZNP_RB_WP:
+		znp_ublk_query_wp(q, t);
+		return;
+	case ZNP_RB_READS:
+		if (t->op == UBLK_IO_OP_REPORT_ZONES) {
+			znp_ublk_issue_zmr(q, t);
+			return;
+		}
+		t->next_lba = 0;
+		znp_ublk_issue_reads(q, t);
+		return;
+	case ZNP_RB_RESEND:
+		if (znp_ublk_resend(q, t))
+			znp_ublk_fail_req(q, t, -EBUSY, "no submission slot");
+		return;
+	case ZNP_RB_FINISH:
+		znp_ublk_finish_write(q, t);
+		return;
+	default:
+		return;
+	}
+}
+
+void znp_ublk_retry_later(struct znp_ublk_queue *q, struct znp_ublk_tag *t, int res,
+			  uint8_t what)
+{
+	uint32_t ms = znp_ublk_retry_ms(res, q->s->g.ns.crdt_ms, t->retries ? t->retries - 1 : 0);
+
+	t->backoff = what;
+	if (znp_ublk_timer(q, t, ms))
+		znp_ublk_retry_now(q, t);	/* no SQE for the timer: at once, as before */
+}
+
 void znp_ublk_log_nvme_error(struct znp_ublk_queue *q, struct znp_ublk_tag *t, int res)
 {
 	znp_ublk_log(q->s, LOG_ERR, "ublk%d: %s at sector %" PRIu64 " (+%u): namespace returned "
@@ -310,8 +354,9 @@ bool znp_ublk_nvme_error(struct znp_ublk_queue *q, struct znp_ublk_tag *t, int r
 			t->gone = true;
 		} else if (znp_ublk_is_nopath(q, t, res)) {
 			t->nopath = true;	/* when the other pieces are back */
-		} else if (v == ZNP_UBLK_RETRY && t->retries < 5) {
+		} else if (v == ZNP_UBLK_RETRY && t->retries < ZNP_UBLK_RETRIES) {
 			t->restart = true;	/* when the other pieces are back */
+			t->err_res = res;
 		} else if (!t->err) {
 			t->err = znp_ublk_status_errno(res);
 			znp_ublk_log_nvme_error(q, t, res);
@@ -327,8 +372,10 @@ bool znp_ublk_nvme_error(struct znp_ublk_queue *q, struct znp_ublk_tag *t, int r
 			znp_ublk_nopath_wait(q, t);
 			return true;
 		}
-		if (v == ZNP_UBLK_RETRY && t->retries++ < 5 && !znp_ublk_resend(q, t))
+		if (v == ZNP_UBLK_RETRY && t->retries++ < ZNP_UBLK_RETRIES) {
+			znp_ublk_retry_later(q, t, res, ZNP_RB_RESEND);
 			return true;
+		}
 		znp_ublk_log_nvme_error(q, t, res);
 		znp_ublk_complete(q, t, znp_ublk_status_errno(res), 0);
 		return true;
@@ -344,6 +391,10 @@ void znp_ublk_io_nvme_done(struct znp_ublk_queue *q, struct znp_ublk_tag *t,
 		return;		/* cannot happen: a tag's commands end before it commits */
 	if (t->stage == ZNP_ST_WP) {
 		znp_ublk_wp_done(q, t, cqe->res);
+		return;
+	}
+	if (t->stage == ZNP_ST_FLUSH) {
+		znp_ublk_flush_done(q, t, cqe->res);
 		return;
 	}
 	if (t->stage == ZNP_ST_VERIFY) {
@@ -387,12 +438,7 @@ void znp_ublk_io_nvme_done(struct znp_ublk_queue *q, struct znp_ublk_tag *t,
 		/* a read (or report) met a transient error: again, whole */
 		t->restart = false;
 		t->retries++;
-		if (t->op == UBLK_IO_OP_REPORT_ZONES) {
-			znp_ublk_issue_zmr(q, t);
-			return;
-		}
-		t->next_lba = 0;
-		znp_ublk_issue_reads(q, t);
+		znp_ublk_retry_later(q, t, t->err_res, ZNP_RB_READS);
 		return;
 	}
 	switch (t->op) {

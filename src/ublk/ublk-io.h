@@ -40,6 +40,23 @@ int znp_ublk_issue_rw_piece(struct znp_ublk_queue *q, struct znp_ublk_tag *t, ui
 void znp_ublk_issue_reads(struct znp_ublk_queue *q, struct znp_ublk_tag *t);
 /* Send a zone operation or flush again (idempotent). Return: 0 or -EBUSY. */
 int znp_ublk_resend(struct znp_ublk_queue *q, struct znp_ublk_tag *t);
+/* What a retry does once its wait is over (tag.backoff). */
+enum {
+	ZNP_RB_NONE,
+	ZNP_RB_WP,		/* read the zone's write pointer (a write or append) */
+	ZNP_RB_READS,		/* a read or zone report, whole */
+	ZNP_RB_RESEND,		/* a zone operation or flush, as it was */
+	ZNP_RB_FINISH,		/* a FUA request's Flush (znp_ublk_finish_write()) */
+};
+/*
+ * Retry @what of tag @t after the wait the failed command's status @res
+ * asks for (znp_ublk_retry_ms(): the Command Retry Delay, or a backoff),
+ * never back to back; the queue serves the others meanwhile.
+ */
+void znp_ublk_retry_later(struct znp_ublk_queue *q, struct znp_ublk_tag *t, int res,
+			  uint8_t what);
+/* The wait of a retry is over: znp_ublk_io_timer_done() for a tag with backoff set. */
+void znp_ublk_retry_now(struct znp_ublk_queue *q, struct znp_ublk_tag *t);
 void znp_ublk_log_nvme_error(struct znp_ublk_queue *q, struct znp_ublk_tag *t, int res);
 /*
  * An NVMe error on a tag. Return: true when handled (retried, reconciled,
@@ -94,8 +111,19 @@ void znp_ublk_verify(struct znp_ublk_queue *q, struct znp_ublk_tag *t, uint32_t 
 void znp_ublk_verify_done(struct znp_ublk_queue *q, struct znp_ublk_tag *t);
 /* An append that owns its zone lets the next one in. */
 void znp_ublk_release_zone(struct znp_ublk_queue *q, struct znp_ublk_tag *t);
-/* Every piece of a write or append is on the drive: complete it. */
+/*
+ * Append @t (owning its zone) was just completed: its record is cleared and
+ * its zone handed on once the commit is sent (now, or when a deferred
+ * commit goes); never when no commit goes (abandon).
+ */
+void znp_ublk_append_completed(struct znp_ublk_queue *q, struct znp_ublk_tag *t);
+/*
+ * Every piece of a write or append is on the drive: complete it (a FUA one
+ * that read-back found on the drive, in part or whole, after a Flush).
+ */
 void znp_ublk_finish_write(struct znp_ublk_queue *q, struct znp_ublk_tag *t);
+/* The Flush of a FUA request done by read-back came back: NVMe result @res. */
+void znp_ublk_flush_done(struct znp_ublk_queue *q, struct znp_ublk_tag *t, int res);
 /* An NVMe error of a write piece. Return: true when handled. */
 bool znp_ublk_write_error(struct znp_ublk_queue *q, struct znp_ublk_tag *t, int res);
 

@@ -280,6 +280,16 @@ enum znp_ublk_verdict znp_ublk_status_verdict(int status, bool write)
 	return (status & 0x4000) ? ZNP_UBLK_FAIL : ZNP_UBLK_RETRY;
 }
 
+uint32_t znp_ublk_retry_ms(int status, const uint32_t crdt_ms[3], unsigned int retry)
+{
+	uint32_t ms = 10u << (retry < ZNP_UBLK_RETRIES ? retry : ZNP_UBLK_RETRIES);
+	unsigned int crd = status > 0 ? ((unsigned int)status >> 11) & 3 : 0;
+
+	if (crd && crdt_ms[crd - 1] > ms)
+		ms = crdt_ms[crd - 1];
+	return ms;
+}
+
 static uint64_t fnv(uint64_t h, const void *p, size_t n)
 {
 	const unsigned char *c = p;

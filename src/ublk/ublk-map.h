@@ -102,6 +102,16 @@ enum znp_ublk_verdict {
 };
 enum znp_ublk_verdict znp_ublk_status_verdict(int status, bool write);
 
+/* Retries of one request: at most this many, each after znp_ublk_retry_ms(). */
+#define ZNP_UBLK_RETRIES	5
+/*
+ * How long to wait before retry @retry (0 the first) of a command that
+ * failed with @status (ZNP_UBLK_RETRY): the controller's Command Retry
+ * Delay when the status asks for one (CRD, bits 12:11, selects CRDT1-3 of
+ * @crdt_ms), and never less than a backoff of 10 ms doubling per retry.
+ */
+uint32_t znp_ublk_retry_ms(int status, const uint32_t crdt_ms[3], unsigned int retry);
+
 /*
  * A fingerprint of what a device serves (namespace identity and geometry),
  * kept by the driver in the device's info (ublksrv_flags) so that a

@@ -103,8 +103,14 @@ void znp_ublk_nopath_wait(struct znp_ublk_queue *q, struct znp_ublk_tag *t)
 
 void znp_ublk_io_timer_done(struct znp_ublk_queue *q, struct znp_ublk_tag *t)
 {
-	enum znp_ns_path st = znp_ns_path_state(NULL, &q->s->ns->ns);
+	enum znp_ns_path st;
 	int ret = 0;
+
+	if (t->backoff) {
+		znp_ublk_retry_now(q, t);	/* a retry's wait, not a path's */
+		return;
+	}
+	st = znp_ns_path_state(NULL, &q->s->ns->ns);
 
 	if (st != ZNP_NS_PATH_LIVE) {
 		/* still none: wait on (or leave, when it is gone or the wait too long) */
@@ -123,6 +129,10 @@ void znp_ublk_io_timer_done(struct znp_ublk_queue *q, struct znp_ublk_tag *t)
 	}
 	if (t->stage == ZNP_ST_VERIFY) {
 		znp_ublk_verify(q, t, t->vfrom, t->vend);
+		return;
+	}
+	if (t->stage == ZNP_ST_FLUSH) {
+		znp_ublk_finish_write(q, t);	/* its Flush again */
 		return;
 	}
 	switch (t->op) {

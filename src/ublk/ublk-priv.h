@@ -65,14 +65,23 @@ enum znp_ublk_stage {
 	ZNP_ST_IO,		/* its own NVMe commands */
 	ZNP_ST_WP,		/* Zone Management Receive of its zone (write pointer) */
 	ZNP_ST_VERIFY,		/* reading back what an earlier attempt may have written */
+	ZNP_ST_FLUSH,		/* a FUA request done by read-back: Flush before its answer */
 };
 
-/* The append journal (ublk-zone.c): per zone, inherited records and this server's. */
-#define ZNP_UBLK_JSLOTS		4
+/*
+ * The append journal (ublk-zone.c): per zone, the records inherited from
+ * dead servers (slots 0..ZNP_UBLK_JSLOTS - 2) and this server's own (the
+ * last slot: one append in flight per zone). A record's state word holds
+ * its kind (low 8 bits) and a generation (the rest), so that a commit
+ * clears only the record it answered.
+ */
+#define ZNP_UBLK_JSLOTS		8
 #define ZNP_UBLK_J_INFLIGHT	1	/* sent or about to be: its request is unanswered */
 #define ZNP_UBLK_J_COMMITTING	2	/* being answered: the request may be done */
+#define ZNP_UBLK_J_KIND(st)	((st) & 0xffu)
+#define ZNP_UBLK_J_GEN(st)	((st) >> 8)
 struct znp_ublk_jent {
-	uint32_t state;
+	uint32_t state;			/* kind | generation << 8 */
 	uint32_t nlb;
 	uint64_t lba;			/* relative to the zone start */
 };
@@ -126,12 +135,19 @@ struct znp_ublk_tag {
 					 * mean a detach (Invalid Field) */
 	struct __kernel_timespec ts;	/* the timer's (read when it is submitted) */
 	bool commit_deferred;		/* its commit found no SQE free: sent next turn */
-	uint64_t jzone;			/* zone + 1 whose append record goes with that commit */
+	uint64_t jzone;			/* zone + 1 whose append record goes (and which is
+					 * handed on) once that commit is sent */
+	uint32_t jgen;			/* generation of its own journal record, 0 none */
+	uint64_t jlba;			/* ... and its LBA (rel. zone start) */
 	int commit_res;
 	uint64_t commit_addr;
 	bool recon;			/* ZNP_ST_WP after a failed write piece */
 	bool retry_same;		/* ... that may be sent again as it is */
 	int inh;			/* inherited record being verified, -1 none */
+	uint8_t backoff;		/* ZNP_RB_*: a retry waiting for its timer */
+	int err_res;			/* the status a read's retry waits for */
+	bool vmatched;			/* part of it was found on the drive by read-back */
+	bool flushed;			/* ... and a Flush made that part durable */
 	uint64_t tried[ZNP_UBLK_JSLOTS];	/* records already compared (their LBAs) */
 	unsigned int ntried;
 	uint64_t app_lba;		/* where the append goes, rel. zone start */
@@ -189,6 +205,9 @@ struct znp_ublk_queue {
 	unsigned int deferred;		/* commits waiting for an SQE */
 	bool gone;			/* the namespace went away: leave, for a restart */
 	int ifd;			/* appends handed over by other queues (eventfd) */
+	bool inbox_unarmed;		/* its poll found no SQE: armed at the next turn */
+	bool pinned;			/* the ring failed with commands in flight: the tag
+					 * buffers are never freed */
 	struct znp_ublk_tag *inbox, *inbox_tail;	/* under s->zlock */
 	cpu_set_t cpus;			/* where blk-mq maps the queue (GET_QUEUE_AFFINITY) */
 	bool cpus_ok;
@@ -244,6 +263,7 @@ struct znp_ublk_server {
 	bool zlock_ok;
 	void *journal;			/* mmap of o.journal_fd, or NULL */
 	bool journal_inherit;		/* its records await znp_ublk_zones_inherit() */
+	atomic_uint jgen;		/* the last record generation given */
 	size_t journal_len;
 	atomic_int stop;
 	unsigned int nr_queues, depth;
@@ -361,9 +381,11 @@ int znp_ublk_zones_init(struct znp_ublk_server *s, bool recovered);
  */
 void znp_ublk_zones_inherit(struct znp_ublk_server *s);
 void znp_ublk_zones_free(struct znp_ublk_server *s);
-void znp_ublk_journal_set(struct znp_ublk_server *s, uint64_t z, uint64_t lba, uint32_t nlb);
-void znp_ublk_journal_clear(struct znp_ublk_server *s, uint64_t z);
-void znp_ublk_journal_commit(struct znp_ublk_queue *q, uint64_t z);
+/* Record append @t at @lba (+@nlb) of its zone, before it is sent. */
+void znp_ublk_journal_set(struct znp_ublk_server *s, struct znp_ublk_tag *t, uint64_t lba,
+			  uint32_t nlb);
+/* Send append @t's queued commit; then clear its record if the slot still holds it. */
+void znp_ublk_journal_commit(struct znp_ublk_queue *q, struct znp_ublk_tag *t);
 void znp_ublk_inh_drop(struct znp_ublk_server *s, uint64_t z, unsigned int i);
 void znp_ublk_zone_set_wp(struct znp_ublk_server *s, uint64_t z, uint64_t wp);
 void znp_ublk_zone_wrote(struct znp_ublk_server *s, uint64_t z, uint64_t end);
@@ -371,8 +393,52 @@ bool znp_ublk_zone_take(struct znp_ublk_server *s, uint64_t z, struct znp_ublk_t
 struct znp_ublk_tag *znp_ublk_zone_release(struct znp_ublk_queue *q, uint64_t z);
 struct znp_ublk_tag *znp_ublk_inbox_take(struct znp_ublk_queue *q);
 
+/*
+ * Test hooks (-Dtest_hooks=true only, ublk-zone.c): ZNP_TEST_UBLK_KILL=POINT:N
+ * makes the server SIGKILL itself the N-th time a queue passes POINT
+ * (append-done: an append's data is on the drive, not yet completed;
+ * placed: an append's record is set and its write queued; handover: a
+ * finished append hands its zone to the next one); abandon:N abandons the
+ * queues (as a failed queue does: the server ends with an error, the device
+ * stays quiesced) at the N-th append-done instead.
+ * ZNP_TEST_UBLK_DEFER=1: every append's commit waits a turn, as when the
+ * ring has no SQE free. ZNP_TEST_UBLK_TERM_ADDED=1: SIGTERM to itself right
+ * after ADD_DEV (before the caller records the device).
+ * ZNP_TEST_UBLK_RING_FAIL=N: the N-th wait of a queue's loop with requests
+ * being served fails (-ENOMEM) as io_uring_submit_and_wait() can.
+ */
+enum znp_ublk_tpoint { ZNP_TP_APPEND_DONE, ZNP_TP_PLACED, ZNP_TP_HANDOVER, ZNP_TP_NR };
+#ifdef ZNP_TEST_HOOKS
+void znp_ublk_test_point(struct znp_ublk_queue *q, enum znp_ublk_tpoint p);
+bool znp_ublk_test_defer(void);
+void znp_ublk_test_added(void);
+int znp_ublk_test_submit_fail(void);
+#else
+static inline void znp_ublk_test_point(struct znp_ublk_queue *q, enum znp_ublk_tpoint p)
+{
+	(void)q;
+	(void)p;
+}
+
+static inline bool znp_ublk_test_defer(void)
+{
+	return false;
+}
+
+static inline void znp_ublk_test_added(void)
+{
+}
+
+static inline int znp_ublk_test_submit_fail(void)
+{
+	return 0;
+}
+#endif
+
 /* ublk-reconcile.c: an append that waited for its zone now owns it. */
 void znp_ublk_append_go(struct znp_ublk_queue *q, struct znp_ublk_tag *t);
+/* The commit of append @t (owning its zone) was sent: clear its record, hand the zone on. */
+void znp_ublk_append_answered(struct znp_ublk_queue *q, struct znp_ublk_tag *t);
 /* ublk-nopath.c: the timer of tag @t (waiting for a path) fired. */
 void znp_ublk_io_timer_done(struct znp_ublk_queue *q, struct znp_ublk_tag *t);
 

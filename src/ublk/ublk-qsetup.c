@@ -182,7 +182,8 @@ void znp_ublk_queue_free(struct znp_ublk_queue *q)
 	if (q->ring_ok)
 		io_uring_queue_exit(&q->ring);
 	q->ring_ok = false;
-	if (q->tags) {
+	if (q->tags && !q->pinned) {
+		/* (pinned: commands may still write into them; the process ends soon) */
 		for (i = 0; i < q->s->depth; i++) {
 			free(q->tags[i].buf);
 			free(q->tags[i].rep_buf);

@@ -258,7 +258,8 @@ void znp_ublk_complete(struct znp_ublk_queue *q, struct znp_ublk_tag *t, int res
 	t->rep_buf = NULL;
 	if (q->abandon)
 		return;
-	if (commit(q, t, res, addr)) {
+	if ((t->op == UBLK_IO_OP_ZONE_APPEND && res >= 0 && znp_ublk_test_defer()) ||
+	    commit(q, t, res, addr)) {
 		/* no SQE now: sent by the loop once the ring has room, never dropped */
 		t->commit_res = res;
 		t->commit_addr = addr;
@@ -282,8 +283,8 @@ static void flush_deferred(struct znp_ublk_queue *q)
 		t->commit_deferred = false;
 		q->deferred--;
 		if (t->jzone) {
-			znp_ublk_journal_commit(q, t->jzone - 1);
 			t->jzone = 0;
+			znp_ublk_append_answered(q, t);
 		}
 	}
 }
@@ -334,8 +335,14 @@ static void inbox(struct znp_ublk_queue *q)
 
 	r = read(q->ifd, &v, sizeof(v));
 	(void)r;
-	if (arm_inbox(q))
-		q->err = -EBUSY;
+	/*
+	 * No SQE for the poll now: armed again at the top of the loop. A
+	 * hand-over meanwhile leaves the eventfd readable, so the poll fires
+	 * as soon as it is armed: none waits for ever.
+	 */
+	q->inbox_unarmed = arm_inbox(q) != 0;
+	if (q->abandon)
+		return;		/* left uncommitted, for the next server */
 	for (t = znp_ublk_inbox_take(q); t; t = next) {
 		next = t->wait_next;
 		znp_ublk_append_go(q, t);
@@ -378,6 +385,39 @@ static void handle(struct znp_ublk_queue *q, const struct io_uring_cqe *cqe)
 		timer_done(q, &q->tags[tag]);
 	else if (kind == UD_BUF_REG || kind == UD_BUF_UNREG)
 		buf_done(q, &q->tags[tag], kind == UD_BUF_REG, cqe->res);
+}
+
+/*
+ * The ring failed: commit nothing more (the requests are left to the next
+ * server), but the NVMe commands and user copies in flight still complete
+ * into the tag buffers: wait for them. Commands that cannot be waited for
+ * keep their buffers (never freed: znp_ublk_queue_free()).
+ */
+static void drain(struct znp_ublk_queue *q)
+{
+	struct __kernel_timespec ts = { 0, 100 * 1000 * 1000 };
+	struct io_uring_cqe *cqe;
+	unsigned int head, n, waits = 0;
+
+	q->abandon = true;
+	/* up to 35 s: longer than the NVMe driver's I/O timeout (30 s) */
+	while ((q->nvme || q->copies) && waits++ < 350) {
+		/* what was queued (also by the completions below) goes, or fails at once */
+		io_uring_submit(&q->ring);
+		io_uring_wait_cqe_timeout(&q->ring, &cqe, &ts);
+		n = 0;
+		io_uring_for_each_cqe(&q->ring, head, cqe) {
+			handle(q, cqe);
+			n++;
+		}
+		io_uring_cq_advance(&q->ring, n);
+	}
+	if (q->nvme || q->copies) {
+		znp_ublk_log(q->s, LOG_ERR, "ublk%d: queue %u: %u NVMe commands and %u copies "
+			     "still in flight: their buffers are kept", q->s->dev_id, q->qid,
+			     q->nvme, q->copies);
+		q->pinned = true;
+	}
 }
 
 void *znp_ublk_queue_thread(void *arg)
@@ -475,6 +515,8 @@ void *znp_ublk_queue_thread(void *arg)
 	       q->busy) {
 		if (q->deferred)
 			flush_deferred(q);
+		if (q->inbox_unarmed && !arm_inbox(q))
+			q->inbox_unarmed = false;
 		if (q->abandon && !q->nvme && !q->copies)
 			break;
 		if (q->gone && !q->nvme && !q->copies)
@@ -484,11 +526,14 @@ void *znp_ublk_queue_thread(void *arg)
 			io_uring_submit(&q->ring);
 			break;
 		}
-		ret = io_uring_submit_and_wait(&q->ring, 1);
+		ret = q->busy ? znp_ublk_test_submit_fail() : 0;
+		if (!ret)
+			ret = io_uring_submit_and_wait(&q->ring, 1);
 		if (ret < 0 && ret != -EINTR && ret != -EAGAIN && ret != -EBUSY) {
 			znp_ublk_log(s, LOG_ERR, "ublk%d: queue %u: io_uring: %s", s->dev_id,
 				     q->qid, strerror(-ret));
 			q->err = ret;
+			drain(q);
 			break;
 		}
 		n = 0;

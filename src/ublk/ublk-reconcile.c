@@ -96,6 +96,19 @@ void znp_ublk_finish_write(struct znp_ublk_queue *q, struct znp_ublk_tag *t)
 	const struct znp_ublk_geom *g = &q->s->g;
 	uint64_t z = t->ext.zone_no, zstart = znp_zone_start(&g->ns, z);
 
+	if ((t->flags & UBLK_IO_F_FUA) && t->vmatched && !t->flushed) {
+		/*
+		 * What read-back found was written by an earlier attempt whose
+		 * FUA command may never have completed: it may sit in the
+		 * drive's volatile cache. A Flush makes it durable before the
+		 * request is answered as FUA promises.
+		 */
+		t->stage = ZNP_ST_FLUSH;
+		if (znp_ublk_nvme_cmd(q, t, NVME_CMD_FLUSH, NULL, 0, 0, 0, 0))
+			znp_ublk_fail_req(q, t, -EBUSY, "no submission slot");
+		return;
+	}
+
 	if (t->op == UBLK_IO_OP_WRITE) {
 		znp_ublk_zone_wrote(q->s, z, t->ext.lba + t->ext.nlb - zstart);
 		znp_ublk_complete(q, t, (int)(t->nr_sectors << 9), 0);
@@ -107,12 +120,61 @@ void znp_ublk_finish_write(struct znp_ublk_queue *q, struct znp_ublk_tag *t)
 		q->s->zs[z].wp = t->app_lba + t->ext.nlb;
 	q->s->zs[z].wp_known = true;
 	pthread_mutex_unlock(&q->s->zlock);
+	znp_ublk_test_point(q, ZNP_TP_APPEND_DONE);
 	znp_ublk_complete(q, t, 0, z * g->zone_sectors + (t->app_lba << (g->lba_shift - 9)));
-	if (t->commit_deferred)
-		t->jzone = z + 1;	/* the record goes once the commit is sent */
-	else
-		znp_ublk_journal_commit(q, z);
+	znp_ublk_append_completed(q, t);
+}
+
+void znp_ublk_flush_done(struct znp_ublk_queue *q, struct znp_ublk_tag *t, int res)
+{
+	if (res) {
+		enum znp_ublk_verdict v = znp_ublk_status_verdict(res, false);
+
+		if (v == ZNP_UBLK_GONE) {
+			znp_ublk_leave_req(q, t);
+			return;
+		}
+		if (znp_ublk_is_nopath(q, t, res)) {
+			znp_ublk_nopath_wait(q, t);
+			return;
+		}
+		if (v == ZNP_UBLK_RETRY && t->retries++ < ZNP_UBLK_RETRIES) {
+			t->stage = ZNP_ST_IO;
+			znp_ublk_retry_later(q, t, res, ZNP_RB_FINISH);
+			return;
+		}
+		znp_ublk_log_nvme_error(q, t, res);
+		znp_ublk_fail_req(q, t, znp_ublk_status_errno(res),
+				  "cannot flush what an earlier attempt wrote");
+		return;
+	}
+	t->flushed = true;
+	t->stage = ZNP_ST_IO;
+	znp_ublk_finish_write(q, t);
+}
+
+void znp_ublk_append_answered(struct znp_ublk_queue *q, struct znp_ublk_tag *t)
+{
+	znp_ublk_journal_commit(q, t);
 	znp_ublk_release_zone(q, t);
+}
+
+void znp_ublk_append_completed(struct znp_ublk_queue *q, struct znp_ublk_tag *t)
+{
+	if (q->abandon) {
+		/*
+		 * No commit goes to the driver: the request comes again to the
+		 * next server, which needs the record to find this append on
+		 * the drive, and no later append may take the record's slot.
+		 */
+		return;
+	}
+	if (t->commit_deferred) {
+		/* the record goes, and the zone is handed on, once the commit is sent */
+		t->jzone = t->ext.zone_no + 1;
+		return;
+	}
+	znp_ublk_append_answered(q, t);
 }
 
 static bool inh_tried(const struct znp_ublk_tag *t, uint64_t lba)
@@ -169,9 +231,11 @@ static void append_place(struct znp_ublk_queue *q, struct znp_ublk_tag *t)
 	t->ext.lba = zstart + wp;
 	t->next_lba = 0;
 	t->stage = ZNP_ST_IO;
-	znp_ublk_journal_set(s, z, wp, t->ext.nlb);
+	znp_ublk_journal_set(s, t, wp, t->ext.nlb);
 	if (znp_ublk_issue_rw_piece(q, t, NVME_CMD_WRITE))
 		znp_ublk_fail_req(q, t, -EBUSY, "no submission slot");
+	else
+		znp_ublk_test_point(q, ZNP_TP_PLACED);
 }
 
 void znp_ublk_append_go(struct znp_ublk_queue *q, struct znp_ublk_tag *t)
@@ -253,8 +317,9 @@ void znp_ublk_wp_done(struct znp_ublk_queue *q, struct znp_ublk_tag *t, int res)
 			znp_ublk_nopath_wait(q, t);
 			return;
 		}
-		if (znp_ublk_status_verdict(res, false) == ZNP_UBLK_RETRY && t->retries++ < 5) {
-			znp_ublk_query_wp(q, t);
+		if (znp_ublk_status_verdict(res, false) == ZNP_UBLK_RETRY &&
+		    t->retries++ < ZNP_UBLK_RETRIES) {
+			znp_ublk_retry_later(q, t, res, ZNP_RB_WP);
 			return;
 		}
 		znp_ublk_fail_req(q, t, znp_ublk_status_errno(res),
@@ -282,6 +347,9 @@ void znp_ublk_verify_done(struct znp_ublk_queue *q, struct znp_ublk_tag *t)
 	size_t off = (size_t)t->vfrom << g->lba_shift, len = (size_t)(t->vend - t->vfrom) << g->lba_shift;
 	bool same = !t->err && !memcmp(t->vbuf, (char *)t->buf + off, len);
 
+	if (same && len)
+		t->vmatched = true;
+
 	if (t->err) {
 		znp_ublk_fail_req(q, t, t->err, "cannot read back what an earlier attempt wrote");
 		return;
@@ -294,14 +362,26 @@ void znp_ublk_verify_done(struct znp_ublk_queue *q, struct znp_ublk_tag *t)
 
 		bool found;
 
+		if (same)
+			/*
+			 * This append takes the record over (its own slot: it owns
+			 * the zone) before the inherited one goes: a kill between
+			 * the two leaves it twice, never not at all.
+			 */
+			znp_ublk_journal_set(s, t, t->app_lba, t->ext.nlb);
 		pthread_mutex_lock(&s->zlock);
 		for (i = 0; i < zs->ninh && zs->inh[i].lba != t->app_lba; i++)
 			;
 		found = i < zs->ninh;
-		if (found && same)
+		if (found && same) {
 			znp_ublk_inh_drop(s, z, i);
-		else if (found && ++zs->inh[i].misses > s->nr_queues * s->depth)
+		} else if (found && ++zs->inh[i].misses > s->nr_queues * s->depth) {
+			znp_ublk_log(s, LOG_NOTICE, "ublk%d: zone %" PRIu64 ": the dead server's "
+				     "append record at LBA +%" PRIu64 " matched none of %u reissued "
+				     "appends: its request was answered, the record goes", s->dev_id,
+				     z, zs->inh[i].lba, zs->inh[i].misses);
 			znp_ublk_inh_drop(s, z, i);	/* no reissued request is that one */
+		}
 		pthread_mutex_unlock(&s->zlock);
 		t->inh = -1;
 		if (!found || !same) {
@@ -318,7 +398,6 @@ void znp_ublk_verify_done(struct znp_ublk_queue *q, struct znp_ublk_tag *t)
 			znp_ublk_finish_write(q, t);
 			return;
 		}
-		znp_ublk_journal_set(s, z, t->app_lba, t->ext.nlb);
 	} else if (!same && t->op == UBLK_IO_OP_ZONE_APPEND) {
 		/* the zone moved on under this append (a dead server's writes landed): again */
 		replace_append(q, t, t->last_wp);
@@ -354,13 +433,17 @@ bool znp_ublk_write_error(struct znp_ublk_queue *q, struct znp_ublk_tag *t, int 
 		znp_ublk_leave_req(q, t);
 		return true;
 	}
-	if ((v == ZNP_UBLK_RETRY || v == ZNP_UBLK_CHECK_WP) && t->retries++ < 5) {
+	if ((v == ZNP_UBLK_RETRY || v == ZNP_UBLK_CHECK_WP) && t->retries++ < ZNP_UBLK_RETRIES) {
 		znp_ublk_log(q->s, LOG_WARNING, "ublk%d: %s at sector %" PRIu64 ": NVMe status "
-			     "0x%x, checking the zone's write pointer", q->s->dev_id,
-			     znp_ublk_op_name(t->op), t->sector, (unsigned int)res);
+			     "0x%x, checking the zone's write pointer%s", q->s->dev_id,
+			     znp_ublk_op_name(t->op), t->sector, (unsigned int)res,
+			     v == ZNP_UBLK_RETRY ? " after the retry delay" : "");
 		t->recon = true;
 		t->retry_same = v == ZNP_UBLK_RETRY;
-		znp_ublk_query_wp(q, t);
+		if (v == ZNP_UBLK_RETRY)
+			znp_ublk_retry_later(q, t, res, ZNP_RB_WP);	/* transient: wait first */
+		else
+			znp_ublk_query_wp(q, t);
 		return true;
 	}
 	return false;

@@ -21,6 +21,8 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <signal.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -29,7 +31,7 @@
 
 #include "ublk-priv.h"
 
-#define JOURNAL_MAGIC	"ZNPUBJ01"
+#define JOURNAL_MAGIC	"ZNPUBJ02"	/* 01: 4 slots per zone, no generation */
 
 struct jhdr {
 	char magic[8];
@@ -67,12 +69,12 @@ static void inherit(struct znp_ublk_server *s, uint64_t z)
 		struct znp_ublk_jent e = *jslot(s, z, i);
 
 		memset(jslot(s, z, i), 0, sizeof(e));
-		if (e.state == ZNP_UBLK_J_COMMITTING) {
+		if (ZNP_UBLK_J_KIND(e.state) == ZNP_UBLK_J_COMMITTING) {
 			/*
 			 * Killed while acknowledging it: if the driver got the
 			 * commit the request is done, else it comes again and is
-			 * placed anew (its first copy is then unused space).
-			 * Matching it could answer a new append with its place.
+			 * placed anew (a second copy, see README.md). Matching it
+			 * could answer a new append with its place.
 			 */
 			znp_ublk_log(s, LOG_WARNING, "ublk%d: zone %" PRIu64 ": an append at LBA +%"
 				     PRIu64 " was being acknowledged when the last server died: if "
@@ -80,7 +82,7 @@ static void inherit(struct znp_ublk_server *s, uint64_t z)
 				     (uint64_t)e.lba);
 			continue;
 		}
-		if (e.state != ZNP_UBLK_J_INFLIGHT)
+		if (ZNP_UBLK_J_KIND(e.state) != ZNP_UBLK_J_INFLIGHT)
 			continue;
 		if (!e.nlb || e.nlb > max || e.lba > cap_lbas(s) || e.nlb > cap_lbas(s) - e.lba) {
 			znp_ublk_log(s, LOG_WARNING, "ublk%d: zone %" PRIu64 ": ignoring a journal "
@@ -88,8 +90,21 @@ static void inherit(struct znp_ublk_server *s, uint64_t z)
 				     (uint64_t)e.lba, e.nlb);
 			continue;
 		}
-		if (zs->ninh == ZNP_UBLK_JSLOTS - 1)
-			continue;	/* one slot stays for this server's own record */
+		if (zs->ninh == ZNP_UBLK_JSLOTS - 1) {
+			/*
+			 * Each server's life adds at most one record per zone
+			 * (its own slot), so this takes seven deaths in a row,
+			 * each with an append of this zone in flight, with no
+			 * server living to see the reissued ones: said, not
+			 * hidden.
+			 */
+			znp_ublk_log(s, LOG_WARNING, "ublk%d: zone %" PRIu64 ": more unresolved "
+				     "append records than the journal holds (%u): the one at LBA +%"
+				     PRIu64 " (+%u) is dropped: if it is sent again it is written "
+				     "again", s->dev_id, z, ZNP_UBLK_JSLOTS - 1, (uint64_t)e.lba,
+				     e.nlb);
+			continue;
+		}
 		zs->inh[zs->ninh].lba = e.lba;
 		zs->inh[zs->ninh].nlb = e.nlb;
 		zs->inh[zs->ninh].misses = 0;
@@ -172,41 +187,58 @@ void znp_ublk_zones_free(struct znp_ublk_server *s)
 	s->zs = NULL;
 }
 
-/* This server's record of the append in flight in zone @z (slot ZNP_UBLK_JSLOTS - 1). */
-void znp_ublk_journal_set(struct znp_ublk_server *s, uint64_t z, uint64_t lba, uint32_t nlb)
+/* This server's record of append @t (slot ZNP_UBLK_JSLOTS - 1 of its zone: it owns the zone). */
+void znp_ublk_journal_set(struct znp_ublk_server *s, struct znp_ublk_tag *t, uint64_t lba,
+			  uint32_t nlb)
 {
 	struct znp_ublk_jent *e;
+	uint32_t gen;
 
+	do
+		gen = (atomic_fetch_add(&s->jgen, 1) + 1) & 0xffffff;
+	while (!gen);
+	t->jgen = gen;
+	t->jlba = lba;
 	if (!s->journal)
 		return;
-	e = jslot(s, z, ZNP_UBLK_JSLOTS - 1);
+	e = jslot(s, t->ext.zone_no, ZNP_UBLK_JSLOTS - 1);
 	e->lba = lba;
 	e->nlb = nlb;
-	__atomic_store_n(&e->state, ZNP_UBLK_J_INFLIGHT, __ATOMIC_RELEASE);
+	__atomic_store_n(&e->state, ZNP_UBLK_J_INFLIGHT | gen << 8, __ATOMIC_RELEASE);
 }
 
 /*
- * Send the queued commit of the append that owns zone @z, then drop its
- * record. Marked "committing" first: a server killed inside that window
- * leaves a record the next one must not match (the request may have been
- * answered; matching a new append of the same data to it would give two
- * appends one place), see inherit().
+ * Send append @t's queued commit, then drop its record, only if its zone's
+ * slot still holds that record (same LBA and generation): a record is
+ * cleared by the commit that answered it and by nothing else. Marked
+ * "committing" first: a server killed inside that window leaves a record
+ * the next one must not match (the request may have been answered;
+ * matching a new append of the same data to it would give two appends one
+ * place), see inherit().
  */
-void znp_ublk_journal_commit(struct znp_ublk_queue *q, uint64_t z)
+void znp_ublk_journal_commit(struct znp_ublk_queue *q, struct znp_ublk_tag *t)
 {
 	struct znp_ublk_server *s = q->s;
+	struct znp_ublk_jent *e = NULL;
+	uint32_t mine = ZNP_UBLK_J_INFLIGHT | t->jgen << 8;
+	uint32_t committing = ZNP_UBLK_J_COMMITTING | t->jgen << 8;
 
-	if (s->journal)
-		__atomic_store_n(&jslot(s, z, ZNP_UBLK_JSLOTS - 1)->state, ZNP_UBLK_J_COMMITTING,
-				 __ATOMIC_RELEASE);
+	if (s->journal && t->jgen) {
+		e = jslot(s, t->ext.zone_no, ZNP_UBLK_JSLOTS - 1);
+		if (e->lba != t->jlba ||
+		    !__atomic_compare_exchange_n(&e->state, &mine, committing, false,
+						 __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+			znp_ublk_log(s, LOG_ERR, "ublk%d: zone %" PRIu64 ": the journal slot of the "
+				     "append at LBA +%" PRIu64 " holds another record: left as it is",
+				     s->dev_id, t->ext.zone_no, t->jlba);
+			e = NULL;
+		}
+	}
 	io_uring_submit(&q->ring);
-	znp_ublk_journal_clear(s, z);
-}
-
-void znp_ublk_journal_clear(struct znp_ublk_server *s, uint64_t z)
-{
-	if (s->journal)
-		__atomic_store_n(&jslot(s, z, ZNP_UBLK_JSLOTS - 1)->state, 0, __ATOMIC_RELEASE);
+	if (e)
+		__atomic_compare_exchange_n(&e->state, &committing, 0, false, __ATOMIC_ACQ_REL,
+					    __ATOMIC_ACQUIRE);
+	t->jgen = 0;
 }
 
 /* Forget inherited record @i of zone @z (resolved, or the zone was reset). Under zlock. */
@@ -304,9 +336,12 @@ struct znp_ublk_tag *znp_ublk_zone_release(struct znp_ublk_queue *q, uint64_t z)
 		pthread_mutex_unlock(&s->zlock);
 		r = write(nq->ifd, &one, sizeof(one));
 		(void)r;
+		znp_ublk_test_point(q, ZNP_TP_HANDOVER);
 		return NULL;
 	}
 	pthread_mutex_unlock(&s->zlock);
+	if (next)
+		znp_ublk_test_point(q, ZNP_TP_HANDOVER);
 	return next;
 }
 
@@ -321,3 +356,66 @@ struct znp_ublk_tag *znp_ublk_inbox_take(struct znp_ublk_queue *q)
 	pthread_mutex_unlock(&q->s->zlock);
 	return list;
 }
+
+#ifdef ZNP_TEST_HOOKS
+static const char *const tp_names[ZNP_TP_NR] = { "append-done", "placed", "handover" };
+static atomic_uint tp_count[ZNP_TP_NR];
+
+/* ZNP_TEST_UBLK_KILL=POINT:N (see ublk-priv.h). */
+void znp_ublk_test_point(struct znp_ublk_queue *q, enum znp_ublk_tpoint p)
+{
+	const char *v = getenv("ZNP_TEST_UBLK_KILL"), *c;
+	unsigned long n;
+	size_t len;
+	bool ab;
+
+	if (!v || !(c = strchr(v, ':')))
+		return;
+	len = (size_t)(c - v);
+	ab = len == 7 && !strncmp(v, "abandon", 7) && p == ZNP_TP_APPEND_DONE;
+	if (!ab && (strlen(tp_names[p]) != len || strncmp(v, tp_names[p], len)))
+		return;
+	n = strtoul(c + 1, NULL, 10);
+	if (atomic_fetch_add(&tp_count[p], 1) + 1 != n)
+		return;
+	if (ab) {
+		uint64_t one = 1;
+		ssize_t r;
+
+		/* as a queue that failed: the server ends with an error, the device stays */
+		znp_ublk_log(q->s, LOG_WARNING, "ublk%d: test hook: abandoning the queues",
+			     q->s->dev_id);
+		q->abandon = true;
+		q->err = -EIO;
+		r = write(q->s->qefd, &one, sizeof(one));
+		(void)r;
+		return;
+	}
+	kill(getpid(), SIGKILL);
+}
+
+bool znp_ublk_test_defer(void)
+{
+	const char *v = getenv("ZNP_TEST_UBLK_DEFER");
+
+	return v && *v == '1';
+}
+
+void znp_ublk_test_added(void)
+{
+	const char *v = getenv("ZNP_TEST_UBLK_TERM_ADDED");
+
+	if (v && *v == '1')
+		raise(SIGTERM);
+}
+
+int znp_ublk_test_submit_fail(void)
+{
+	static atomic_uint calls;
+	const char *v = getenv("ZNP_TEST_UBLK_RING_FAIL");
+
+	if (!v || atomic_fetch_add(&calls, 1) + 1 != strtoul(v, NULL, 10))
+		return 0;
+	return -ENOMEM;
+}
+#endif

@@ -497,6 +497,28 @@ static void test_status(void)
 	CHECK_INT(znp_ublk_status_errno(0x001), -EOPNOTSUPP);	/* the smallest status */
 }
 
+/* Retries wait: a backoff, or the controller's Command Retry Delay when the status asks for it. */
+static void test_retry_delay(void)
+{
+	const uint32_t crdt[3] = { 500, 0, 25500 };
+	const uint32_t none[3] = { 0, 0, 0 };
+
+	/* no CRD: 10 ms doubling, never back to back */
+	CHECK_INT(znp_ublk_retry_ms(0x370, crdt, 0), 10);
+	CHECK_INT(znp_ublk_retry_ms(0x370, crdt, 1), 20);
+	CHECK_INT(znp_ublk_retry_ms(0x370, crdt, 4), 160);
+	CHECK_INT(znp_ublk_retry_ms(-EINTR, crdt, 2), 40);
+	/* CRD 1 (bit 11): CRDT1; CRD 3: CRDT3 (255 x 100 ms) */
+	CHECK_INT(znp_ublk_retry_ms(0x0800 | 0x370, crdt, 0), 500);
+	CHECK_INT(znp_ublk_retry_ms(0x1800 | 0x003, crdt, 4), 25500);
+	/* CRD 2 with CRDT2 0, or no CRDT known: the backoff */
+	CHECK_INT(znp_ublk_retry_ms(0x1000 | 0x003, crdt, 1), 20);
+	CHECK_INT(znp_ublk_retry_ms(0x0800 | 0x003, none, 0), 10);
+	/* CRD bits are not part of the status code: the verdict is the same */
+	CHECK_INT(znp_ublk_status_verdict(0x0800 | 0x003, false), ZNP_UBLK_RETRY);
+	CHECK_INT(znp_ublk_status_verdict(0x1800 | 0x1bc, true), ZNP_UBLK_CHECK_WP);
+}
+
 /* What the server does with each failure: fail, retry, look at the write pointer, leave. */
 static void test_verdict(void)
 {
@@ -582,6 +604,7 @@ int main(void)
 	test_zone_to_blk();
 	test_status();
 	test_verdict();
+	test_retry_delay();
 	test_fingerprint();
 	test_po2_helpers();
 	return t_done("ublk-map");

@@ -1,6 +1,6 @@
 # The ublk server killed while it starts or takes a device back, on Debian's
 # stock kernel (busybox ash; sourced by /init after lib.sh). Layer
-# 61-vm-ublk-startkill, one boot.
+# 49-vm-ublk-startkill, one boot.
 #
 # Namespace A (ctrl 0 nsid 1): npo2 24M/24M, 42 zones (32M po2 zones on the
 # ublk device); the server runs with one queue of 8 tags.

@@ -20,7 +20,7 @@
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 . tests/vm/layer.sh
-[ -x build/nvme-zns-npo2 ] || { echo "61-vm-ublk-startkill: nvme-zns-npo2 not built: run make" >&2; exit 1; }
+[ -x build/nvme-zns-npo2 ] || { echo "49-vm-ublk-startkill: nvme-zns-npo2 not built: run make" >&2; exit 1; }
 log=build/vm-logs/ublk-startkill-$(date +%Y%m%d-%H%M%S).log
 start=$SECONDS
 bash tests/vm/vm-run.sh --kernel stock --guest tests/vm/ublk-startkill/guest.sh \
@@ -29,4 +29,4 @@ bash tests/vm/vm-run.sh --kernel stock --guest tests/vm/ublk-startkill/guest.sh 
 	--timeout 1500 --log "$log" --quiet
 vm=$?
 grep -a '^# SUMMARY' "$log" | sed 's/^# //'
-layer_report 61-vm-ublk-startkill "$log" $vm $start || exit 1
+layer_report 49-vm-ublk-startkill "$log" $vm $start || exit 1

@@ -1,0 +1,25 @@
+#!/bin/bash
+# Layer 51: the ublk server's append journal on Debian's stock 6.12 kernel in
+# QEMU with ublk_drv: zoned btrfs on a ublk device while the server (built
+# with test hooks) kills itself between an append's completion and its
+# commit, after placing one while commits wait, at a zone's hand-over, or
+# abandons its queues; a new server takes the device back each time. Then
+# the namespace is read through its generic node: every acknowledged block
+# is there exactly once (tests/vm/ublk-journal/guest.sh). One boot;
+# measured 217 s on a 2-core machine running one other QEMU guest, 522-645 s
+# at load 15-25 (shared with other QEMU runs), hence the limit.
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+. tests/vm/layer.sh
+[ -x build/nvme-zns-npo2 ] || { echo "48-vm-ublk-journal: nvme-zns-npo2 not built: run make" >&2; exit 1; }
+log=build/vm-logs/ublk-journal-$(date +%Y%m%d-%H%M%S).log
+start=$SECONDS
+adds=()
+layer_btrfs_tools 48-vm-ublk-journal
+bash tests/vm/vm-run.sh --kernel stock --guest tests/vm/ublk-journal/guest.sh \
+	--ns ctrl=0,nsid=1,size=768M,lbas=4096,zoned=1,zsze=48M,zcap=48M \
+	--modules "ublk_drv crc32c_generic crc32_generic btrfs" "${adds[@]}" \
+	--timeout 1200 --log "$log" --quiet
+vm=$?
+grep -a '^# SUMMARY' "$log" | sed 's/^# //'
+layer_report 48-vm-ublk-journal "$log" $vm $start || exit 1
