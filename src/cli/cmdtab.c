@@ -176,7 +176,8 @@ static const struct znp_exit_override map_exits[] = {
 };
 
 #define ZONE_CMD(n, h) { .name = #n, .help = h, .args = "<device>", .min_args = 1, \
-	.max_args = 1, .fn = znp_cmd_##n, .opts = zone_opts, .rules = zone_rules }
+	.max_args = 1, .fn = znp_cmd_##n, .opts = zone_opts, .rules = zone_rules, \
+	.zoned_args = true }
 
 const struct znp_cmd_desc znp_cmds[] = {
 	{ .name = "list",
@@ -185,11 +186,11 @@ const struct znp_cmd_desc znp_cmds[] = {
 	{ .name = "report",
 	  .help = "report zones: start, capacity, write pointer, state, type, attributes",
 	  .args = "<device>", .min_args = 1, .max_args = 1, .fn = znp_cmd_report,
-	  .opts = report_opts },
+	  .opts = report_opts, .zoned_args = true },
 	{ .name = "zonemap",
 	  .help = "draw the zones: state and fill of each zone, as text or SVG",
 	  .args = "<device>", .min_args = 1, .max_args = 1, .fn = znp_cmd_zonemap,
-	  .opts = zonemap_opts },
+	  .opts = zonemap_opts, .zoned_args = true },
 	{ .name = "check",
 	  .help = "tell whether a namespace can be mapped to power-of-2 zones",
 	  .args = "<device>", .min_args = 1, .max_args = 1, .fn = znp_cmd_check,

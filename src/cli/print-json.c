@@ -390,6 +390,7 @@ void znp_print_table_json(FILE *out, const char *prog)
 		add(o, "min_args", json_object_new_int64(c->min_args));
 		add(o, "max_args", json_object_new_int64(c->max_args));
 		add(o, "hidden", json_object_new_boolean(c->hidden));
+		add(o, "zoned", json_object_new_boolean(c->zoned_args));
 		add(o, "options", names);
 		json_object_array_add(cmds, o);
 	}
