@@ -22,7 +22,7 @@ const struct znp_opt_desc znp_opt_descs[ZNP_O_NR] = {
 	[ZNP_O_HELP] = { ZNP_O_HELP, "help", 'h', NULL, NULL,
 		"show this help", NULL, ZNP_OK_FLAG, OPT(help) },
 	[ZNP_O_NSID] = { ZNP_O_NSID, "namespace-id", 'n', NULL, "NSID",
-		"refuse unless the device is namespace NSID", NULL, ZNP_OK_U32, OPT(nsid) },
+		"refuse unless the device is namespace NSID (with a controller node: select it)", NULL, ZNP_OK_U32, OPT(nsid) },
 	[ZNP_O_START_LBA] = { ZNP_O_START_LBA, "start-lba", 's', NULL, "LBA",
 		"first zone: report and zonemap take any LBA in it, zone operations its start LBA",
 		NULL, ZNP_OK_U64, OPT(start_lba) },
