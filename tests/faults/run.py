@@ -24,6 +24,7 @@ with text and JSON output:
     requested zones / ranges was touched.
 """
 import json
+import re
 import os
 import sys
 import tempfile
@@ -375,9 +376,14 @@ def test_list(root):
     r = Run(root, ['list', '-o', 'json'], 'all')
     j = r.json_or_nothing()
     rows = {e['ng']: e for e in (j or {}).get('namespaces', [])}
-    check(r.rc == 0 and set(rows) == set(zoned) and j.get('nr_namespaces') == len(zoned),
-          'list -o json: all %d ZNS namespaces listed (got %d, missing %s)'
-          % (len(zoned), len(rows), sorted(set(zoned) - set(rows))))
+    # the namespaces whose probe the configuration makes fail (their Identify
+    # or first report), as the JSON rows carry them
+    probe_failed = sorted(ng for ng, e in rows.items() if 'error' in e)
+    check(r.rc == 1 and probe_failed and set(rows) == set(zoned) and j.get('nr_namespaces') == len(zoned),
+          'list -o json: all %d ZNS namespaces listed, exit 1 as %d could not be probed '
+          '(got %d, exit %d, missing %s)' % (len(zoned), len(probe_failed), len(rows), r.rc,
+                                            sorted(set(zoned) - set(rows))))
+    list_errors(r, probe_failed)
     bad = [ng for ng, e in rows.items()
            if not (e.get('nr_zones') == NZ or
                    (isinstance(e.get('error'), dict) and e['error'].get('device') == ng and
@@ -390,8 +396,19 @@ def test_list(root):
                   'list -o json: [%s] %s carries its error: %r' % (name, ng, rows[ng].get('error')))
     check(not r.io(0x79) and not r.io(0x09), 'list: nothing but reads sent')
     r = Run(root, ['list'], 'all')
-    check(r.rc == 0 and len(r.out.splitlines()) == len(zoned) + 1,
-          'list: a header and %d rows (got %d lines)' % (len(zoned), len(r.out.splitlines())))
+    check(r.rc == 1 and len(r.out.splitlines()) == len(zoned) + 1,
+          'list: a header and %d rows, exit 1 (got %d lines, exit %d)'
+          % (len(zoned), len(r.out.splitlines()), r.rc))
+    list_errors(r, probe_failed)
+
+
+def list_errors(r, probe_failed):
+    """One line on stderr for each namespace list could not probe, naming its node."""
+    named = sorted(re.sub(r'^.*/', '', l.split(': ')[1]) for l in r.err.splitlines()
+                   if l.startswith(PROG + ': ') and ': cannot probe the namespace: ' in l)
+    check(named == probe_failed and len(r.err.splitlines()) == len(probe_failed),
+          'list: one stderr line per namespace not probed, naming its node: %s (stderr %r)'
+          % (probe_failed, [l for l in r.err.splitlines() if 'cannot probe the namespace' not in l]))
 
 
 def main():
