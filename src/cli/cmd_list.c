@@ -32,6 +32,14 @@ static int list_one(const struct znp_scan_entry *e, void *arg)
 	 */
 	if (!e->is_zoned && (!e->probe_ret || e->probe_ret == -EMEDIUMTYPE))
 		return 0;
+	char ng_path[PATH_MAX], blk_path[PATH_MAX];
+
+	if (e->ns.ng_name[0] && !znp_dev_path(&ctx->cli->env, ng_path, sizeof(ng_path),
+					       e->ns.ng_name))
+		r.ng_path = ng_path;
+	if (e->ns.blk_name[0] && !znp_dev_path(&ctx->cli->env, blk_path, sizeof(blk_path),
+						e->ns.blk_name))
+		r.blk_path = blk_path;
 	/* our po2 mapping on top of the block device (sysfs holders) */
 	if (e->ns.blk_name[0] && znp_blk_po2_holder(&ctx->cli->env, e->ns.blk_name, &h))
 		r.mapped_as = h.dm_name;

@@ -64,6 +64,9 @@ static void json_list_row(struct znp_print *p, const struct znp_list_row *r)
 	add(o, "ctrl", str(ns->ctrl));
 	add(o, "ng", *ns->ng_name ? str(ns->ng_name) : NULL);
 	add(o, "block", *ns->blk_name ? str(ns->blk_name) : NULL);
+	add(o, "ng_path", *ns->ng_name && r->ng_path ? str(r->ng_path) : NULL);
+	add(o, "block_path", *ns->blk_name && r->blk_path && ns->blk_visible ?
+			     str(r->blk_path) : NULL);
 	add(o, "block_visible", json_object_new_boolean(ns->blk_visible));
 	add(o, "nsid", u64(ns->nsid));
 	add(o, "model", str(ns->model));

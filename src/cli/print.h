@@ -58,6 +58,8 @@ struct znp_list_row {
 	bool is_zoned;
 	int probe_ret;			/* 0, -errno or NVMe status */
 	const char *mapped_as;		/* po2 mapping on top, NULL: none/unknown */
+	const char *ng_path;		/* "/dev/ng0n1" (dev root), NULL: the name */
+	const char *blk_path;		/* "/dev/nvme0n1", NULL: the name */
 };
 
 struct znp_report_hdr {

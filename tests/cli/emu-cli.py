@@ -120,7 +120,8 @@ def expect(root, args, rc, name=None):
     check(r.rc == rc and r.err == '', '%s -> exit %d (got %d, stderr %r)' %
           (' '.join(args), rc, r.rc, r.err))
     if name:
-        golden(name, r.out)
+        # list names nodes by their full paths: under the test's dev root
+        golden(name, r.out.replace(root.rstrip('/') + '/dev/', '/dev/'))
     return r
 
 
@@ -165,6 +166,10 @@ def test_list(root):
         want = None if n['ng'] in NO_DISK else 'nvme' + n['ng'][2:]
         check(n['block'] == want and n['mapped_as'] is None,
               'list: %s paired with its block node (%s)' % (n['ng'], want))
+        check(n['ng_path'] == os.path.join(root, 'dev', n['ng']) and
+              n['block_path'] == (os.path.join(root, 'dev', want) if vis and want else None),
+              'list: %s: full paths of its nodes under the dev root, no block path when '
+              'hidden (%r, %r)' % (n['ng'], n['ng_path'], n['block_path']))
     expect(root, ['list', '-H'], 0, 'list-human.txt')
 
 

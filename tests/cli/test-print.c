@@ -138,9 +138,9 @@ static void c_error_errno(struct znp_print *p)
 static void c_list(struct znp_print *p)
 {
 	struct znp_list_row rows[] = {
-		{ &ns_hidden, &g_npo2, true, 0, NULL },
-		{ &ns_visible, &g_po2, true, 0, "po2zone-ng1n2" },
-		{ &ns_noblk, NULL, false, -EIO, NULL },
+		{ &ns_hidden, &g_npo2, true, 0, NULL, "/dev/ng0n1", "/dev/nvme0n1" },
+		{ &ns_visible, &g_po2, true, 0, "po2zone-ng1n2", "/dev/ng1n2", "/dev/nvme1n2" },
+		{ &ns_noblk, NULL, false, -EIO, NULL, "/dev/ng2n1", NULL },
 	};
 
 	p->ops->list_begin(p);

@@ -108,8 +108,8 @@ t "already mapped through the ng node (4)" 4 "$BIN" map "$D/ng0n1"
 t "held by another dm device (4)" 4 "$BIN" map "$D/nvme0n6" --dry-run
 has "other holder: named" "$root/err" "in use by dm-1 \(device-mapper device vg-lv\)"
 t "list" 0 "$BIN" list
-has "list: MAPPED-AS column" "$root/out" "^ng0n1 +nvme0n1 .* po2-ours\$"
-has "list: others not mapped" "$root/out" "^ng0n6 +nvme0n6 .* -\$"
+has "list: MAPPED-AS column" "$root/out" "^$root/dev/ng0n1 +$root/dev/nvme0n1 .* visible +po2-ours +znpemu"
+has "list: others not mapped" "$root/out" "^$root/dev/ng0n6 +$root/dev/nvme0n6 .* visible +- +znpemu"
 t "list -o json" 0 "$BIN" list -o json
 LD_PRELOAD= python3 - "$root/out" <<'PY' && ok || bad "list JSON mapped_as"
 import json, sys
