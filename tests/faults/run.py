@@ -25,6 +25,7 @@ with text and JSON output:
 """
 import json
 import re
+import subprocess
 import os
 import sys
 import tempfile
@@ -180,7 +181,7 @@ def test_report(root, name):
                       '%s: the error as the JSON document, exit_code %d: %r' % (r.desc, want, e))
             elif j is not None:
                 zl = j.get('zone_list', [])
-                check(j.get('nr_zones') == len(zl) and len(zl) < NZ and
+                check(j.get('nr_reported') == len(zl) and j.get('nr_zones') == NZ and len(zl) < NZ and
                       all(z['slba'] == i * ZS for i, z in enumerate(zl)),
                       '%s: the JSON holds the %d zones before the fault, as configured'
                       % (r.desc, len(zl)))
@@ -281,10 +282,12 @@ def test_discard(root, name, nth, zoned=False):
             if j is not None:
                 res = j.get('result') or {}
                 good = [c for c in sends if c.get('status', 0) == 0 and c.get('err', 0) == 0]
+                e = j.get('error') or {}
                 check(res.get('completed') == len(good) and res.get('failed', 0) >= 1 and
-                      res.get('error'),
-                      '%s: result completed %r == %d commands the device did, failed >= 1, error set'
-                      % (r.desc, res.get('completed'), len(good)))
+                      'error' not in res and e.get('exit_code') == r.rc and e.get('message'),
+                      '%s: result completed %r == %d commands the device did, failed >= 1; '
+                      'the error top-level with exit_code %d: %r'
+                      % (r.desc, res.get('completed'), len(good), r.rc, e))
                 if q == '1':
                     check(res.get('submitted') == nth and res.get('completed') == nth - 1,
                           '%s: submitted %r == %d, completed %r == %d (synchronous: stops at the fault)'
@@ -319,7 +322,8 @@ def test_discard_no_handler(root):
                     res = (j or {}).get('result') or {}
                     check(res.get('submitted') == 0 and res.get('completed') == 0 and
                           res.get('interrupted') is False and
-                          (res.get('error') or {}).get('errno') == EINVAL,
+                          ((j or {}).get('error') or {}).get('errno') == EINVAL and
+                          j['error'].get('exit_code') == r.rc,
                           '%s: result: 0 submitted, 0 completed, not interrupted, the error: %r'
                           % (r.desc, res))
                 else:
@@ -337,7 +341,7 @@ def test_discard_no_handler(root):
 def test_healthy(root):
     r = Run(root, ['report', 'dev/' + NODE['healthy'], '-o', 'json'], 'healthy')
     j = r.json_or_nothing() if r.rc == 0 else None
-    check(r.rc == 0 and r.err == '' and j is not None and j['nr_zones'] == NZ and
+    check(r.rc == 0 and r.err == '' and j is not None and j['nr_zones'] == NZ and j['nr_reported'] == NZ and
           'error' not in j and
           len(r.io(0x7a)) == LAST,
           'control: the same namespace without faults reports %d zones in %d commands'
@@ -411,6 +415,62 @@ def list_errors(r, probe_failed):
           % (probe_failed, [l for l in r.err.splitlines() if 'cannot probe the namespace' not in l]))
 
 
+ERROR_KEYS = {'errno', 'errno_name', 'nvme_status', 'nvme_status_name', 'device', 'message',
+              'exit_code'}
+
+
+def json_failure(r, when):
+    """A failed command's -o json: one object whose top-level "error" has the
+    schema of nvme-zns-npo2(1) "Errors in JSON", exit_code the exit status."""
+    j = r.json_or_nothing()
+    e = (j or {}).get('error')
+    good = (r.rc != 0 and isinstance(e, dict) and set(e) == ERROR_KEYS and
+            e['exit_code'] == r.rc and isinstance(e['message'], str) and e['message'] and
+            (e['errno'] is None) == (e['errno_name'] is None) and
+            (e['nvme_status'] is None) == (e['nvme_status_name'] is None) and
+            (e['errno'] is None or e['nvme_status'] is None) and
+            all(isinstance(e[k], int) for k in ('errno', 'nvme_status') if e[k] is not None))
+    check(good, '%s: %s: top-level "error" with the schema, exit_code %d: %r'
+          % (r.desc, when, r.rc, e))
+    return j
+
+
+def test_json_failures(root):
+    """Every command of the table that takes -o: a failure before its output
+    (a device or mapping that does not exist, else an extra argument), and,
+    where the device can stop one midway, a failure during it."""
+    table = json.loads(subprocess.run([BIN, '__table'], capture_output=True, text=True,
+                                      check=True).stdout)
+    fmt = [c for c in table['commands'] if not c['hidden'] and 'output-format' in c['options']]
+    check(len(fmt) >= 10, 'json failures: %d commands take -o' % len(fmt))
+    for c in fmt:
+        if 'device' in c['args'] or 'mapping' in c['args']:
+            # a command line that is otherwise complete: the device is what fails
+            args = [c['name'], 'dev/ng999n1'] + (['-a', '-f'] if 'all' in c['options'] else [])
+        else:
+            args = [c['name'], 'extra-argument']
+        json_failure(Run(root, args + ['-o', 'json'], 'json-before'), 'before output')
+    # during output: the document begun, the failure at its end
+    ranges = ''.join('%d %d\n' % (i * 2 << 20, 1 << 20) for i in range(DISC_RANGES))
+    for args, stdin in (
+            (['report', 'dev/' + NODE['rep-fail-middle']], None),
+            (['reset', 'dev/' + NODE['rst-fail-middle'], '-s', '0', '-c', str(RESET_ZONES),
+              '-f'], None),
+            (['discard', 'dev/' + NODE['dsc-internal-middle'], '--ranges', '-', '-f'], ranges),
+            (['list'], None)):
+        r = Run(root, args + ['-o', 'json'], 'json-during', stdin=stdin)
+        j = json_failure(r, 'during output')
+        check(j is not None and len(j) > 1,
+              '%s: the document kept beside its error: %s' % (r.desc, sorted(j or {})))
+        if j and 'result' in j and isinstance(j['result'], dict):
+            res = j['result']
+            check('error' not in res and
+                  all(len(repr(res[k]).split('.')[-1]) <= n
+                      for k, n in (('seconds', 6), ('iops', 1)) if isinstance(res[k], float)),
+                  '%s: discard: the error top-level only, seconds/iops rounded: %r'
+                  % (r.desc, res))
+
+
 def main():
     global FIRST, MIDDLE, LAST, REPORT_FAULTS
     p = probe_reports()
@@ -431,6 +491,7 @@ def main():
         for name, (nth, _) in ZDISC_FAULTS.items():
             test_discard(root, name, nth, zoned=True)
         test_discard_no_handler(root)
+        test_json_failures(root)
     return znptest.summary()
 
 

@@ -53,6 +53,20 @@ has "dry run: says nothing was created" "$root/out" "^dry run: /dev/mapper/po2-S
 if [ $have_dm = 0 ]; then
 	has "dry run without device-mapper: a note" "$root/err" "^$P: $D/nvme0n1: note: device-mapper is not available"
 fi
+# several devices in JSON: arrays in the order given, not one joined string
+t "map --name cat0 of two devices, dry run, JSON" 0 "$BIN" map --name cat0 "$D/nvme0n1" \
+	"$D/nvme0n6" --dry-run -o json
+LD_PRELOAD= python3 - "$root/out" "$D" <<'PY' && ok "... device and backing are arrays" ||
+import json, sys
+j, d = json.load(open(sys.argv[1])), sys.argv[2]
+want = [d + "/nvme0n1", d + "/nvme0n6"]
+assert j["device"] == want and j["backing"] == want, (j["device"], j["backing"])
+assert j["nr_zones"] == 20 and j["name"] == "cat0", j
+PY
+	bad "... device and backing are arrays: $(head -3 "$root/out")"
+t "map of one device, dry run, JSON" 0 "$BIN" map "$D/nvme0n1" --dry-run -o json
+has "... device stays a string" "$root/out" "^  \"device\": \"$D/nvme0n1\",\$"
+
 t "dry run through the ng node maps the block device" 0 "$BIN" map "$D/ng0n1" --dry-run --name mine -o json
 LD_PRELOAD= python3 - "$root/out" <<'PY' && ok || bad "dry run JSON"
 import json, sys
