@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include <errno.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -67,11 +68,16 @@ int znp_cli_open_dev(const struct znp_cli *cli, const struct znp_opts *o,
 {
 	const char *path = o->args[0];
 	const char *why = NULL;
+	char node[PATH_MAX];
 	struct znp_dev *dev;
 	int ret;
 
-	ret = znp_dev_open(&cli->env, path, flags & ~(ZNP_CLI_DEFER_CAP | ZNP_CLI_FULL_CAP),
-			   &dev, &why);
+	/* `/dev/nvme0 -n 1` as nvme-cli users type it: namespace 1's ng node */
+	ret = znp_dev_resolve(&cli->env, path, znp_opt_given(o, ZNP_O_NSID) ? o->nsid : 0,
+			      node, sizeof(node), &why);
+	if (!ret)
+		ret = znp_dev_open(&cli->env, node,
+				   flags & ~(ZNP_CLI_DEFER_CAP | ZNP_CLI_FULL_CAP), &dev, &why);
 	if (ret) {
 		znp_cli_err_ret(cli, ret, path, "%s", why ? why : znp_strerror(ret));
 		return znp_cli_exit(cli, ret);

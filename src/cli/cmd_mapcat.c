@@ -68,6 +68,8 @@ int znp_map_concat(const struct znp_cli *cli, const struct znp_opts *o, struct z
 
 	struct znp_map_view v = {
 		.device = devices, .backing = backings, .geom = &cat.geom, .name = o->name,
+		.nr_devices = cat.n, .devices = o->args, .backings = cat.backing[0],
+		.backing_stride = sizeof(cat.backing[0]),
 		.uuid = cat.uuid, .target = cat.target, .table = cat.table, .table_len = cat.len,
 		.dry_run = o->dry_run, .config = c.config,
 		.dm_kname = cat.dm_kname[0] ? cat.dm_kname : NULL,

@@ -22,7 +22,7 @@ const struct znp_opt_desc znp_opt_descs[ZNP_O_NR] = {
 	[ZNP_O_HELP] = { ZNP_O_HELP, "help", 'h', NULL, NULL,
 		"show this help", NULL, ZNP_OK_FLAG, OPT(help) },
 	[ZNP_O_NSID] = { ZNP_O_NSID, "namespace-id", 'n', NULL, "NSID",
-		"refuse unless the device is namespace NSID", NULL, ZNP_OK_U32, OPT(nsid) },
+		"refuse unless the device is namespace NSID (with a controller node: select it)", NULL, ZNP_OK_U32, OPT(nsid) },
 	[ZNP_O_START_LBA] = { ZNP_O_START_LBA, "start-lba", 's', NULL, "LBA",
 		"first zone: report and zonemap take any LBA in it, zone operations its start LBA",
 		NULL, ZNP_OK_U64, OPT(start_lba) },
@@ -180,7 +180,8 @@ static const struct znp_exit_override map_exits[] = {
 };
 
 #define ZONE_CMD(n, h) { .name = #n, .help = h, .args = "<device>", .min_args = 1, \
-	.max_args = 1, .fn = znp_cmd_##n, .opts = zone_opts, .rules = zone_rules }
+	.max_args = 1, .fn = znp_cmd_##n, .opts = zone_opts, .rules = zone_rules, \
+	.zoned_args = true }
 
 const struct znp_cmd_desc znp_cmds[] = {
 	{ .name = "list",
@@ -189,11 +190,11 @@ const struct znp_cmd_desc znp_cmds[] = {
 	{ .name = "report",
 	  .help = "report zones: start, capacity, write pointer, state, type, attributes",
 	  .args = "<device>", .min_args = 1, .max_args = 1, .fn = znp_cmd_report,
-	  .opts = report_opts },
+	  .opts = report_opts, .zoned_args = true },
 	{ .name = "zonemap",
 	  .help = "draw the zones: state and fill of each zone, as text or SVG",
 	  .args = "<device>", .min_args = 1, .max_args = 1, .fn = znp_cmd_zonemap,
-	  .opts = zonemap_opts },
+	  .opts = zonemap_opts, .zoned_args = true },
 	{ .name = "check",
 	  .help = "tell whether a namespace can be mapped to power-of-2 zones",
 	  .args = "<device>", .min_args = 1, .max_args = 1, .fn = znp_cmd_check,

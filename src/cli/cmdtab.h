@@ -107,6 +107,8 @@ struct znp_cmd_desc {
 	const struct znp_opt_rule *rules;	/* option dependencies, or NULL */
 	const struct znp_exit_override *exits;	/* or NULL: znp_exit_from_ret() as is */
 	bool hidden;			/* not in help or completions */
+	bool zoned_args;		/* its <device> must be zoned: completions offer only
+					 * zoned namespaces (`zoned` in __table) */
 };
 
 extern const struct znp_opt_desc znp_opt_descs[ZNP_O_NR];

@@ -18,8 +18,20 @@ void znp_json_map(struct znp_print *p, const struct znp_map_view *v)
 
 	snprintf(path, sizeof(path), "/dev/mapper/%s", v->name);
 	j_begin(p);
-	j_put(p, "device", str(v->device));
-	j_put(p, "backing", str(v->backing));
+	if (v->nr_devices) {
+		struct json_object *devs = json_object_new_array();
+		struct json_object *backs = json_object_new_array();
+
+		for (unsigned int i = 0; i < v->nr_devices; i++) {
+			json_object_array_add(devs, str(v->devices[i]));
+			json_object_array_add(backs, str(v->backings + i * v->backing_stride));
+		}
+		j_put(p, "device", devs);
+		j_put(p, "backing", backs);
+	} else {
+		j_put(p, "device", str(v->device));
+		j_put(p, "backing", str(v->backing));
+	}
 	if (v->ns) {
 		j_put(p, "nsid", u64(v->ns->nsid));
 		j_put(p, "serial", str(v->ns->serial));

@@ -13,11 +13,14 @@
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE		/* strerrorname_np() */
 #endif
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <json-c/json.h>
 
 #include "cmdtab.h"
+#include "exit.h"
 #include "print-json.h"
 #include "print.h"
 #include "svc.h"
@@ -43,6 +46,29 @@ struct json_object *znp_json_error(const struct znp_error_view *e)
 	return o;
 }
 
+/*
+ * The error of a command that failed after its document began: the same
+ * object as before output, with the exit status the command will return
+ * (znp_exit_from_ret(): report, the zone commands, discard and list
+ * declare no exceptions in the command table).
+ */
+static struct json_object *midrun_error(int ret, const char *device)
+{
+	const struct znp_error_view e = { .ret = ret, .device = device,
+					  .exit_code = znp_exit_from_ret(ret) };
+
+	return znp_json_error(&e);
+}
+
+/* A measurement rounded to @decimals places, printed as such ("0.000137"). */
+static struct json_object *rounded(double v, int decimals)
+{
+	char buf[64];
+
+	snprintf(buf, sizeof(buf), "%.*f", decimals, v);
+	return json_object_new_double_s(strtod(buf, NULL), buf);
+}
+
 static void json_error(struct znp_print *p, const struct znp_error_view *e)
 {
 	j_begin(p);
@@ -64,6 +90,9 @@ static void json_list_row(struct znp_print *p, const struct znp_list_row *r)
 	add(o, "ctrl", str(ns->ctrl));
 	add(o, "ng", *ns->ng_name ? str(ns->ng_name) : NULL);
 	add(o, "block", *ns->blk_name ? str(ns->blk_name) : NULL);
+	add(o, "ng_path", *ns->ng_name && r->ng_path ? str(r->ng_path) : NULL);
+	add(o, "block_path", *ns->blk_name && r->blk_path && ns->blk_visible ?
+			     str(r->blk_path) : NULL);
 	add(o, "block_visible", json_object_new_boolean(ns->blk_visible));
 	add(o, "nsid", u64(ns->nsid));
 	add(o, "model", str(ns->model));
@@ -78,6 +107,12 @@ static void json_list_row(struct znp_print *p, const struct znp_list_row *r)
 		};
 
 		add(o, "error", znp_json_error(&e));
+		/* the first one is the command's error too (list exits with it) */
+		if (!p->list_ret) {
+			p->list_ret = r->probe_ret;
+			znp_strlcpy(p->list_err_dev, r->ng_path ? r->ng_path : e.device,
+				    sizeof(p->list_err_dev));
+		}
 	}
 	add(o, "mapped_as", r->mapped_as ? str(r->mapped_as) : NULL);
 	j_array_elem(p, o);
@@ -88,6 +123,8 @@ static void json_list_end(struct znp_print *p)
 {
 	j_array_end(p);
 	j_put(p, "nr_namespaces", u64(p->nr_items));
+	if (p->list_ret)
+		j_put(p, "error", midrun_error(p->list_ret, p->list_err_dev));
 	j_end(p);
 }
 
@@ -99,7 +136,8 @@ static void json_report_begin(struct znp_print *p, const struct znp_report_hdr *
 	if (h->ns)
 		j_put(p, "nsid", u64(h->ns->nsid));
 	put_geom(p, h->geom);
-	j_put(p, "dev_nr_zones", u64(h->geom->nr_zones));
+	/* the namespace's zone count, as nvme-cli's report-zones header gives it */
+	j_put(p, "nr_zones", u64(h->geom->nr_zones));
 	j_put(p, "start_lba", u64(h->start_lba));
 	j_put(p, "state_filter", str(znp_state_filter_name(h->filter)));
 	j_array_begin(p, "zone_list");
@@ -161,17 +199,14 @@ static void json_report_zone(struct znp_print *p, const struct znp_zone *z,
 	p->nr_items++;
 }
 
-/* nr_zones last: it counts what was actually streamed. */
+/* nr_reported last: it counts what was actually streamed. */
 static void json_report_end(struct znp_print *p)
 {
 	j_array_end(p);
-	j_put(p, "nr_zones", u64(p->nr_items));
+	j_put(p, "nr_reported", u64(p->nr_items));
 	/* a report cut short by the device says so: the zone list is partial */
-	if (p->report_ret) {
-		const struct znp_error_view e = { .ret = p->report_ret, .device = p->device };
-
-		j_put(p, "error", znp_json_error(&e));
-	}
+	if (p->report_ret)
+		j_put(p, "error", midrun_error(p->report_ret, p->device));
 	j_end(p);
 }
 
@@ -239,11 +274,8 @@ static void json_zone_op_end(struct znp_print *p, uint64_t done, int ret)
 		j_array_end(p);
 	j_put(p, "zones_done", u64(done));
 	j_put(p, "result", str(ret ? "error" : "ok"));
-	if (ret) {
-		const struct znp_error_view e = { .ret = ret, .device = p->op->device };
-
-		j_put(p, "error", znp_json_error(&e));
-	}
+	if (ret)
+		j_put(p, "error", midrun_error(ret, p->op->device));
 	j_end(p);
 }
 
@@ -290,18 +322,14 @@ static void json_discard_end(struct znp_print *p, const struct znp_discard_summa
 		add(o, "completed", u64(s->completed));
 		add(o, "failed", u64(s->failed));
 		add(o, "bytes", u64(s->bytes));
-		add(o, "seconds", json_object_new_double(s->seconds));
-		add(o, "iops", json_object_new_double(s->iops));
+		/* measured: microseconds and tenths of a command are what they mean */
+		add(o, "seconds", rounded(s->seconds, 6));
+		add(o, "iops", rounded(s->iops, 1));
 		add(o, "interrupted", json_object_new_boolean(s->interrupted));
-		if (s->ret) {
-			const struct znp_error_view e = { .ret = s->ret,
-							  .device = p->discard->device };
-
-			add(o, "error", znp_json_error(&e));
-		} else {
-			add(o, "error", NULL);
-		}
 		j_put(p, "result", o);
+		/* with every other command's: top-level, where `jq -e .error` looks */
+		if (s->ret)
+			j_put(p, "error", midrun_error(s->ret, p->discard->device));
 	}
 	j_end(p);
 }
@@ -397,6 +425,7 @@ void znp_print_table_json(FILE *out, const char *prog)
 		add(o, "min_args", json_object_new_int64(c->min_args));
 		add(o, "max_args", json_object_new_int64(c->max_args));
 		add(o, "hidden", json_object_new_boolean(c->hidden));
+		add(o, "zoned", json_object_new_boolean(c->zoned_args));
 		add(o, "options", names);
 		json_object_array_add(cmds, o);
 	}

@@ -6,7 +6,7 @@
 #include "print.h"
 #include "svc.h"
 
-#define LIST_FMT	"%-10s %-12s %5s %5s %-12s %-12s %8s %-4s %-7s %s\n"
+#define LIST_FMT	"%-14s %-15s %5s %5s %-10s %-12s %-12s %8s %-4s %-7s %-16s %s\n"
 #define REPORT_FMT	"%-8s %-14s %-14s %-14s %-10s %-13s %s\n"
 #define REPORT_FMT_H	"%-8s %-14s %-10s %-14s %-10s %-10s %-13s %s\n"
 
@@ -34,32 +34,35 @@ static const char *lbas_str(const struct znp_print *p, char *buf, size_t len,
 
 static void text_list_begin(struct znp_print *p)
 {
-	fprintf(p->out, LIST_FMT, "NODE", "BLOCK", "NSID", "LBA", "ZONE-SIZE",
-		"ZONE-CAP", "ZONES", "PO2", "BLKDEV", "MAPPED-AS");
+	fprintf(p->out, LIST_FMT, "NODE", "BLOCK", "NSID", "LBA", "SIZE", "ZONE-SIZE",
+		"ZONE-CAP", "ZONES", "PO2", "BLKDEV", "MAPPED-AS", "MODEL");
 }
 
 static void text_list_row(struct znp_print *p, const struct znp_list_row *r)
 {
 	const struct znp_geom *g = r->geom;
-	char nsid[16], lba[16], zs[32], zc[32], nz[24];
+	char nsid[16], lba[16], size[32], zs[32], zc[32], nz[24];
+	const char *ng = r->ng_path ? r->ng_path : r->ns->ng_name;
+	const char *blk = r->blk_path && r->ns->blk_visible ? r->blk_path : r->ns->blk_name;
 
 	snprintf(nsid, sizeof(nsid), "%" PRIu32, r->ns->nsid);
 	if (g) {
 		snprintf(lba, sizeof(lba), "%" PRIu32, g->lba_size);
+		znp_human_size(size, sizeof(size), g->nlbas * g->lba_size);
 		lbas_str(p, zs, sizeof(zs), g->zone_size, g->lba_size);
 		lbas_str(p, zc, sizeof(zc), g->zone_cap, g->lba_size);
 		if (g->zone_cap_varies)
 			snprintf(zc, sizeof(zc), "varies");
 		snprintf(nz, sizeof(nz), "%" PRIu64, g->nr_zones);
 	}
-	fprintf(p->out, LIST_FMT, *r->ns->ng_name ? r->ns->ng_name : "-",
-		*r->ns->blk_name ? r->ns->blk_name : "-", nsid,
-		g ? lba : "?", g ? zs : "?", g ? zc : "?", g ? nz : "?",
+	fprintf(p->out, LIST_FMT, *r->ns->ng_name ? ng : "-",
+		*r->ns->blk_name ? blk : "-", nsid,
+		g ? lba : "?", g ? size : "?", g ? zs : "?", g ? zc : "?", g ? nz : "?",
 		g ? (g->zone_size_is_po2 ? "yes" : "no") : "?",
 		r->ns->blk_visible ? "visible" : "hidden",
-		r->mapped_as ? r->mapped_as : "-");
+		r->mapped_as ? r->mapped_as : "-", *r->ns->model ? r->ns->model : "-");
 	if (!g && (p->flags & ZNP_PF_VERBOSE))
-		fprintf(p->out, "  (%s: %s)\n", r->ns->ng_name, znp_strerror(r->probe_ret));
+		fprintf(p->out, "  (%s: %s)\n", ng, znp_strerror(r->probe_ret));
 	p->nr_items++;
 }
 

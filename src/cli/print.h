@@ -36,6 +36,9 @@ struct znp_print {
 	int report_ret;
 	/* the printer began a document on @out (JSON: its outer object) */
 	bool started;
+	/* list: the first namespace that could not be probed, and its error */
+	int list_ret;
+	char list_err_dev[256];
 };
 
 /*
@@ -58,6 +61,8 @@ struct znp_list_row {
 	bool is_zoned;
 	int probe_ret;			/* 0, -errno or NVMe status */
 	const char *mapped_as;		/* po2 mapping on top, NULL: none/unknown */
+	const char *ng_path;		/* "/dev/ng0n1" (dev root), NULL: the name */
+	const char *blk_path;		/* "/dev/nvme0n1", NULL: the name */
 };
 
 struct znp_report_hdr {
@@ -118,6 +123,12 @@ struct znp_discard_summary {
 struct znp_map_view {
 	const char *device;		/* as given */
 	const char *backing;		/* block device under the mapping */
+	/* a mapping of several devices: each one and its block device (JSON
+	 * arrays; @device and @backing join them with spaces for text) */
+	unsigned int nr_devices;	/* 0: one, @device and @backing */
+	const char *const *devices;
+	const char *backings;		/* @nr_devices strings of @backing_stride bytes */
+	size_t backing_stride;
 	const struct znp_ns_info *ns;	/* NULL: not NVMe */
 	const struct znp_geom *geom;
 	const char *name;

@@ -370,10 +370,89 @@ static struct znp_dev *dev_new(const char *path, const struct dev_class *cls)
 	return dev;
 }
 
-int znp_dev_open(const struct znp_env *env, const char *path, unsigned int flags,
+/* @name ("nvme0n1") is a disk the kernel hid: in sysfs, hidden=1. */
+static bool blk_is_hidden(const struct znp_env *env, const char *name)
+{
+	char path[512], val[8];
+
+	return znp_name_is_disk(name) &&
+	       !znp_sysfs_path(env, path, sizeof(path), "block/%s/hidden", name) &&
+	       !znp_attr_read(path, val, sizeof(val)) && !strcmp(val, "1");
+}
+
+/* Kernel name of controller char node @st, or "" when it is none. */
+static void ctrl_name(const struct znp_env *env, const struct stat *st, char *name, size_t len)
+{
+	char dir[512], path[600], subsys[ZNP_NAME_MAX] = "";
+
+	name[0] = '\0';
+	if (!S_ISCHR(st->st_mode) ||
+	    znp_sysfs_path(env, dir, sizeof(dir), "dev/char/%u:%u", major(st->st_rdev),
+			   minor(st->st_rdev)) || !znp_path_exists(dir))
+		return;
+	dev_kernel_name(dir, name, len);
+	snprintf(path, sizeof(path), "%s/subsystem", dir);
+	znp_link_basename(path, subsys, sizeof(subsys));
+	if (!znp_name_is_ctrl(name) || (subsys[0] && strcmp(subsys, "nvme")))
+		name[0] = '\0';
+}
+
+int znp_dev_resolve(const struct znp_env *env, const char *arg, uint32_t nsid,
+		    char *buf, size_t len, const char **why)
+{
+	char root[PATH_MAX], name[ZNP_NAME_MAX];
+	struct znp_ns_info ns;
+	const char *dummy, *base;
+	struct stat st;
+	size_t rlen;
+
+	if (!why)
+		why = &dummy;
+	if (!arg || !*arg)
+		return -EINVAL;
+	if (znp_strlcpy(buf, arg, len))
+		return -ENAMETOOLONG;
+	if (!strchr(arg, '/') && lstat(arg, &st) && errno == ENOENT &&
+	    znp_dev_path(env, buf, len, arg))
+		return -ENAMETOOLONG;
+	if (znp_dev_path(env, root, sizeof(root), ""))
+		return -ENAMETOOLONG;
+	rlen = strlen(root);
+	base = buf + rlen;
+	if (stat(buf, &st)) {
+		/* a hidden disk has no node: only under the dev root, by its name */
+		if (errno != ENOENT || strncmp(buf, root, rlen) || strchr(base, '/') ||
+		    !blk_is_hidden(env, base))
+			return 0;
+		memset(&ns, 0, sizeof(ns));
+		if (znp_nsinfo_from_blk(env, base, &ns) || !ns.ng_name[0]) {
+			*why = "block device hidden by the kernel, and no generic node (ngXnY) "
+			       "of its namespace found";
+			return -ENOENT;
+		}
+		return znp_dev_path(env, buf, len, ns.ng_name);
+	}
+	if (!nsid)
+		return 0;
+	ctrl_name(env, &st, name, sizeof(name));
+	if (!name[0])
+		return 0;
+	switch (znp_nsinfo_ng_of_ctrl(env, name, nsid, ns.ng_name, sizeof(ns.ng_name))) {
+	case 0:
+		return znp_dev_path(env, buf, len, ns.ng_name);
+	case -ENOENT:
+		*why = "controller has no namespace with that ID (no generic node in sysfs)";
+		return -ENOENT;
+	default:
+		return -ENAMETOOLONG;
+	}
+}
+
+int znp_dev_open(const struct znp_env *env, const char *arg, unsigned int flags,
 		 struct znp_dev **out, const char **why)
 {
 	struct dev_class cls = { 0 };
+	char path[PATH_MAX];
 	struct znp_dev *dev;
 	struct stat st, st2;
 	const char *dummy;
@@ -382,9 +461,12 @@ int znp_dev_open(const struct znp_env *env, const char *path, unsigned int flags
 	if (!why)
 		why = &dummy;
 	*why = NULL;
-	if (!path || !out)
+	if (!arg || !out)
 		return -EINVAL;
 	*out = NULL;
+	ret = znp_dev_resolve(env, arg, 0, path, sizeof(path), why);
+	if (ret)
+		return ret;
 	if (stat(path, &st))
 		return stat_error(-errno, why);
 	if (!S_ISBLK(st.st_mode) && !S_ISCHR(st.st_mode)) {

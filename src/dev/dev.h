@@ -92,6 +92,32 @@ struct znp_dev {
 #define ZNP_OPEN_ANY_BLOCK (1u << 2)	/* also non-zoned block devices (ZNP_DEV_BLOCK) */
 
 /**
+ * znp_dev_resolve() - the node a user's device argument names, the way
+ * nvme-cli users type it
+ * @env: sysfs/dev roots (may be NULL)
+ * @arg: what the user typed: a path, or a bare kernel name
+ * @nsid: --namespace-id when given, else 0
+ * @buf: out, the path to open (@arg itself when nothing applies)
+ * @why: on failure, a static one-line reason (may be NULL)
+ *
+ * Three spellings lead to a namespace's generic node; sends nothing:
+ *  - a bare name ("ng0n1", "nvme0n1") that is no file in the working
+ *    directory: that name under the dev root (nvme-cli's habit);
+ *  - the block node of a namespace the kernel hid (absent from the dev
+ *    root, <sysfs>/block/NAME/hidden is 1: an npo2 namespace on a stock
+ *    kernel): its generic node ngXnY, the same namespace (nothing else can
+ *    hold a hidden disk, so nothing is bypassed);
+ *  - a controller node (nvmeX) with @nsid: the generic node of namespace
+ *    @nsid of that controller (or of a multipath head of its subsystem).
+ *    Without @nsid a controller node stays what it is, and znp_dev_open()
+ *    refuses it: a controller never receives a namespace command.
+ * Return: 0; -ENOENT (a hidden block device without a generic node, a
+ * controller without namespace @nsid); -ENAMETOOLONG.
+ */
+int znp_dev_resolve(const struct znp_env *env, const char *arg, uint32_t nsid,
+		    char *buf, size_t len, const char **why);
+
+/**
  * znp_dev_open() - open and classify a device: the library's one open path
  * @env: sysfs/dev roots (may be NULL)
  * @path: device path given by the user
@@ -102,7 +128,8 @@ struct znp_dev {
  *       "is an NVMe controller node; use a namespace node (ngXnY)"
  *       (may be NULL)
  *
- * stat, classify through sysfs (<sysfs>/dev/{char,block}/MAJ:MIN and its
+ * @path goes through znp_dev_resolve() (no NSID) first; @out->path is
+ * the node opened. Then stat, classify through sysfs (<sysfs>/dev/{char,block}/MAJ:MIN and its
  * subsystem link: an NVMe controller node never receives a namespace
  * command), open, then fstat and compare, so the descriptor is the device
  * that was classified. Sends no command that changes anything: only

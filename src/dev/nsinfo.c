@@ -337,6 +337,38 @@ void znp_nsinfo_set_nsid(struct znp_ns_info *ns, uint32_t nsid, bool via_ng)
 	ns->nsid = nsid;
 }
 
+int znp_nsinfo_ng_of_ctrl(const struct znp_env *env, const char *ctrl, uint32_t nsid,
+			  char *ng, size_t len)
+{
+	char dir[512], path[512];
+	struct znp_ns_info ns;
+	unsigned int s, h;
+	struct dirent *de;
+	int ret = -ENOENT;
+	DIR *d;
+
+	if (znp_sysfs_path(env, dir, sizeof(dir), "class/nvme-generic"))
+		return -ENAMETOOLONG;
+	d = opendir(dir);
+	if (!d)
+		return -ENOENT;
+	while (ret == -ENOENT && (de = readdir(d))) {
+		if (!parse_ng(de->d_name, &s, &h))
+			continue;
+		memset(&ns, 0, sizeof(ns));
+		if (znp_nsinfo_from_ng(env, de->d_name, &ns) || ns.nsid != nsid)
+			continue;
+		if (strcmp(ns.ctrl, ctrl) &&
+		    (!ns.mpath || znp_sysfs_path(env, path, sizeof(path),
+						 "class/nvme-subsystem/nvme-subsys%u/%s", s, ctrl) ||
+		     !znp_path_exists(path)))
+			continue;
+		ret = znp_strlcpy(ng, de->d_name, len) ? -ENAMETOOLONG : 0;
+	}
+	closedir(d);
+	return ret;
+}
+
 int znp_ns_from_blk(const struct znp_env *env, const char *blk, struct znp_ns_info *ns)
 {
 	memset(ns, 0, sizeof(*ns));

@@ -33,5 +33,13 @@ int znp_nsinfo_from_blk(const struct znp_env *env, const char *blk, struct znp_n
  * the node with a namespace of another NSID, drop the other node.
  */
 void znp_nsinfo_set_nsid(struct znp_ns_info *ns, uint32_t nsid, bool via_ng);
+/*
+ * The generic node (kernel name, "ng0n1") of namespace @nsid behind
+ * controller @ctrl ("nvme0"): a namespace of the controller, or a multipath
+ * head of its subsystem, with that NSID in sysfs.
+ * Return: 0, -ENOENT (none), -ENAMETOOLONG.
+ */
+int znp_nsinfo_ng_of_ctrl(const struct znp_env *env, const char *ctrl, uint32_t nsid,
+			  char *ng, size_t len);
 
 #endif

@@ -120,7 +120,8 @@ def expect(root, args, rc, name=None):
     check(r.rc == rc and r.err == '', '%s -> exit %d (got %d, stderr %r)' %
           (' '.join(args), rc, r.rc, r.err))
     if name:
-        golden(name, r.out)
+        # list names nodes by their full paths: under the test's dev root
+        golden(name, r.out.replace(root.rstrip('/') + '/dev/', '/dev/'))
     return r
 
 
@@ -165,6 +166,10 @@ def test_list(root):
         want = None if n['ng'] in NO_DISK else 'nvme' + n['ng'][2:]
         check(n['block'] == want and n['mapped_as'] is None,
               'list: %s paired with its block node (%s)' % (n['ng'], want))
+        check(n['ng_path'] == os.path.join(root, 'dev', n['ng']) and
+              n['block_path'] == (os.path.join(root, 'dev', want) if vis and want else None),
+              'list: %s: full paths of its nodes under the dev root, no block path when '
+              'hidden (%r, %r)' % (n['ng'], n['ng_path'], n['block_path']))
     expect(root, ['list', '-H'], 0, 'list-human.txt')
 
 
@@ -188,7 +193,7 @@ def test_report(root):
     j = r.json()
     if j:
         check((j['device'], j['nsid'], j['lba_size'], j['zone_size'], j['zone_cap'],
-               j['nr_zones']) == ('dev/ng0n1', 1, 4096, 24576, 24576, 10),
+               j['nr_zones'], j['nr_reported']) == ('dev/ng0n1', 1, 4096, 24576, 24576, 10, 10),
               'report json header matches the configuration')
         check_zones('report json: 10 zones as configured', j['zone_list'], 0, 10)
     expect(root, ['report', 'dev/ng0n1', '-H', '-v'], 0, 'report-a-human.txt')
@@ -395,7 +400,7 @@ def report_maxrss(root, dev):
     n = len(j['zone_list'])
     last = j['zone_list'][-1]['slba'] if n else None
     os.unlink(out)
-    return os.waitstatus_to_exitcode(status), ru.ru_maxrss, n, j['nr_zones'], last
+    return os.waitstatus_to_exitcode(status), ru.ru_maxrss, n, j['nr_reported'], last
 
 
 def test_streaming(root):
@@ -428,9 +433,10 @@ def test_report_fault(root):
     j = r.json()
     if j:
         zl = j['zone_list']
-        check(0 < len(zl) < 200 and j['nr_zones'] == len(zl) and
+        check(0 < len(zl) < 200 and j['nr_reported'] == len(zl) and j['nr_zones'] == 200 and
               all(z['slba'] == i * 0x3000 for i, z in enumerate(zl)),
-              'report failing mid-way: the JSON closes, nr_zones counts the %d zones printed'
+              'report failing mid-way: the JSON closes, nr_reported counts the %d zones printed, '
+              'nr_zones the namespace\'s'
               % len(zl))
         e = j.get('error') or {}
         check((e.get('nvme_status'), e.get('errno'), e.get('device')) ==

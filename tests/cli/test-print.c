@@ -138,9 +138,9 @@ static void c_error_errno(struct znp_print *p)
 static void c_list(struct znp_print *p)
 {
 	struct znp_list_row rows[] = {
-		{ &ns_hidden, &g_npo2, true, 0, NULL },
-		{ &ns_visible, &g_po2, true, 0, "po2zone-ng1n2" },
-		{ &ns_noblk, NULL, false, -EIO, NULL },
+		{ &ns_hidden, &g_npo2, true, 0, NULL, "/dev/ng0n1", "/dev/nvme0n1" },
+		{ &ns_visible, &g_po2, true, 0, "po2zone-ng1n2", "/dev/ng1n2", "/dev/nvme1n2" },
+		{ &ns_noblk, NULL, false, -EIO, NULL, "/dev/ng2n1", NULL },
 	};
 
 	p->ops->list_begin(p);
@@ -366,7 +366,8 @@ static void check_report_json(struct json_object *o, const struct znp_geom *g,
 	CHECK(get_u64(o, "lba_size") == g->lba_size);
 	CHECK(get_u64(o, "zone_size") == g->zone_size);
 	CHECK(get_u64(o, "zone_cap") == g->zone_cap);
-	CHECK(get_u64(o, "nr_zones") == n);
+	CHECK(get_u64(o, "nr_zones") == g->nr_zones);	/* the namespace's, as nvme-cli's */
+	CHECK(get_u64(o, "nr_reported") == n);		/* the zones listed */
 	CHECK(json_object_object_get_ex(o, "zone_list", &list));
 	CHECK(json_object_array_length(list) == n);
 	for (size_t i = 0; i < n && i < json_object_array_length(list); i++) {

@@ -42,29 +42,49 @@ def expect(desc, got, want):
 
 
 def fake_tree(tmp):
+    """A fake /dev, /sys and ublk state directory: (dev, sys, run, devices
+    offered to commands taking any device, devices offered to zone commands,
+    mapping names)."""
     dev = os.path.join(tmp, 'dev')
     sys_ = os.path.join(tmp, 'sys')
+    run = os.path.join(tmp, 'run')
     os.makedirs(dev)
-    for n in ('ng0n1', 'ng0n2', 'ng1n1', 'nvme0', 'nvme0n2', 'sda'):
+    os.makedirs(run, mode=0o700)
+    for n in ('ng0n1', 'ng0n2', 'ng0n3', 'ng1n1', 'nvme0', 'nvme0n2', 'nvme0n3', 'sda'):
         open(os.path.join(dev, n), 'w').close()
-    # dm-0 is a mapping made by `map`; dm-2 a zoned dm device made by something else
-    for name, zoned, dm in (('nvme0n2', 'host-managed', None), ('sda', 'none', None),
-                            ('nvme0n1', 'none', None),
-                            ('dm-0', 'host-managed', ('po2map', 'ZNPO2-nguid:0011-n1')),
-                            ('dm-1', 'none', ('linear0', 'LVM-abc')),
-                            ('dm-2', 'host-managed', ('zoned0', 'dmz-1234'))):
+    # nvme0n1: the hidden block device of an npo2 namespace (no node, zoned
+    # "none": the kernel did not take its zones); nvme0n3: a conventional
+    # namespace, so ng0n3 is no device for a zone command; ng1n1: no block
+    # device in sysfs at all. dm-0 is a mapping made by `map`; dm-2 a zoned
+    # dm device made by something else.
+    for name, zoned, hidden, dm in (
+            ('nvme0n2', 'host-managed', '0', None), ('sda', 'none', None, None),
+            ('nvme0n1', 'none', '1', None), ('nvme0n3', 'none', '0', None),
+            ('dm-0', 'host-managed', None, ('po2map', 'ZNPO2-nguid:0011-n1')),
+            ('dm-1', 'none', None, ('linear0', 'LVM-abc')),
+            ('dm-2', 'host-managed', None, ('zoned0', 'dmz-1234'))):
         q = os.path.join(sys_, 'block', name, 'queue')
         os.makedirs(q)
         with open(os.path.join(q, 'zoned'), 'w') as f:
             f.write(zoned + '\n')
+        if hidden is not None:
+            with open(os.path.join(sys_, 'block', name, 'hidden'), 'w') as f:
+                f.write(hidden + '\n')
         if dm:
             os.makedirs(os.path.join(sys_, 'block', name, 'dm'))
             for attr, val in zip(('name', 'uuid'), dm):
                 with open(os.path.join(sys_, 'block', name, 'dm', attr), 'w') as f:
                     f.write(val + '\n')
-    devices = [os.path.join(dev, n)
-               for n in ('ng0n1', 'ng0n2', 'ng1n1', 'nvme0n2', 'dm-0', 'dm-2')]
-    return dev, sys_, devices, ['po2map']
+    # ublk mappings recorded by `map --ublk` (svc.h): one named, one not
+    for key, name, dev_id in (('nguid_3a0011', 'ubmap', 3), ('nguid_3a0022', '', 5)):
+        with open(os.path.join(run, key + '.ublk'), 'w') as f:
+            f.write('ident=x\nng=ng0n1\nname=%s\nnsid=1\ndev_id=%d\npid=1\n' % (name, dev_id))
+    with open(os.path.join(run, 'junk.lock'), 'w') as f:
+        f.write('name=notamapping\n')
+    zoned = [os.path.join(dev, n)
+             for n in ('ng0n1', 'ng0n2', 'ng1n1', 'nvme0n2', 'dm-0', 'dm-2')]
+    devices = zoned + [os.path.join(dev, 'ng0n3')]
+    return dev, sys_, run, devices, zoned, ['po2map', 'ubmap', 'ublkb3', 'ublkb5']
 
 
 def fake_files(tmp):
@@ -73,10 +93,12 @@ def fake_files(tmp):
     os.makedirs(d)
     for n in ('ranges-a.txt', 'ranges-b.txt', 'other'):
         open(os.path.join(d, n), 'w').close()
-    return os.path.join(d, 'ran'), [os.path.join(d, n) for n in ('ranges-a.txt', 'ranges-b.txt')]
+    os.makedirs(os.path.join(d, 'ranges-dir'))
+    return os.path.join(d, 'ran'), [os.path.join(d, n)
+                                    for n in ('ranges-a.txt', 'ranges-b.txt', 'ranges-dir')]
 
 
-def queries(table, devices, mappings, files=None):
+def queries(table, devices, zoned, mappings, files=None):
     """[(desc, words typed before the cursor word, cursor word, expected)]"""
     opts, cmds = options(table), visible_commands(table)
     names = [c['name'] for c in cmds]
@@ -102,7 +124,7 @@ def queries(table, devices, mappings, files=None):
         want = []
         if c['max_args'] > 0:
             if 'device' in c['args']:
-                want += devices
+                want += zoned if c['zoned'] else devices
             if 'name' in c['args'] or 'mapping' in c['args']:
                 want += mappings
             if 'command' in c['args']:
@@ -115,26 +137,33 @@ def queries(table, devices, mappings, files=None):
 
 def run_bash(table, comp, nvme_comp):
     tmp = tempfile.mkdtemp()
-    dev, sys_, devices, mappings = fake_tree(tmp)
-    qs = queries(table, devices, mappings, fake_files(tmp))
-    script = ['set +o history', 'export ZNP_DEV_ROOT=%s ZNP_SYSFS_ROOT=%s' % (dev, sys_)]
+    dev, sys_, run, devices, zoned, mappings = fake_tree(tmp)
+    files = fake_files(tmp)
+    qs = queries(table, devices, zoned, mappings, files)
+    script = ['set +o history',
+              'export ZNP_DEV_ROOT=%s ZNP_SYSFS_ROOT=%s ZNP_RUN_DIR=%s' % (dev, sys_, run)]
     if nvme_comp:
         script.append('. /usr/share/bash-completion/bash_completion')
         script.append('. %s' % nvme_comp)
     script.append('. %s' % comp)
-    script.append('''q() {
+    # outside readline compopt only complains: record what was asked instead
+    script.append('''compopt() { __compopt+=" $*"; }
+q() {
 	local fn=$1; shift
 	COMP_WORDS=("$@"); COMP_CWORD=$(( $# - 1 ))
 	COMP_LINE="$*"; COMP_POINT=${#COMP_LINE}
-	COMPREPLY=()
+	COMPREPLY=() __compopt=
 	$fn "${COMP_WORDS[0]}" "${COMP_WORDS[COMP_CWORD]}" "${COMP_WORDS[COMP_CWORD-1]}"
 	printf '%s\\n' "${COMPREPLY[@]}"
+	[[ -z $__compopt ]] || printf '<<COMPOPT>>%s\\n' "$__compopt"
 	echo "<<END>>"
-}''')
+}
+complete -p nvme-zns-npo2
+echo "<<END>>"''')
+    order = [('complete -p nvme-zns-npo2', ['complete -F _nvme_zns_npo2 nvme-zns-npo2'])]
     runs = [('nvme-zns-npo2', '_nvme_zns_npo2', ['nvme-zns-npo2'])]
     if nvme_comp:
         runs.append(('nvme zns-npo2', '_nvme_subcmds', ['nvme', 'zns-npo2']))
-    order = []
     for label, fn, prefix in runs:
         for desc, words, cur, want in qs:
             if label.startswith('nvme '):
@@ -144,6 +173,9 @@ def run_bash(table, comp, nvme_comp):
                     if desc.startswith('subcommands') else want
             quoted = ' '.join("'%s'" % w for w in prefix + words + [cur])
             script.append('q %s %s' % (fn, quoted))
+            if desc.endswith('file names'):
+                # a FILE argument asks readline for file-name handling
+                want = want + ['<<COMPOPT>> -o filenames']
             order.append(('%s: %s' % (label, desc), want))
     if nvme_comp:
         script.append("q _nvme_subcmds nvme ''")
@@ -162,6 +194,61 @@ def run_bash(table, comp, nvme_comp):
                 failures.append('%s: zns-npo2 not among %d nvme commands' % (desc, len(got)))
             continue
         expect(desc, got, want)
+    bash_readline(comp, dev, sys_, run, files)
+
+
+def bash_readline(comp, dev, sys_, run, files):
+    """TAB typed into an interactive bash (a pseudo terminal, readline): a
+    directory given to a FILE option completes as "dir/", not "dir "."""
+    import pty
+    import select
+    import time
+    global checks
+    checks += 1
+    d = os.path.dirname(files[0])
+    pid, fd = pty.fork()
+    if pid == 0:
+        os.environ.update(ZNP_DEV_ROOT=dev, ZNP_SYSFS_ROOT=sys_, ZNP_RUN_DIR=run,
+                          PS1='$ ', INPUTRC='/dev/null', TERM='dumb')
+        os.chdir(d)
+        os.execvp('bash', ['bash', '--norc', '--noprofile', '-i'])
+    out = b''
+
+    def read_until(marker, timeout=30):
+        nonlocal out
+        end = time.time() + timeout
+        while marker not in out and time.time() < end:
+            r, _, _ = select.select([fd], [], [], 0.5)
+            if r:
+                try:
+                    out += os.read(fd, 4096)
+                except OSError:
+                    break
+        return marker in out
+    try:
+        os.write(fd, b'. %s; echo READY""1\n' % comp.encode())
+        read_until(b'READY1')
+        # "ranges-d" is unique: readline completes it whole, and adds "/"
+        # to a directory only under file-name handling
+        out = b''
+        os.write(fd, b'nvme-zns-npo2 discard --ranges ranges-d\t')
+        read_until(b'ranges-dir', 15)
+        time.sleep(0.5)
+        while select.select([fd], [], [], 0.5)[0]:
+            try:
+                out += os.read(fd, 4096)
+            except OSError:
+                break
+        os.write(fd, b'\x15exit\n')
+    finally:
+        try:
+            os.waitpid(pid, 0)
+        except ChildProcessError:
+            pass
+    text = out.decode(errors='replace')
+    if 'ranges-dir/' not in text or 'ranges-dir ' in text:
+        failures.append('bash readline: --ranges ranges-d<TAB> gave %r, want "ranges-dir/"'
+                        % text[-200:])
 
 
 ZSH_SETUP = r'''
@@ -173,7 +260,8 @@ autoload -Uz compinit && compinit -u -D
 zstyle ':completion:*' list-prompt ''
 zstyle ':completion:*' select-prompt ''
 zstyle ':completion:*' menu no
-export ZNP_DEV_ROOT=%(dev)s ZNP_SYSFS_ROOT=%(sys)s
+export ZNP_DEV_ROOT=%(dev)s ZNP_SYSFS_ROOT=%(sys)s ZNP_RUN_DIR=%(run)s
+%(styles)s
 _znp_tab() {
 	zle expand-or-complete
 	print -r -- '<<TABDONE>>' >/dev/tty
@@ -197,12 +285,34 @@ compadd () {
 '''
 
 
+# What many users have in their .zshrc (compinstall, frameworks): headings
+# through the format styles, groups, verbose descriptions.
+ZSH_STYLES = r'''
+zstyle ':completion:*' format 'Completing %d'
+zstyle ':completion:*:descriptions' format '%B%d%b'
+zstyle ':completion:*:messages' format '%d'
+zstyle ':completion:*:warnings' format 'No matches for: %d'
+zstyle ':completion:*' group-name ''
+zstyle ':completion:*' verbose yes
+zstyle ':completion:*' auto-description 'specify: %d'
+'''
+
+# What zsh prints when a completion function is broken; never part of a match.
+ZSH_ERRORS = ('bad option', 'parse error', 'command not found', 'bad pattern',
+              'bad substitution', 'no such file or directory', 'not enough arguments')
+
+
 def run_zsh(table, compdir, nvme_compdir=None):
+    run_zsh_styled(table, compdir, nvme_compdir, '', 'zsh')
+    run_zsh_styled(table, compdir, nvme_compdir, ZSH_STYLES, 'zsh (format zstyles)')
+
+
+def run_zsh_styled(table, compdir, nvme_compdir, styles, label):
     tmp = tempfile.mkdtemp()
-    dev, sys_, devices, mappings = fake_tree(tmp)
-    qs = queries(table, devices, mappings, fake_files(tmp))
+    dev, sys_, run, devices, zoned, mappings = fake_tree(tmp)
+    qs = queries(table, devices, zoned, mappings, fake_files(tmp))
     setup = ZSH_SETUP % {'compdir': compdir + (' ' + nvme_compdir if nvme_compdir else ''),
-                         'dev': dev, 'sys': sys_}
+                         'dev': dev, 'sys': sys_, 'run': run, 'styles': styles}
     setup_file = os.path.join(tmp, 'setup.zsh')
     with open(setup_file, 'w') as f:
         f.write(setup)
@@ -254,18 +364,26 @@ def run_zsh(table, compdir, nvme_compdir=None):
     if out.returncode != 0:
         failures.append('zsh driver exited %d: %s' % (out.returncode, out.stderr[-500:]))
     blocks = {}
+    errors = {}
     cur = None
     for l in out.stdout.replace('\r', '').splitlines():
         if l.startswith('### ') and l[4:].isdigit():
             cur = int(l[4:])
             blocks[cur] = []
+            errors[cur] = []
         elif cur is not None and '<<C>>' in l:
             blocks[cur].append(l.split('<<C>>', 1)[1].rstrip())
+        elif cur is not None and any(e in l.lower() for e in ZSH_ERRORS):
+            errors[cur].append(l.strip())
+    global checks
     for i, (desc, line, want) in enumerate(lines):
         got = blocks.get(i, ['<missing>'])
         # zsh adds the "=" of --opt=VALUE as a suffix of the long option
         got = [g[:-1] if g.endswith('=') else g for g in got]
-        expect('zsh: ' + desc, got, want)
+        expect('%s: %s' % (label, desc), got, want)
+        checks += 1
+        if errors.get(i):
+            failures.append('%s: %s: zsh said %s' % (label, desc, errors[i][:3]))
 
 
 def shq(s):

@@ -24,6 +24,8 @@ with text and JSON output:
     requested zones / ranges was touched.
 """
 import json
+import re
+import subprocess
 import os
 import sys
 import tempfile
@@ -248,7 +250,7 @@ def test_report(root, name):
                       '%s: the error as the JSON document, exit_code %d: %r' % (r.desc, want, e))
             elif j is not None:
                 zl = j.get('zone_list', [])
-                check(j.get('nr_zones') == len(zl) and len(zl) < NZ and
+                check(j.get('nr_reported') == len(zl) and j.get('nr_zones') == NZ and len(zl) < NZ and
                       all(z['slba'] == i * ZS for i, z in enumerate(zl)),
                       '%s: the JSON holds the %d zones before the fault, as configured'
                       % (r.desc, len(zl)))
@@ -349,10 +351,12 @@ def test_discard(root, name, nth, zoned=False):
             if j is not None:
                 res = j.get('result') or {}
                 good = [c for c in sends if c.get('status', 0) == 0 and c.get('err', 0) == 0]
+                e = j.get('error') or {}
                 check(res.get('completed') == len(good) and res.get('failed', 0) >= 1 and
-                      res.get('error'),
-                      '%s: result completed %r == %d commands the device did, failed >= 1, error set'
-                      % (r.desc, res.get('completed'), len(good)))
+                      'error' not in res and e.get('exit_code') == r.rc and e.get('message'),
+                      '%s: result completed %r == %d commands the device did, failed >= 1; '
+                      'the error top-level with exit_code %d: %r'
+                      % (r.desc, res.get('completed'), len(good), r.rc, e))
                 if q == '1':
                     check(res.get('submitted') == nth and res.get('completed') == nth - 1,
                           '%s: submitted %r == %d, completed %r == %d (synchronous: stops at the fault)'
@@ -387,7 +391,8 @@ def test_discard_no_handler(root):
                     res = (j or {}).get('result') or {}
                     check(res.get('submitted') == 0 and res.get('completed') == 0 and
                           res.get('interrupted') is False and
-                          (res.get('error') or {}).get('errno') == EINVAL,
+                          ((j or {}).get('error') or {}).get('errno') == EINVAL and
+                          j['error'].get('exit_code') == r.rc,
                           '%s: result: 0 submitted, 0 completed, not interrupted, the error: %r'
                           % (r.desc, res))
                 else:
@@ -405,7 +410,7 @@ def test_discard_no_handler(root):
 def test_healthy(root):
     r = Run(root, ['report', 'dev/' + NODE['healthy'], '-o', 'json'], 'healthy')
     j = r.json_or_nothing() if r.rc == 0 else None
-    check(r.rc == 0 and r.err == '' and j is not None and j['nr_zones'] == NZ and
+    check(r.rc == 0 and r.err == '' and j is not None and j['nr_zones'] == NZ and j['nr_reported'] == NZ and
           'error' not in j and
           len(r.io(0x7a)) == LAST,
           'control: the same namespace without faults reports %d zones in %d commands'
@@ -444,9 +449,14 @@ def test_list(root):
     r = Run(root, ['list', '-o', 'json'], 'all')
     j = r.json_or_nothing()
     rows = {e['ng']: e for e in (j or {}).get('namespaces', [])}
-    check(r.rc == 0 and set(rows) == set(zoned) and j.get('nr_namespaces') == len(zoned),
-          'list -o json: all %d ZNS namespaces listed (got %d, missing %s)'
-          % (len(zoned), len(rows), sorted(set(zoned) - set(rows))))
+    # the namespaces whose probe the configuration makes fail (their Identify
+    # or first report), as the JSON rows carry them
+    probe_failed = sorted(ng for ng, e in rows.items() if 'error' in e)
+    check(r.rc == 1 and probe_failed and set(rows) == set(zoned) and j.get('nr_namespaces') == len(zoned),
+          'list -o json: all %d ZNS namespaces listed, exit 1 as %d could not be probed '
+          '(got %d, exit %d, missing %s)' % (len(zoned), len(probe_failed), len(rows), r.rc,
+                                            sorted(set(zoned) - set(rows))))
+    list_errors(r, probe_failed)
     bad = [ng for ng, e in rows.items()
            if not (e.get('nr_zones') == NZ or
                    (isinstance(e.get('error'), dict) and e['error'].get('device') == ng and
@@ -459,8 +469,75 @@ def test_list(root):
                   'list -o json: [%s] %s carries its error: %r' % (name, ng, rows[ng].get('error')))
     check(not r.io(0x79) and not r.io(0x09), 'list: nothing but reads sent')
     r = Run(root, ['list'], 'all')
-    check(r.rc == 0 and len(r.out.splitlines()) == len(zoned) + 1,
-          'list: a header and %d rows (got %d lines)' % (len(zoned), len(r.out.splitlines())))
+    check(r.rc == 1 and len(r.out.splitlines()) == len(zoned) + 1,
+          'list: a header and %d rows, exit 1 (got %d lines, exit %d)'
+          % (len(zoned), len(r.out.splitlines()), r.rc))
+    list_errors(r, probe_failed)
+
+
+def list_errors(r, probe_failed):
+    """One line on stderr for each namespace list could not probe, naming its node."""
+    named = sorted(re.sub(r'^.*/', '', l.split(': ')[1]) for l in r.err.splitlines()
+                   if l.startswith(PROG + ': ') and ': cannot probe the namespace: ' in l)
+    check(named == probe_failed and len(r.err.splitlines()) == len(probe_failed),
+          'list: one stderr line per namespace not probed, naming its node: %s (stderr %r)'
+          % (probe_failed, [l for l in r.err.splitlines() if 'cannot probe the namespace' not in l]))
+
+
+ERROR_KEYS = {'errno', 'errno_name', 'nvme_status', 'nvme_status_name', 'device', 'message',
+              'exit_code'}
+
+
+def json_failure(r, when):
+    """A failed command's -o json: one object whose top-level "error" has the
+    schema of nvme-zns-npo2(1) "Errors in JSON", exit_code the exit status."""
+    j = r.json_or_nothing()
+    e = (j or {}).get('error')
+    good = (r.rc != 0 and isinstance(e, dict) and set(e) == ERROR_KEYS and
+            e['exit_code'] == r.rc and isinstance(e['message'], str) and e['message'] and
+            (e['errno'] is None) == (e['errno_name'] is None) and
+            (e['nvme_status'] is None) == (e['nvme_status_name'] is None) and
+            (e['errno'] is None or e['nvme_status'] is None) and
+            all(isinstance(e[k], int) for k in ('errno', 'nvme_status') if e[k] is not None))
+    check(good, '%s: %s: top-level "error" with the schema, exit_code %d: %r'
+          % (r.desc, when, r.rc, e))
+    return j
+
+
+def test_json_failures(root):
+    """Every command of the table that takes -o: a failure before its output
+    (a device or mapping that does not exist, else an extra argument), and,
+    where the device can stop one midway, a failure during it."""
+    table = json.loads(subprocess.run([BIN, '__table'], capture_output=True, text=True,
+                                      check=True).stdout)
+    fmt = [c for c in table['commands'] if not c['hidden'] and 'output-format' in c['options']]
+    check(len(fmt) >= 10, 'json failures: %d commands take -o' % len(fmt))
+    for c in fmt:
+        if 'device' in c['args'] or 'mapping' in c['args']:
+            # a command line that is otherwise complete: the device is what fails
+            args = [c['name'], 'dev/ng999n1'] + (['-a', '-f'] if 'all' in c['options'] else [])
+        else:
+            args = [c['name'], 'extra-argument']
+        json_failure(Run(root, args + ['-o', 'json'], 'json-before'), 'before output')
+    # during output: the document begun, the failure at its end
+    ranges = ''.join('%d %d\n' % (i * 2 << 20, 1 << 20) for i in range(DISC_RANGES))
+    for args, stdin in (
+            (['report', 'dev/' + NODE['rep-fail-middle']], None),
+            (['reset', 'dev/' + NODE['rst-fail-middle'], '-s', '0', '-c', str(RESET_ZONES),
+              '-f'], None),
+            (['discard', 'dev/' + NODE['dsc-internal-middle'], '--ranges', '-', '-f'], ranges),
+            (['list'], None)):
+        r = Run(root, args + ['-o', 'json'], 'json-during', stdin=stdin)
+        j = json_failure(r, 'during output')
+        check(j is not None and len(j) > 1,
+              '%s: the document kept beside its error: %s' % (r.desc, sorted(j or {})))
+        if j and 'result' in j and isinstance(j['result'], dict):
+            res = j['result']
+            check('error' not in res and
+                  all(len(repr(res[k]).split('.')[-1]) <= n
+                      for k, n in (('seconds', 6), ('iops', 1)) if isinstance(res[k], float)),
+                  '%s: discard: the error top-level only, seconds/iops rounded: %r'
+                  % (r.desc, res))
 
 
 def main():
@@ -484,6 +561,7 @@ def main():
         for name, (nth, _) in ZDISC_FAULTS.items():
             test_discard(root, name, nth, zoned=True)
         test_discard_no_handler(root)
+        test_json_failures(root)
     return znptest.summary()
 
 

@@ -185,7 +185,7 @@ import json, sys
 pe, ce = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
 dev, rc1, rc2 = sys.argv[3], int(sys.argv[4]), int(sys.argv[5])
 zl, e = pe['zone_list'], pe['error']
-ok = (rc1 == 1 and len(zl) == 127 and pe['nr_zones'] == 127 and
+ok = (rc1 == 1 and len(zl) == 127 and pe['nr_reported'] == 127 and
       all(z['slba'] == i * 0x3000 for i, z in enumerate(zl)) and
       (e['nvme_status'], e['errno'], e['device']) == (0x4002, None, dev + '/ng1n1'))
 c = ce['error']

@@ -53,6 +53,20 @@ has "dry run: says nothing was created" "$root/out" "^dry run: /dev/mapper/po2-S
 if [ $have_dm = 0 ]; then
 	has "dry run without device-mapper: a note" "$root/err" "^$P: $D/nvme0n1: note: device-mapper is not available"
 fi
+# several devices in JSON: arrays in the order given, not one joined string
+t "map --name cat0 of two devices, dry run, JSON" 0 "$BIN" map --name cat0 "$D/nvme0n1" \
+	"$D/nvme0n6" --dry-run -o json
+LD_PRELOAD= python3 - "$root/out" "$D" <<'PY' && ok "... device and backing are arrays" ||
+import json, sys
+j, d = json.load(open(sys.argv[1])), sys.argv[2]
+want = [d + "/nvme0n1", d + "/nvme0n6"]
+assert j["device"] == want and j["backing"] == want, (j["device"], j["backing"])
+assert j["nr_zones"] == 20 and j["name"] == "cat0", j
+PY
+	bad "... device and backing are arrays: $(head -3 "$root/out")"
+t "map of one device, dry run, JSON" 0 "$BIN" map "$D/nvme0n1" --dry-run -o json
+has "... device stays a string" "$root/out" "^  \"device\": \"$D/nvme0n1\",\$"
+
 t "dry run through the ng node maps the block device" 0 "$BIN" map "$D/ng0n1" --dry-run --name mine -o json
 LD_PRELOAD= python3 - "$root/out" <<'PY' && ok || bad "dry run JSON"
 import json, sys
@@ -123,8 +137,8 @@ has "... names the mapping and the way out" "$root/err" \
 t "held by another dm device (4)" 4 "$BIN" map "$D/nvme0n6" --dry-run
 has "other holder: named" "$root/err" "in use by dm-1 \(device-mapper device vg-lv\)"
 t "list" 0 "$BIN" list
-has "list: MAPPED-AS column" "$root/out" "^ng0n1 +nvme0n1 .* po2-ours\$"
-has "list: others not mapped" "$root/out" "^ng0n6 +nvme0n6 .* -\$"
+has "list: MAPPED-AS column" "$root/out" "^$root/dev/ng0n1 +$root/dev/nvme0n1 .* visible +po2-ours +znpemu"
+has "list: others not mapped" "$root/out" "^$root/dev/ng0n6 +$root/dev/nvme0n6 .* visible +- +znpemu"
 t "list -o json" 0 "$BIN" list -o json
 LD_PRELOAD= python3 - "$root/out" <<'PY' && ok || bad "list JSON mapped_as"
 import json, sys

@@ -32,7 +32,7 @@ def load_json(secs, name):
 # --- our JSON schema (src/cli/print-json.c) -----------------------------------
 # report: {"device", "nsid", "lba_size", "zone_size", "zone_cap", ...,
 #          "zone_list": [{"slba", "wp", "cap", "state", "type", "attrs",
-#          "attrs_info", "zone", "len"}], "nr_zones"}: the zone keys and
+#          "attrs_info", "zone", "len"}], "nr_reported"}: the zone keys and
 #          state/type strings are nvme-cli's; numbers are LBAs.
 # list:   {"namespaces": [{"ctrl", "ng", "block", "block_visible", "nsid",
 #          "lba_size", "zone_size", "zone_cap", "nr_zones", "zone_size_po2",

@@ -73,7 +73,8 @@ def main():
         key = ng[rep['device'].split('/')[-1]]
         c = conf[key]
         zl = rep['zone_list']
-        ok(len(zl) == 2 and rep['nr_zones'] == 2, 'report -c 2 gives 2 zones')
+        ok(len(zl) == 2 and rep['nr_reported'] == 2 and rep['nr_zones'] == c['nzones'],
+           'report -c 2 gives 2 zones of the namespace\'s %d' % c['nzones'])
         ok([z['slba'] for z in zl] == [0, c['zsze']], 'zone starts 0 and %d (npo2)' % c['zsze'],
            [z['slba'] for z in zl])
         ok(all(z['cap'] == c['zcap'] and z['len'] == c['zsze'] for z in zl),
