@@ -240,10 +240,10 @@ struct znp_ublk_server {
 	 * to the next server (ublk-io.c), and no queue leaves.
 	 */
 	atomic_bool starting;
-#ifdef ZNP_TEST_HOOKS
-	const char *test_stop_at;	/* ZNP_TEST_UBLK_STOP_AT: znp_ublk_test_stop() */
+	/* ZNP_TEST_UBLK_STOP_AT (znp_ublk_test_stop()): in every build, so that the
+	 * struct has one layout for the library and the unit tests alike */
+	const char *test_stop_at;
 	atomic_bool test_stopped;
-#endif
 	bool del_on_free;
 	int cdev_fd;
 	int efd;			/* to run(): stop request, a queue ended */

@@ -1,5 +1,5 @@
 #!/bin/bash
-# Layer 51: the ublk server's append journal on Debian's stock 6.12 kernel in
+# Layer 48: the ublk server's append journal on Debian's stock 6.12 kernel in
 # QEMU with ublk_drv: zoned btrfs on a ublk device while the server (built
 # with test hooks) kills itself between an append's completion and its
 # commit, after placing one while commits wait, at a zone's hand-over, or

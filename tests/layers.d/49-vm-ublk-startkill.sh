@@ -1,5 +1,5 @@
 #!/bin/bash
-# Layer 61: the ublk server killed while it starts or takes a device back,
+# Layer 49: the ublk server killed while it starts or takes a device back,
 # on Debian's stock 6.12 kernel in QEMU with ublk_drv
 # (tests/vm/ublk-startkill/guest.sh, one boot): 20 rounds alternating a
 # fresh START_DEV (after a clean unmap) and a recovery (after a SIGKILL of

@@ -117,6 +117,10 @@ int main(void)
 	server(&s2, fd);
 	logged[0] = 0;
 	CHECK_INT(znp_ublk_zones_init(&s2, true), 0);
+	/* nothing is taken over before the device is ours (START_USER_RECOVERY) */
+	CHECK_INT(s2.zs[2].ninh, 0);
+	CHECK_INT(ZNP_UBLK_J_KIND(slot(&s2, 2, own)->state), ZNP_UBLK_J_INFLIGHT);
+	znp_ublk_zones_inherit(&s2);
 	CHECK_INT(s2.zs[2].ninh, 1);
 	CHECK_U64(s2.zs[2].inh[0].lba, 0);
 	CHECK_INT(s2.zs[3].ninh, ZNP_UBLK_JSLOTS - 1);
@@ -141,6 +145,7 @@ int main(void)
 	server(&s2, fd);
 	logged[0] = 0;
 	CHECK_INT(znp_ublk_zones_init(&s2, true), 0);
+	znp_ublk_zones_inherit(&s2);
 	CHECK(strstr(logged, "no valid append journal"), "said: %s", logged);
 	for (i = 0; i < 4; i++)
 		CHECK_INT(s2.zs[i].ninh, 0);
