@@ -20,20 +20,9 @@
 
 #define UNMAP_WAIT_MS	10000	/* for the server to leave after STOP_DEV */
 
-/* Mount point of block device @dev ("ublkb0"), "" when not mounted. */
-static void mounted_on(const struct znp_map_ctx *c, const char *dev, char *buf, size_t size)
-{
-	char path[PATH_MAX];
-	struct stat st;
-
-	buf[0] = '\0';
-	if (!znp_dev_path(c->env, path, sizeof(path), dev) && !stat(path, &st) &&
-	    S_ISBLK(st.st_mode))
-		znp_blk_mount_point(major(st.st_rdev), minor(st.st_rdev), buf, size);
-}
-
 /*
- * Is the block device held (mounted, opened exclusively, a holder on top)?
+ * Is the block device in use, or not provably unused
+ * (znp_blk_prove_unused(), the check the server's SIGTERM makes too)?
  * When it is free, *@excl is it opened O_EXCL: kept open until STOP_DEV, so
  * that nothing mounts or claims it between this check and the stop;
  * otherwise -1.
@@ -41,24 +30,18 @@ static void mounted_on(const struct znp_map_ctx *c, const char *dev, char *buf, 
 static bool is_busy(const struct znp_map_ctx *c, const char *dev, char *why, size_t size,
 		    int *excl)
 {
-	char path[PATH_MAX], mnt[512];
-	int fd;
+	char path[PATH_MAX];
+	int ret;
 
 	*excl = -1;
-	mounted_on(c, dev, mnt, sizeof(mnt));
-	if (mnt[0]) {
-		snprintf(why, size, "mounted on %s", mnt);
-		return true;
-	}
 	if (znp_dev_path(c->env, path, sizeof(path), dev))
 		return false;
-	fd = open(path, O_RDONLY | O_EXCL | O_CLOEXEC | O_NONBLOCK);
-	if (fd < 0 && errno == EBUSY) {
-		snprintf(why, size, "held by another user (open exclusively)");
-		return true;
-	}
-	*excl = fd;
-	return false;
+	ret = znp_blk_prove_unused(c->env, path, excl, why, size);
+	if (ret == -ENOENT || !ret)
+		return false;	/* free, or no block device left (stopped) */
+	if (ret != -EBUSY)
+		snprintf(why, size, "cannot tell whether it is in use: %s", znp_strerror(ret));
+	return true;
 }
 
 /* Write back what the page cache holds for the device before it goes (through @fd if >= 0). */

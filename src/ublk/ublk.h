@@ -161,11 +161,12 @@ const struct znp_ublk_geom *znp_ublk_server_geom(const struct znp_ublk_server *s
  * Starts one thread and one io_uring per queue, then START_DEV (new
  * device) or END_USER_RECOVERY (recovered device). Returns after
  * znp_ublk_server_stop() or after STOP_DEV / DEL_DEV from outside, with
- * every queue thread joined. On znp_ublk_server_stop() a device nobody
- * holds is written back and stopped (STOP_DEV); a device that is mounted or
- * open is never removed: the server finishes the requests it started and
- * leaves it quiesced for the next server (znp_ublk_server_parked() is then
- * true), so a restart is invisible to its users.
+ * every queue thread joined. On znp_ublk_server_stop() a device proven
+ * unused (znp_blk_prove_unused()) is written back and stopped (STOP_DEV);
+ * any other is never removed: the server logs why, finishes the requests
+ * it started and leaves it quiesced for the next server
+ * (znp_ublk_server_parked() is then true), so a restart is invisible to
+ * its users.
  * Return: 0 on a clean stop, -errno on failure.
  */
 int znp_ublk_server_run(struct znp_ublk_server *s, void (*ready)(void *arg, int dev_id),
