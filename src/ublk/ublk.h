@@ -192,6 +192,7 @@ struct znp_ublk_info {
 	int state;			/* ZNP_UBLK_S_* */
 	pid_t srv_pid;			/* the kernel's record of the server, -1 none */
 	uint64_t flags;			/* ZNP_UBLK_F_* the device was added with */
+	uint64_t srv_flags;		/* ublksrv_flags: this server's fingerprint */
 	uint16_t nr_queues;
 	uint16_t queue_depth;
 	uint32_t max_io_buf_bytes;
@@ -199,9 +200,34 @@ struct znp_ublk_info {
 
 /* GET_DEV_INFO. Return: 0, -ENODEV (no such device), -errno. */
 int znp_ublk_dev_info(int dev_id, struct znp_ublk_info *info);
-/* STOP_DEV: removes /dev/ublkb<id> (waits for in-flight I/O). */
-int znp_ublk_dev_stop(int dev_id);
-/* DEL_DEV: blocks until every opener of ublkc/ublkb<id> is gone. */
-int znp_ublk_dev_del(int dev_id);
+
+/*
+ * The fingerprint a server of namespace @ns with geometry @g stores in its
+ * device (ublksrv_flags): the namespace's identity and geometry. Record it
+ * with the device id; never 0.
+ */
+uint64_t znp_ublk_ns_fingerprint(const struct znp_dev *ns, const struct znp_ublk_geom *g);
+
+/**
+ * znp_ublk_dev_is_ours() - is ublk device @dev_id the one recorded with
+ * @fingerprint? A device id is reused once its device is deleted: another
+ * program's device may carry it now.
+ * @info: out, GET_DEV_INFO's answer (for the reason of a refusal)
+ * Return: 0 ours (this server's flags, not unprivileged, the same
+ * fingerprint); -EPERM another program's device (or another namespace's);
+ * -ENODEV no such device; -errno.
+ */
+int znp_ublk_dev_is_ours(int dev_id, uint64_t fingerprint, struct znp_ublk_info *info);
+/*
+ * STOP_DEV: removes /dev/ublkb<id> (waits for in-flight I/O), only after
+ * znp_ublk_dev_is_ours(): -EPERM (nothing sent) for a device that is not.
+ */
+int znp_ublk_dev_stop(int dev_id, uint64_t fingerprint);
+/*
+ * DEL_DEV: blocks until every opener of ublkc/ublkb<id> is gone; only
+ * after znp_ublk_dev_is_ours(): -EPERM (nothing sent) for a device that
+ * is not (DEL_DEV would wait on another program's server).
+ */
+int znp_ublk_dev_del(int dev_id, uint64_t fingerprint);
 
 #endif

@@ -256,6 +256,7 @@ nr_zones=10
 po2_zone_sectors=262144
 persist=0
 started=1764600000
+fingerprint=1234
 REC
 chmod 600 "$root/run/sn_3afake_3ansid_3a7.ublk"
 if ! command -v strace >/dev/null; then
@@ -269,9 +270,11 @@ import re, sys
 lines = open(sys.argv[1]).read().splitlines()
 opens = [(i, re.search(r'= (\d+)$', l).group(1)) for i, l in enumerate(lines)
          if 'openat(' in l and '/dev/ublkb7"' in l and re.search(r'= \d+$', l)]
-ctrl = [i for i, l in enumerate(lines) if 'ublk-control' in l]
-assert opens and ctrl, (opens, ctrl)
+assert opens, opens
 i, fd = opens[0]     # the check: held, and used for the fsync too
+# STOP_DEV (after GET_DEV_INFO compared the fingerprint) goes out after it
+ctrl = [j for j, l in enumerate(lines) if j > i and 'ublk-control' in l]
+assert ctrl, (i, ctrl)
 assert len(opens) == 1, opens
 closed = [j for j, l in enumerate(lines) if j > i and re.search(r'close\(%s\)' % fd, l)]
 assert closed and closed[0] > ctrl[0] > i, (i, ctrl, closed)
