@@ -1,5 +1,6 @@
 # ublk mappings on Debian's stock kernel: life cycle, file systems, restart
-# after SIGKILL, nvmet export (busybox ash; sourced by /init after lib.sh).
+# after SIGKILL, nvmet export, SIGTERM under users the server cannot see and
+# a reused device id (busybox ash; sourced by /init after lib.sh).
 #
 # Namespaces (tests/layers.d/53-vm-ublk-life.sh):
 #   A ctrl 0 nsid 1: npo2 48M/48M, 16 zones: lifecycle, btrfs, fio across a kill
@@ -108,6 +109,7 @@ expect_eq "A still alive" "$(health "$UA")" alive
 . /vm/guest/fs.sh
 . /vm/guest/kill.sh
 . /vm/guest/nvmet.sh
+. /vm/guest/unseen.sh
 
 # ---- unmap --------------------------------------------------------------------------------------
 mkdir -p /mnt/u
