@@ -7,10 +7,12 @@
 # instance is the systemd-escaped mapping name), as a notify service
 # restarted on failure. Both units are hardened: `systemd-analyze security`
 # rates them no worse than MEDIUM (exposure below 7.5), and every exposure
-# it still lists is argued in a comment of the unit.
-#   verify-units.sh UNIT.in UBLK-UNIT.in RULES NVME_ZNS_NPO2
+# it still lists is argued in a comment of the unit. The ublk rule gives
+# file system links only to devices a record of this tool names: its gate
+# (PROGRAM) run against a state directory with a record and without one.
+#   verify-units.sh UNIT.in UBLK-UNIT.in RULES NVME_ZNS_NPO2 UBLK-RULES
 set -u
-unit_in=$1 ublk_in=$2 rules=$3 bin=$4
+unit_in=$1 ublk_in=$2 rules=$3 bin=$4 ublk_rules=$5
 tmp=$(mktemp -d /tmp/znp-units.XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
 fail=0
@@ -134,5 +136,30 @@ PY
 }
 security "$tmp/zns-npo2-ublk@po2-test.service" "$ublk_in"
 security "$tmp/zns-npo2-restore.service" "$unit_in"
+# ---- the ublk rule: links only for devices of this tool's servers ----
+gate=$(sed -n 's/^PROGRAM!="\(.*\)", GOTO="zns_npo2_ublk_end"$/\1/p' "$ublk_rules")
+[ -n "$gate" ] || bad "ublk rule: no PROGRAM gate before the links"
+gl=$(grep -n '^PROGRAM!=' "$ublk_rules" | head -1 | cut -d: -f1)
+for l in $(grep -n 'SYMLINK+=\|IMPORT{builtin}="blkid"' "$ublk_rules" | cut -d: -f1); do
+	[ -n "$gl" ] && [ "$l" -gt "$gl" ] || bad "ublk rule: line $l (links or blkid) is not behind the gate"
+done
+grep -q '^KERNEL!="ublkb\[0-9\]\*", GOTO="zns_npo2_ublk_end"$' "$ublk_rules" ||
+	bad "ublk rule: not limited to ublkb devices"
+# the gate's command, as udev runs it (%n: the kernel number), against a test
+# state directory: a record of ublkb3 lets ublkb3 through, nothing else
+run_gate() {	# N DIR
+	local cmd=${gate//%n/$1}
+	cmd=${cmd//\/run\/zns-npo2/$2}
+	cmd=${cmd#/bin/sh -c \'}
+	/bin/sh -c "${cmd%\'}"
+}
+mkdir -p "$tmp/run"
+printf 'ident=sn:x\ndev_id=3\npid=1\n' >"$tmp/run/sn_3ax.ublk"
+run_gate 3 "$tmp/run" || bad "ublk rule: a recorded device (ublkb3) gets no links"
+for n in 0 31 13; do
+	run_gate $n "$tmp/run" && bad "ublk rule: ublkb$n, recorded by nobody, gets links"
+done
+rm -f "$tmp/run"/*.ublk
+run_gate 3 "$tmp/run" && bad "ublk rule: ublkb3 gets links without a record"
 [ $fail = 0 ] && echo "units: ok"
 exit $fail

@@ -90,6 +90,7 @@ void znp_cli_init(struct znp_cli *cli, const char *prog)
 		.env = {
 			.sysfs_root = env_path("ZNP_SYSFS_ROOT"),
 			.dev_root = env_path("ZNP_DEV_ROOT"),
+			.proc_root = env_path("ZNP_PROC_ROOT"),
 		},
 		.out = stdout,
 		.err = stderr,

@@ -55,7 +55,7 @@ struct znp_cli_error {
 
 struct znp_cli {
 	const char *prog;	/* "nvme-zns-npo2" or "nvme zns-npo2", for messages */
-	struct znp_env env;	/* ZNP_SYSFS_ROOT / ZNP_DEV_ROOT, read by the front-end */
+	struct znp_env env;	/* ZNP_SYSFS_ROOT / ZNP_DEV_ROOT / ZNP_PROC_ROOT, read by the front-end */
 	FILE *out;		/* results */
 	FILE *err;		/* one-line errors */
 	struct znp_cli_error *last;	/* NULL: not kept */
@@ -138,8 +138,9 @@ int znp_opt_set(struct znp_opts *o, const struct znp_opt_desc *d,
 /**
  * znp_cli_init() - front-end context shared by the standalone binary and the
  * nvme-cli plugin: @prog for messages, stdout/stderr, and the test hooks
- * ZNP_SYSFS_ROOT (instead of /sys) and ZNP_DEV_ROOT (instead of /dev) read
- * from the environment (empty values are ignored).
+ * ZNP_SYSFS_ROOT (instead of /sys), ZNP_DEV_ROOT (instead of /dev) and
+ * ZNP_PROC_ROOT (instead of /proc) read from the environment (empty values
+ * are ignored).
  */
 void znp_cli_init(struct znp_cli *cli, const char *prog);
 

@@ -5,8 +5,9 @@
  * plugin.
  *
  * Environment (test hooks): ZNP_SYSFS_ROOT replaces /sys and ZNP_DEV_ROOT
- * replaces /dev for device discovery, so tests can point the tool at a fake
- * sysfs tree and emulated device nodes.
+ * replaces /dev for device discovery, ZNP_PROC_ROOT /proc for the processes
+ * that may use a device, so tests can point the tool at a fake sysfs tree
+ * and emulated device nodes.
  */
 #include <string.h>
 

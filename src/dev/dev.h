@@ -66,10 +66,11 @@ static inline int znp_check(const struct znp_ns_info *ns, const struct znp_geom 
 				ns && ns->blk_size_known && !ns->blk_sectors, g, is_zoned, r);
 }
 
-/* Where to look; NULL members mean "/sys" and "/dev". Tests point these at fakes. */
+/* Where to look; NULL members mean "/sys", "/dev" and "/proc". Tests point these at fakes. */
 struct znp_env {
 	const char *sysfs_root;
 	const char *dev_root;
+	const char *proc_root;	/* the processes and swaps (this process's own: /proc/self) */
 };
 
 struct znp_backend;
@@ -243,5 +244,36 @@ int znp_blk_holders(const struct znp_env *env, const char *blk,
 		    int (*cb)(const struct znp_holder *h, void *arg), void *arg);
 /* Does anything (device-mapper, md, ...) hold @blk? */
 bool znp_blk_is_held(const struct znp_env *env, const char *blk);
+
+/**
+ * znp_blk_prove_unused() - may block device @node be removed, its users
+ * then getting errors? Only when nothing can be using it.
+ * @node: its device node ("/dev/ublkb0")
+ * @exfd: on 0, the device opened O_EXCL: keep it open until the device is
+ *        stopped, so that nothing mounts or claims it meanwhile; else -1
+ * @why: on -EBUSY, one line (without the device's name) naming the user,
+ *       or what could not be read: "mounted on /mnt", "open by pid 12
+ *       (qemu)", "backing loop device loop0 (7:0)", "exported by NVMe
+ *       target subsystem NQN namespace 1", "cannot read the open files of
+ *       pid 34 (uid 64055): Permission denied", ...
+ *
+ * Proof, in this order: not mounted (mountinfo), an O_EXCL open succeeds
+ * (no mount elsewhere, no exclusive claim: swap, md, a file system), no
+ * holders in sysfs, no bound loop device whose backing file is it, no
+ * enabled NVMe target namespace whose device_path is it (configfs; with
+ * nvmet loaded, an unreadable tree counts as a user), not in /proc/swaps,
+ * and no other process has it open: this process must see every process
+ * (not from a child PID namespace, nor through a hidepid= /proc without
+ * CAP_SYS_PTRACE) and read every descriptor table. Whatever cannot be
+ * read counts as a user. Not seen: users none of these show (a descriptor
+ * in flight in a Unix socket, a file registered in an io_uring, a mapping
+ * of the device whose descriptor was closed).
+ *
+ * Return: 0 proven unused (@exfd set); -EBUSY in use or not provably
+ * unused (@why); -ENOENT no such device; -ENOTBLK @node is not a block
+ * device; another -errno.
+ */
+int znp_blk_prove_unused(const struct znp_env *env, const char *node, int *exfd, char *why,
+			 size_t size);
 
 #endif

@@ -144,7 +144,7 @@ int znp_map_ublk_plan(const struct znp_map_ctx *c, struct znp_dev *dev, struct z
 		.nsid = dev->ns.nsid, .lba_size = dev->geom.lba_size,
 		.zone_size = dev->geom.zone_size, .zone_cap = dev->geom.zone_cap,
 		.nr_zones = u->g.nr_zones, .po2_zone_sectors = u->g.zone_sectors,
-		.persist = c->persist,
+		.persist = c->persist, .fingerprint = znp_ublk_ns_fingerprint(dev, &u->g),
 	};
 	znp_strlcpy(u->rec.ident, u->ident, sizeof(u->rec.ident));
 	znp_strlcpy(u->rec.ng, dev->ns.ng_name, sizeof(u->rec.ng));
@@ -282,7 +282,20 @@ static int pick_recovery(struct znp_map_ublk *u, const struct znp_map_ublk_hooks
 				 znp_strerror(ret));
 		return 0;
 	}
-	ret = znp_ublk_dev_info(old.dev_id, &info);
+	/*
+	 * A device id is reused once its device is gone: the recorded id may
+	 * be another program's device now, which is never taken back, stopped
+	 * or deleted (DEL_DEV would also wait on its server).
+	 */
+	ret = znp_ublk_dev_is_ours(old.dev_id, u->rec.fingerprint, &info);
+	if (ret == -EPERM) {
+		znp_map_ublk_say(h, LOG_WARNING, "the record's /dev/ublkb%d is not this namespace's "
+				 "device (flags 0x%" PRIx64 ", fingerprint %" PRIu64 ", this "
+				 "namespace's %" PRIu64 "): left alone, record dropped",
+				 old.dev_id, info.flags, info.srv_flags, u->rec.fingerprint);
+		znp_ublk_rec_drop(u->dirfd, u->rec.ident);
+		return 0;
+	}
 	/*
 	 * The record's pid is the last server that went live; the driver's is
 	 * the last that ended a start or recovery. They differ after a server
@@ -332,7 +345,10 @@ static int pick_recovery(struct znp_map_ublk *u, const struct znp_map_ublk_hooks
 	if (!ret) {	/* added, never started or dead: delete it */
 		znp_map_ublk_say(h, LOG_NOTICE, "deleting /dev/ublkb%d left in state %d",
 				 old.dev_id, info.state);
-		znp_ublk_dev_del(old.dev_id);
+		ret = znp_ublk_dev_del(old.dev_id, u->rec.fingerprint);
+		if (ret && ret != -ENODEV)
+			znp_map_ublk_say(h, LOG_WARNING, "cannot delete /dev/ublkb%d: %s",
+					 old.dev_id, znp_strerror(ret));
 	}
 	/* the record goes; the lock file stays, and we hold it */
 	znp_ublk_rec_drop(u->dirfd, u->rec.ident);

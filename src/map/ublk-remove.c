@@ -7,6 +7,7 @@
  * the mapping file.
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
@@ -20,20 +21,9 @@
 
 #define UNMAP_WAIT_MS	10000	/* for the server to leave after STOP_DEV */
 
-/* Mount point of block device @dev ("ublkb0"), "" when not mounted. */
-static void mounted_on(const struct znp_map_ctx *c, const char *dev, char *buf, size_t size)
-{
-	char path[PATH_MAX];
-	struct stat st;
-
-	buf[0] = '\0';
-	if (!znp_dev_path(c->env, path, sizeof(path), dev) && !stat(path, &st) &&
-	    S_ISBLK(st.st_mode))
-		znp_blk_mount_point(major(st.st_rdev), minor(st.st_rdev), buf, size);
-}
-
 /*
- * Is the block device held (mounted, opened exclusively, a holder on top)?
+ * Is the block device in use, or not provably unused
+ * (znp_blk_prove_unused(), the check the server's SIGTERM makes too)?
  * When it is free, *@excl is it opened O_EXCL: kept open until STOP_DEV, so
  * that nothing mounts or claims it between this check and the stop;
  * otherwise -1.
@@ -41,23 +31,42 @@ static void mounted_on(const struct znp_map_ctx *c, const char *dev, char *buf, 
 static bool is_busy(const struct znp_map_ctx *c, const char *dev, char *why, size_t size,
 		    int *excl)
 {
-	char path[PATH_MAX], mnt[512];
-	int fd;
+	char path[PATH_MAX];
+	int ret;
 
 	*excl = -1;
-	mounted_on(c, dev, mnt, sizeof(mnt));
-	if (mnt[0]) {
-		snprintf(why, size, "mounted on %s", mnt);
-		return true;
-	}
 	if (znp_dev_path(c->env, path, sizeof(path), dev))
 		return false;
-	fd = open(path, O_RDONLY | O_EXCL | O_CLOEXEC | O_NONBLOCK);
-	if (fd < 0 && errno == EBUSY) {
-		snprintf(why, size, "held by another user (open exclusively)");
-		return true;
+	ret = znp_blk_prove_unused(c->env, path, excl, why, size);
+	if (ret == -ENOENT || !ret)
+		return false;	/* free, or no block device left (stopped) */
+	if (ret != -EBUSY)
+		snprintf(why, size, "cannot tell whether it is in use: %s", znp_strerror(ret));
+	return true;
+}
+
+/*
+ * Is the recorded device id still this mapping's device (its flags and the
+ * fingerprint in the record)? When not, @why says whose it looks like.
+ */
+static bool is_ours(const struct znp_map_ublk_found *f, char *why, size_t size)
+{
+	struct znp_ublk_info info;
+	int ret;
+
+	if (!f->rec.fingerprint) {
+		snprintf(why, size, "its record has no fingerprint to tell it by");
+		return false;
 	}
-	*excl = fd;
+	ret = znp_ublk_dev_is_ours(f->rec.dev_id, f->rec.fingerprint, &info);
+	if (!ret || ret == -ENODEV || ret == -ENOENT)
+		return true;	/* gone meanwhile, or no driver (no control node): nothing to stop */
+	if (ret == -EPERM)
+		snprintf(why, size, "a ublk device of another program or namespace: flags 0x%"
+			 PRIx64 ", fingerprint %" PRIu64 ", recorded %" PRIu64, info.flags,
+			 info.srv_flags, f->rec.fingerprint);
+	else
+		snprintf(why, size, "cannot ask the driver about it: %s", znp_strerror(ret));
 	return false;
 }
 
@@ -158,7 +167,7 @@ static int stop_dev(const struct znp_map_ctx *c, int dirfd, const struct znp_map
 	}
 	/* STOP_DEV: the server's run loop ends, it deletes the device and its record */
 	if (ret == -EOPNOTSUPP)
-		ret = znp_ublk_dev_stop(f->rec.dev_id);
+		ret = znp_ublk_dev_stop(f->rec.dev_id, f->rec.fingerprint);
 	/* free now: the server's DEL_DEV waits for the device's last opener */
 	if (excl >= 0)
 		close(excl);
@@ -172,8 +181,8 @@ static int stop_dev(const struct znp_map_ctx *c, int dirfd, const struct znp_map
 		return znp_map_fail(e, ZNP_MAP_FAILED, -EBUSY, "the server of /dev/%s (pid %ld in "
 				    "its record) still holds the namespace's lock in %s: stopped, "
 				    "not removed", dev, (long)f->rec.pid, c->run_dir);
-	ret = znp_ublk_dev_del(f->rec.dev_id);
-	if (ret && ret != -ENODEV)
+	ret = znp_ublk_dev_del(f->rec.dev_id, f->rec.fingerprint);
+	if (ret && ret != -ENODEV && ret != -EPERM)	/* -EPERM: deleted, the id reused */
 		return znp_map_fail(e, ZNP_MAP_ERRNO, ret, "cannot remove /dev/%s: %s", dev,
 				    znp_strerror(ret));
 	return 0;
@@ -185,6 +194,7 @@ int znp_map_ublk_remove(const struct znp_map_ctx *c, const struct znp_map_ublk_f
 {
 	char why[600];
 	int dirfd, ret, excl = -1;
+	bool foreign = false;
 
 	snprintf(out->name, sizeof(out->name), "%s", f->rec.name[0] ? f->rec.name : f->device);
 	znp_strlcpy(out->backing, f->rec.ng, sizeof(out->backing));
@@ -193,7 +203,23 @@ int znp_map_ublk_remove(const struct znp_map_ctx *c, const struct znp_map_ublk_f
 	if (dirfd < 0)
 		return znp_map_fail(e, ZNP_MAP_UNSUITABLE, dirfd, "is not a ublk mapping of this "
 				    "tool");
-	if (f->health != ZNP_UBLK_MISSING && is_busy(c, f->device, why, sizeof(why), &excl) &&
+	/* a recorded id may be another program's device now: never touched */
+	if (f->health != ZNP_UBLK_MISSING && !is_ours(f, why, sizeof(why))) {
+		if (!c->force) {
+			close(dirfd);
+			return znp_map_fail(e, ZNP_MAP_REFUSED, -EPERM, "/dev/%s is not the device "
+					    "of this mapping (%s): left alone; `unmap --force` forgets "
+					    "the mapping without touching it", f->device, why);
+		}
+		if (warn) {
+			char msg[1024];
+
+			snprintf(msg, sizeof(msg), "/dev/%s is not the device of this mapping (%s): "
+				 "left alone, only the mapping is forgotten", f->device, why);
+			warn(out->name, msg, arg);
+		}
+		foreign = true;
+	} else if (f->health != ZNP_UBLK_MISSING && is_busy(c, f->device, why, sizeof(why), &excl) &&
 	    !c->force) {
 		close(dirfd);
 		return znp_map_fail(e, ZNP_MAP_REFUSED, -EBUSY, "/dev/%s is in use (%s): not "
@@ -206,7 +232,7 @@ int znp_map_ublk_remove(const struct znp_map_ctx *c, const struct znp_map_ublk_f
 		close(dirfd);
 		return 0;
 	}
-	ret = f->health != ZNP_UBLK_MISSING ?
+	ret = f->health != ZNP_UBLK_MISSING && !foreign ?
 		stop_dev(c, dirfd, f, excl, out->name, warn, arg, e) : 0;
 	if (ret) {
 		close(dirfd);

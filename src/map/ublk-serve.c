@@ -131,9 +131,10 @@ static void on_ready(void *arg, int dev_id)
 /* After the server stopped: delete the device and drop its record. */
 static void delete_dev(struct serving *s, int dev_id)
 {
-	int ret = znp_ublk_dev_del(dev_id);
+	int ret = znp_ublk_dev_del(dev_id, s->u->rec.fingerprint);
 
-	if (ret && ret != -ENODEV)
+	/* -EPERM: the id is another program's device already (ours was deleted) */
+	if (ret && ret != -ENODEV && ret != -EPERM)
 		znp_map_ublk_say(s->h, LOG_ERR, "cannot delete /dev/ublkb%d: %s", dev_id,
 				 znp_strerror(ret));
 	znp_ublk_rec_drop(s->u->dirfd, s->u->rec.ident);

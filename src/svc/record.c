@@ -38,10 +38,10 @@ int znp_ublk_rec_format(char *buf, size_t size, const struct znp_ublk_rec *r)
 		     "ident=%s\nng=%s\nname=%s\nnsid=%" PRIu32 "\ndev_id=%d\npid=%ld\n"
 		     "lba_size=%" PRIu32 "\nzone_size=%" PRIu64 "\nzone_cap=%" PRIu64 "\n"
 		     "nr_zones=%" PRIu64 "\npo2_zone_sectors=%" PRIu64 "\npersist=%d\n"
-		     "started=%" PRIu64 "\npid_start=%" PRIu64 "\n",
+		     "started=%" PRIu64 "\npid_start=%" PRIu64 "\nfingerprint=%" PRIu64 "\n",
 		     r->ident, r->ng, r->name, r->nsid, r->dev_id, (long)r->pid, r->lba_size,
 		     r->zone_size, r->zone_cap, r->nr_zones, r->po2_zone_sectors,
-		     r->persist ? 1 : 0, r->started, r->pid_start);
+		     r->persist ? 1 : 0, r->started, r->pid_start, r->fingerprint);
 	return n < 0 || (size_t)n >= size ? -ENAMETOOLONG : 0;
 }
 
@@ -111,6 +111,8 @@ int znp_ublk_rec_parse(const char *buf, size_t len, struct znp_ublk_rec *r,
 			bad = kv_num(&kv, UINT64_MAX, &r->started);
 		} else if (znp_kv_is(&kv, "pid_start")) {
 			bad = kv_num(&kv, UINT64_MAX, &r->pid_start);
+		} else if (znp_kv_is(&kv, "fingerprint")) {
+			bad = kv_num(&kv, UINT64_MAX, &r->fingerprint);
 		}
 		if (bad) {
 			*why = "malformed value";

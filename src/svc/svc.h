@@ -99,6 +99,8 @@ struct znp_ublk_rec {
 	bool persist;			/* recorded in the mapping file too */
 	uint64_t started;		/* seconds since the epoch */
 	uint64_t pid_start;		/* @pid's start (/proc/PID/stat field 22), 0 unknown */
+	uint64_t fingerprint;		/* the device's ublksrv_flags (namespace identity and
+					 * geometry), 0 unknown: see znp_ublk_dev_is_ours() */
 };
 
 /* "key=value\n" lines. Return: 0, -EINVAL (bad record) or -ENAMETOOLONG. */

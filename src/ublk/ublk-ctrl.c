@@ -434,16 +434,41 @@ int znp_ublk_dev_info(int dev_id, struct znp_ublk_info *out)
 	out->state = info.state;
 	out->srv_pid = info.ublksrv_pid > 0 ? info.ublksrv_pid : -1;
 	out->flags = info.flags;
+	out->srv_flags = info.ublksrv_flags;
 	out->nr_queues = info.nr_hw_queues;
 	out->queue_depth = info.queue_depth;
 	out->max_io_buf_bytes = info.max_io_buf_bytes;
 	return 0;
 }
 
-int znp_ublk_dev_stop(int dev_id)
+uint64_t znp_ublk_ns_fingerprint(const struct znp_dev *ns, const struct znp_ublk_geom *g)
 {
+	return znp_ublk_fingerprint(&ns->ns, &g->ns);
+}
+
+int znp_ublk_dev_is_ours(int dev_id, uint64_t fingerprint, struct znp_ublk_info *info)
+{
+	int ret = znp_ublk_dev_info(dev_id, info);
+
+	if (ret)
+		return ret;
+	if ((info->flags & ZNP_UBLK_F_NEEDED) != ZNP_UBLK_F_NEEDED ||
+	    (info->flags & UBLK_F_UNPRIVILEGED_DEV) || !fingerprint ||
+	    info->srv_flags != fingerprint)
+		return -EPERM;
+	return 0;
+}
+
+int znp_ublk_dev_stop(int dev_id, uint64_t fingerprint)
+{
+	struct znp_ublk_info info;
+	int ret;
+
 	if (dev_id < 0)
 		return -EINVAL;
+	ret = znp_ublk_dev_is_ours(dev_id, fingerprint, &info);
+	if (ret)
+		return ret;
 	return ctrl_once(UBLK_U_CMD_STOP_DEV, (uint32_t)dev_id, 0, NULL, 0);
 }
 
@@ -470,9 +495,15 @@ int znp_ublk_dev_try_stop(int dev_id, unsigned int wait_ms)
 	}
 }
 
-int znp_ublk_dev_del(int dev_id)
+int znp_ublk_dev_del(int dev_id, uint64_t fingerprint)
 {
+	struct znp_ublk_info info;
+	int ret;
+
 	if (dev_id < 0)
 		return -EINVAL;
+	ret = znp_ublk_dev_is_ours(dev_id, fingerprint, &info);
+	if (ret)
+		return ret;
 	return ctrl_once(UBLK_U_CMD_DEL_DEV, (uint32_t)dev_id, 0, NULL, 0);
 }

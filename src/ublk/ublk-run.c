@@ -4,7 +4,6 @@
  * device is started (or its recovery ended), then run() waits for a stop
  * request or for a queue to end, and stops the device.
  */
-#include <dirent.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <fcntl.h>
@@ -283,67 +282,24 @@ static void wait_end(struct znp_ublk_server *s)
 	}
 }
 
-/* Does a process other than this one have @rdev open? (a /proc/PID/fd walk) */
-static bool opened_by_other(dev_t rdev, pid_t *who)
-{
-	char path[600];
-	struct dirent *p, *f;
-	struct stat st;
-	DIR *proc, *fds;
-	bool found = false;
-
-	proc = opendir("/proc");
-	if (!proc)
-		return true;	/* cannot tell: assume held */
-	while (!found && (p = readdir(proc))) {
-		if (p->d_name[0] < '1' || p->d_name[0] > '9' || atoi(p->d_name) == getpid())
-			continue;
-		snprintf(path, sizeof(path), "/proc/%s/fd", p->d_name);
-		fds = opendir(path);
-		if (!fds)
-			continue;
-		while ((f = readdir(fds))) {
-			snprintf(path, sizeof(path), "/proc/%s/fd/%s", p->d_name, f->d_name);
-			if (f->d_name[0] != '.' && !stat(path, &st) && S_ISBLK(st.st_mode) &&
-			    st.st_rdev == rdev) {
-				*who = (pid_t)atoi(p->d_name);
-				found = true;
-				break;
-			}
-		}
-		closedir(fds);
-	}
-	closedir(proc);
-	return found;
-}
-
 /*
- * Is /dev/ublkb<id> held: mounted, open exclusively (O_EXCL fails), or
- * open by another process? When it is not, *@exfd holds it O_EXCL so that
- * no mount slips in before STOP_DEV. @why: for the log.
+ * The stop's one decision: may this device be deleted? Only when nothing
+ * can be using it (znp_blk_prove_unused(): mounts, holders, loop devices,
+ * NVMe target namespaces, swap, every process's open files; whatever
+ * cannot be read counts as a user). Return: true with *@exfd holding it
+ * O_EXCL (no mount slips in before STOP_DEV), or false with @why (park).
  */
-static bool dev_is_held(struct znp_ublk_server *s, int *exfd, char *why, size_t size)
+static bool may_delete(struct znp_ublk_server *s, int *exfd, char *why, size_t size)
 {
 	char path[64];
-	struct stat st;
-	pid_t who = 0;
+	int ret;
 
-	*exfd = -1;
 	snprintf(path, sizeof(path), "/dev/ublkb%d", s->dev_id);
-	*exfd = open(path, O_RDONLY | O_EXCL | O_CLOEXEC | O_NONBLOCK);
-	if (*exfd < 0) {
-		if (errno == ENOENT || errno == ENXIO)
-			return false;	/* no block device left to protect */
-		snprintf(why, size, "%s", errno == EBUSY ? "mounted or open exclusively" :
-			 strerror(errno));
-		return true;
-	}
-	if (!fstat(*exfd, &st) && opened_by_other(st.st_rdev, &who)) {
-		snprintf(why, size, "open by pid %ld", (long)who);
-		close(*exfd);
-		*exfd = -1;
-		return true;
-	}
+	ret = znp_blk_prove_unused(NULL, path, exfd, why, size);
+	if (!ret || ret == -ENOENT)
+		return true;	/* unused, or no block device left to protect */
+	if (ret != -EBUSY)
+		snprintf(why, size, "cannot tell whether %s is in use: %s", path, strerror(-ret));
 	return false;
 }
 
@@ -361,8 +317,9 @@ static void park(struct znp_ublk_server *s, const char *why)
 	unsigned int i, waited = 0;
 	ssize_t r;
 
-	znp_ublk_log(s, LOG_NOTICE, "ublk%d: /dev/ublkb%d is in use (%s): leaving it quiesced "
-		     "for the next server instead of removing it", s->dev_id, s->dev_id, why);
+	znp_ublk_log(s, LOG_NOTICE, "ublk%d: /dev/ublkb%d may be in use (%s): leaving it "
+		     "quiesced for the next server instead of removing it (unmap removes it)",
+		     s->dev_id, s->dev_id, why);
 	r = write(s->pefd, &one, sizeof(one));
 	(void)r;
 	for (i = 0; i < s->nr_queues; i++) {
@@ -532,13 +489,13 @@ int znp_ublk_server_run(struct znp_ublk_server *s, void (*ready)(void *arg, int 
 					     s->queues[i].err ? strerror(-s->queues[i].err) : "");
 		abandon(s);
 	} else {
-		char why[128];
+		char why[512];
 		int exfd;
 
-		if (dev_is_held(s, &exfd, why, sizeof(why)))
-			park(s, why);
-		else
+		if (may_delete(s, &exfd, why, sizeof(why)))
 			ret = stop_dev(s, exfd);
+		else
+			park(s, why);
 	}
 	stop_queues(s);
 	for (i = 0; i < s->nr_queues; i++)

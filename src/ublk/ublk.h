@@ -181,11 +181,12 @@ const struct znp_ublk_geom *znp_ublk_server_geom(const struct znp_ublk_server *s
  * server (namespace gone, no path), so that a start fails instead of
  * hanging in the driver. Returns after
  * znp_ublk_server_stop() or after STOP_DEV / DEL_DEV from outside, with
- * every queue thread joined. On znp_ublk_server_stop() a device nobody
- * holds is written back and stopped (STOP_DEV); a device that is mounted or
- * open is never removed: the server finishes the requests it started and
- * leaves it quiesced for the next server (znp_ublk_server_parked() is then
- * true), so a restart is invisible to its users.
+ * every queue thread joined. On znp_ublk_server_stop() a device proven
+ * unused (znp_blk_prove_unused()) is written back and stopped (STOP_DEV);
+ * any other is never removed: the server logs why, finishes the requests
+ * it started and leaves it quiesced for the next server
+ * (znp_ublk_server_parked() is then true), so a restart is invisible to
+ * its users.
  * Return: 0 on a clean stop, -errno on failure.
  */
 int znp_ublk_server_run(struct znp_ublk_server *s, void (*ready)(void *arg, int dev_id),
@@ -211,6 +212,7 @@ struct znp_ublk_info {
 	int state;			/* ZNP_UBLK_S_* */
 	pid_t srv_pid;			/* the kernel's record of the server, -1 none */
 	uint64_t flags;			/* ZNP_UBLK_F_* the device was added with */
+	uint64_t srv_flags;		/* ublksrv_flags: this server's fingerprint */
 	uint16_t nr_queues;
 	uint16_t queue_depth;
 	uint32_t max_io_buf_bytes;
@@ -218,8 +220,6 @@ struct znp_ublk_info {
 
 /* GET_DEV_INFO. Return: 0, -ENODEV (no such device), -errno. */
 int znp_ublk_dev_info(int dev_id, struct znp_ublk_info *info);
-/* STOP_DEV: removes /dev/ublkb<id> (waits for in-flight I/O). */
-int znp_ublk_dev_stop(int dev_id);
 /*
  * TRY_STOP_DEV (ZNP_UBLK_F_SAFE_STOP_DEV): removes /dev/ublkb<id> only if
  * nobody has it open, in-kernel openers included (a mount, a loop device, an
@@ -234,7 +234,34 @@ int znp_ublk_dev_try_stop(int dev_id, unsigned int wait_ms);
  * separated, in @buf (unknown bits as one hex mask). Return: @buf.
  */
 const char *znp_ublk_flag_names(uint64_t flags, char *buf, size_t size);
-/* DEL_DEV: blocks until every opener of ublkc/ublkb<id> is gone. */
-int znp_ublk_dev_del(int dev_id);
+
+/*
+ * The fingerprint a server of namespace @ns with geometry @g stores in its
+ * device (ublksrv_flags): the namespace's identity and geometry. Record it
+ * with the device id; never 0.
+ */
+uint64_t znp_ublk_ns_fingerprint(const struct znp_dev *ns, const struct znp_ublk_geom *g);
+
+/**
+ * znp_ublk_dev_is_ours() - is ublk device @dev_id the one recorded with
+ * @fingerprint? A device id is reused once its device is deleted: another
+ * program's device may carry it now.
+ * @info: out, GET_DEV_INFO's answer (for the reason of a refusal)
+ * Return: 0 ours (this server's flags, not unprivileged, the same
+ * fingerprint); -EPERM another program's device (or another namespace's);
+ * -ENODEV no such device; -errno.
+ */
+int znp_ublk_dev_is_ours(int dev_id, uint64_t fingerprint, struct znp_ublk_info *info);
+/*
+ * STOP_DEV: removes /dev/ublkb<id> (waits for in-flight I/O), only after
+ * znp_ublk_dev_is_ours(): -EPERM (nothing sent) for a device that is not.
+ */
+int znp_ublk_dev_stop(int dev_id, uint64_t fingerprint);
+/*
+ * DEL_DEV: blocks until every opener of ublkc/ublkb<id> is gone; only
+ * after znp_ublk_dev_is_ours(): -EPERM (nothing sent) for a device that
+ * is not (DEL_DEV would wait on another program's server).
+ */
+int znp_ublk_dev_del(int dev_id, uint64_t fingerprint);
 
 #endif

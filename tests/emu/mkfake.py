@@ -104,6 +104,9 @@ class Tree:
         self.link('class/%s/%s' % (cls, name), rel)
         if cls == 'block':
             self.link('block/' + name, rel)
+            # every disk has them (empty: nothing stacked on it)
+            os.makedirs(self.p(rel + '/holders'), exist_ok=True)
+            os.makedirs(self.p(rel + '/slaves'), exist_ok=True)
         if parent:
             self.link(rel + '/device', parent)
 

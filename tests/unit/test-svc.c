@@ -166,7 +166,7 @@ static const struct znp_ublk_rec rec1 = {
 	.ident = "nguid:0123456789abcdef0123456789abcdef", .ng = "ng0n1", .name = "po2-a",
 	.nsid = 1, .dev_id = 3, .pid = 4242, .lba_size = 4096, .zone_size = 24576,
 	.zone_cap = 24576, .nr_zones = 16, .po2_zone_sectors = 262144, .persist = true,
-	.started = 1764600000,
+	.started = 1764600000, .fingerprint = 0xfedcba9876543210ULL,
 };
 
 static int count_cb(const struct znp_ublk_rec *r, const char *file, const char *why, void *arg)
@@ -192,6 +192,7 @@ static void test_records(int dirfd)
 	CHECK_STR(r.ng, "ng0n1");
 	CHECK_STR(r.name, "po2-a");
 	CHECK_INT(r.zone_cap, 24576);
+	CHECK_U64(r.fingerprint, rec1.fingerprint);	/* what unmap compares the device with */
 	/* bad records */
 	CHECK_INT(znp_ublk_rec_parse("ident=x\npid=1\n", 14, &r, &why), -EBADMSG);
 	CHECK_STR(why, "no dev_id");

@@ -21,8 +21,14 @@ path=dev/ng0n4 nsid=4 zsze=20480 zcap=16384 zones=12
 path=dev/ng0n8 nsid=8 csi=0 nlbas=100000
 CONF
 python3 "$MKFAKE" "$root" >/dev/null || { echo "mkfake failed" >&2; exit 1; }
+# the processes that may use a device: none but this one (unmap's proof that
+# a device is unused reads every process's descriptors, which the host's
+# processes may not let it)
+mkdir -p "$root/proc/self"
+printf 'Name:\tnvme-zns-npo2\nNSpid:\t1\n' >"$root/proc/self/status"
+printf 'Filename\tType\tSize\tUsed\tPriority\n' >"$root/proc/swaps"
 export LD_PRELOAD=$EMU ZNP_EMU_CONFIG=$root/emu.conf ZNP_SYSFS_ROOT=$root/sys \
-	ZNP_DEV_ROOT=$root/dev ZNP_RUN_DIR=$root/run LC_ALL=C
+	ZNP_DEV_ROOT=$root/dev ZNP_PROC_ROOT=$root/proc ZNP_RUN_DIR=$root/run LC_ALL=C
 D=$root/dev
 # without device-mapper (this host), commands about dm mappings exit 5
 if grep -q device-mapper /proc/misc 2>/dev/null; then nodm=3; nodm_status=0; else nodm=5; nodm_status=5; fi
@@ -250,6 +256,7 @@ nr_zones=10
 po2_zone_sectors=262144
 persist=0
 started=1764600000
+fingerprint=1234
 REC
 chmod 600 "$root/run/sn_3afake_3ansid_3a7.ublk"
 if ! command -v strace >/dev/null; then
@@ -263,9 +270,11 @@ import re, sys
 lines = open(sys.argv[1]).read().splitlines()
 opens = [(i, re.search(r'= (\d+)$', l).group(1)) for i, l in enumerate(lines)
          if 'openat(' in l and '/dev/ublkb7"' in l and re.search(r'= \d+$', l)]
-ctrl = [i for i, l in enumerate(lines) if 'ublk-control' in l]
-assert opens and ctrl, (opens, ctrl)
+assert opens, opens
 i, fd = opens[0]     # the check: held, and used for the fsync too
+# STOP_DEV (after GET_DEV_INFO compared the fingerprint) goes out after it
+ctrl = [j for j, l in enumerate(lines) if j > i and 'ublk-control' in l]
+assert ctrl, (i, ctrl)
 assert len(opens) == 1, opens
 closed = [j for j, l in enumerate(lines) if j > i and re.search(r'close\(%s\)' % fd, l)]
 assert closed and closed[0] > ctrl[0] > i, (i, ctrl, closed)
@@ -356,5 +365,45 @@ t "a stale record (device gone) refuses nothing: reset -a -f" 0 "$BIN" reset "$D
 zones5
 grep -Eq " (FULL|CLOSED) " "$root/zones5" && bad "reset -a left written zones" ||
 	ok "... every zone empty"
+
+# ---- unmap proves the device unused: users only sysfs and configfs show ------
+# (the server's SIGTERM asks the same question; tests/vm/ublk-life/unseen.sh
+# has the real loop device, nvmet namespace and hidden process)
+u7() { t "$1" 4 "$BIN" unmap ublkb7 --config "$root/none.conf"; }
+mkdir -p "$root/sys/block/loop0/loop"
+echo "$root/dev/ublkb7" >"$root/sys/block/loop0/loop/backing_file"
+echo 7:0 >"$root/sys/block/loop0/dev"
+u7 "unmap ublkb7 backing a loop device: refused (4)"
+has "... naming the loop device" "$root/err" \
+	"^nvme-zns-npo2: u7: /dev/ublkb7 is in use \(backing loop device loop0 \(7:0\)\): not unmapped"
+lines "... in one line" "$root/err" 1
+echo "$root/dev/gone (deleted)" >"$root/sys/block/loop0/loop/backing_file"
+u7 "unmap ublkb7 while a loop device's backing file cannot be resolved: refused (4)"
+has "... saying so" "$root/err" "in use \(cannot tell what backs loop device loop0: "
+rm -rf "$root/sys/block/loop0"
+ns=$root/sys/kernel/config/nvmet/subsystems/nqn.2026-12.test/namespaces/3
+mkdir -p "$ns"
+echo 1 >"$ns/enable"
+echo "$root/dev/ublkb7" >"$ns/device_path"
+u7 "unmap ublkb7 exported by an NVMe target namespace: refused (4)"
+has "... naming it" "$root/err" "in use \(exported by NVMe target subsystem nqn.2026-12.test namespace 3\)"
+rm -rf "$root/sys/kernel"
+mkdir -p "$root/sys/module/nvmet"
+u7 "unmap ublkb7 with nvmet loaded and no configfs tree: refused (4)"
+has "... saying so" "$root/err" "in use \(the NVMe target is loaded and .* cannot be read: "
+rmdir "$root/sys/module/nvmet"
+mkdir "$root/sys/block/ublkb7/holders/dm-3"
+u7 "unmap ublkb7 under a holder: refused (4)"
+has "... naming it" "$root/err" "in use \(held by dm-3\)"
+rmdir "$root/sys/block/ublkb7/holders/dm-3"
+printf 'Filename\tType\tSize\tUsed\tPriority\n%s\tpartition\t8\t0\t-2\n' "$root/dev/ublkb7" \
+	>"$root/proc/swaps"
+u7 "unmap ublkb7 used as swap: refused (4)"
+has "... saying so" "$root/err" "in use \(swap space\)"
+printf 'Filename\tType\tSize\tUsed\tPriority\n' >"$root/proc/swaps"
+printf 'Name:\tnvme-zns-npo2\nNSpid:\t4242\t1\n' >"$root/proc/self/status"
+u7 "unmap ublkb7 from a child PID namespace: refused (4)"
+has "... saying so" "$root/err" "in use \(cannot see processes outside this PID namespace\)"
+printf 'Name:\tnvme-zns-npo2\nNSpid:\t1\n' >"$root/proc/self/status"
 
 emu_end ublk-emu

@@ -284,7 +284,8 @@ for f in "$(dirname "$guest")"/*; do
 	cp "$f" "$stage/vm/guest/"
 done
 # our binaries and helpers
-gcc_static() { gcc -static -O2 -Wall -o "$2" "$1"; }
+# (linked with liburing when the helper uses it)
+gcc_static() { gcc -static -O2 -Wall -o "$2" "$1" $(grep -q '^#include <liburing.h>' "$1" && echo -luring); }
 for src in "$VM_DIR"/helpers/*.c; do
 	[ -e "$src" ] || continue
 	out=$CACHE/bin/$(basename "$src" .c)

@@ -262,6 +262,10 @@ remove_step() {
 	# as an admin removes it: the users of the device first
 	check "systemctl stop srv-zdata.mount" systemctl stop srv-zdata.mount
 	check "systemctl stop $UNIT" timeout 120 systemctl stop "$UNIT"
+	# the unit's server cannot see other users' processes (ProtectProc=
+	# invisible), so it cannot prove the device unused: it parks it
+	fact stop-ublk-devs "$(ls /dev/ublkb* 2>/dev/null | wc -l)"
+	check "unmap $NAME" timeout 120 nvme-zns-npo2 unmap "$NAME"
 	fact remove-ublk-devs "$(ls /dev/ublkb* 2>/dev/null | wc -l)"
 	# the patched boots after this one must not wait for its device
 	check "drop the fstab line of $MNT" sed -i "\\| $MNT |d" /etc/fstab

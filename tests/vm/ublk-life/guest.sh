@@ -1,6 +1,7 @@
 # ublk mappings on Debian's stock kernel: life cycle, file systems, restart
-# after SIGKILL, nvmet export, the interlock of the zone commands (busybox
-# ash; sourced by /init after lib.sh).
+# after SIGKILL, nvmet export, the interlock of the zone commands, SIGTERM
+# under users the server cannot see and a reused device id (busybox ash;
+# sourced by /init after lib.sh).
 #
 # Namespaces (tests/layers.d/53-vm-ublk-life.sh):
 #   A ctrl 0 nsid 1: npo2 48M/48M, 16 zones: lifecycle, btrfs, fio across a kill
@@ -109,6 +110,7 @@ expect_eq "A still alive" "$(health "$UA")" alive
 . /vm/guest/fs.sh
 . /vm/guest/kill.sh
 . /vm/guest/nvmet.sh
+. /vm/guest/unseen.sh
 
 # ---- unmap --------------------------------------------------------------------------------------
 mkdir -p /mnt/u
