@@ -144,7 +144,7 @@ check "dry run JSON: plan of 4 commands, dry_run true" \
 check "dry run plan entry 2 is 1 MiB + 64 KiB" \
 	test "$(json plan.2.start <"$WORK/out"):$(json plan.2.length <"$WORK/out")" = "1048576:65536"
 run 0 "--dry-run text" discard "$D" --offset 4096 --length 4096 --dry-run
-check "dry run text names the range" grep -q 4096 "$WORK/out"
+check "dry run text names the range (hex)" grep -q "start 0x1000 length 0x1000" "$WORK/out"
 intact "dry run changed nothing" "$D" "$WORK/none"
 
 # --- error paths: nothing changed on disk -------------------------------------
