@@ -77,12 +77,18 @@ void znp_check_no_ublk(struct znp_check_result *r)
 		r->reasons |= ZNP_R_NO_UBLK;
 }
 
+/* needs-kernel-patches on a kernel that has no ublk driver either */
+#define ZNP_TEXT_NEEDS_KERNEL_NO_UBLK \
+	"zone size is not a power of two and the kernel hid the " \
+	"block device; needs the npo2 kernel patches, or for map " \
+	"--ublk a kernel with zoned ublk devices (Linux >= 6.6 " \
+	"with ublk_drv, which this kernel lacks); " \
+	ZNP_UBLK_KERNEL_HINT
+
 const char *znp_check_text(const struct znp_check_result *r)
 {
 	if (r->verdict == ZNP_V_NEEDS_KERNEL && (r->reasons & ZNP_R_NO_UBLK))
-		return "zone size is not a power of two and the kernel hid the block device; needs "
-		       "the npo2 kernel patches, or for map --ublk a kernel with zoned ublk devices "
-		       "(Linux >= 6.6 with ublk_drv, which this kernel lacks); " ZNP_UBLK_KERNEL_HINT;
+		return ZNP_TEXT_NEEDS_KERNEL_NO_UBLK;
 	return znp_verdict_text(r->verdict);
 }
 

@@ -560,8 +560,8 @@ int znp_blk_prove_unused(const struct znp_env *env, const char *node, int *exfd,
 		ret = -errno;
 		if (ret == -ENOENT || ret == -ENXIO)
 			return -ENOENT;
-		snprintf(why, size, "%s", ret == -EBUSY ? "mounted, or claimed by another user "
-			 "(open exclusively)" : strerror(-ret));
+		snprintf(why, size, "%s", ret != -EBUSY ? strerror(-ret) :
+			 "mounted, or claimed by another user (open exclusively)");
 		return -EBUSY;
 	}
 	if (fstat(fd, &st) || !S_ISBLK(st.st_mode)) {

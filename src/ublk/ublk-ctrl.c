@@ -14,6 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "core.h"
 #include "nvme-adapter.h"
 #include "ublk-priv.h"
 
@@ -244,7 +245,7 @@ const char *znp_ublk_flag_names(uint64_t flags, char *buf, size_t size)
 	if (!size)
 		return buf;
 	buf[0] = '\0';
-	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+	for (i = 0; i < ZNP_ARRAY_SIZE(names); i++) {
 		if (!(flags & names[i].bit))
 			continue;
 		flags &= ~names[i].bit;

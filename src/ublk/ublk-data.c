@@ -63,13 +63,17 @@ static int zcopy_piece(struct znp_ublk_queue *q, struct znp_ublk_tag *t, uint8_t
 
 static int zcopy_in(struct znp_ublk_queue *q, struct znp_ublk_tag *t, uint32_t off, uint32_t end)
 {
-	(void)q, (void)t, (void)off, (void)end;
+	(void)q;
+	(void)t;
+	(void)off;
+	(void)end;
 	return 1;	/* every byte is within reach already */
 }
 
 static int zcopy_out(struct znp_ublk_queue *q, struct znp_ublk_tag *t)
 {
-	(void)q, (void)t;
+	(void)q;
+	(void)t;
 	return 1;	/* the NVMe commands read into the request's pages */
 }
 

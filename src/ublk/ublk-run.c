@@ -213,12 +213,16 @@ static int start_queues(struct znp_ublk_server *s)
 	for (i = 0; i < s->nr_queues; i++) {
 		while ((ret = znp_ublk_queue_map(&s->queues[i]))) {
 			if (!retry || !transient(ret)) {
-				znp_ublk_log(s, LOG_ERR, "ublk%d: queue %u: mapping the request "
-					     "descriptors: %s%s", s->dev_id, i, strerror(-ret),
-					     s->recovery_continued && ret == -EINVAL ? " (the server "
-					     "that died while taking it back had mapped it: on this "
-					     "kernel the device can only be removed, `unmap --force`)"
-					     : "");
+				if (s->recovery_continued && ret == -EINVAL)
+					znp_ublk_log(s, LOG_ERR, "ublk%d: queue %u: mapping the "
+						     "request descriptors: %s (the server that died "
+						     "while taking it back had mapped it: on this "
+						     "kernel the device can only be removed, `unmap "
+						     "--force`)", s->dev_id, i, strerror(-ret));
+				else
+					znp_ublk_log(s, LOG_ERR, "ublk%d: queue %u: mapping the "
+						     "request descriptors: %s", s->dev_id, i,
+						     strerror(-ret));
 				return ret;
 			}
 			recovery_retry(s, "mapping the request descriptors", ret, &tries);

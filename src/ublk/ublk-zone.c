@@ -369,7 +369,10 @@ void znp_ublk_test_point(struct znp_ublk_queue *q, enum znp_ublk_tpoint p)
 	size_t len;
 	bool ab;
 
-	if (!v || !(c = strchr(v, ':')))
+	if (!v)
+		return;
+	c = strchr(v, ':');
+	if (!c)
 		return;
 	len = (size_t)(c - v);
 	ab = len == 7 && !strncmp(v, "abandon", 7) && p == ZNP_TP_APPEND_DONE;
