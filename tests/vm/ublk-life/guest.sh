@@ -88,7 +88,7 @@ expect_match "status text: health and pid" "ublk alive, pid $PA" "$(cat /tmp/sta
 $Z list -o json >/tmp/list.json
 expect_match "list json: A mapped_as ${UA#/dev/}" "\"mapped_as\": \"${UA#/dev/}\"" "$(tr -d '\n' </tmp/list.json)"
 $Z list >/tmp/list.txt
-expect_match "list text: MAPPED-AS ${UA#/dev/}" "${A#/dev/} .* ${UA#/dev/}\$" "$(cat /tmp/list.txt)"
+expect_match "list text: MAPPED-AS ${UA#/dev/}" "${A#/dev/} .* ${UA#/dev/} " "$(cat /tmp/list.txt)"
 
 # ---- refusals --------------------------------------------------------------------------------
 expect_rc "a second server on A is refused (4)" 4 run_to 30 $Z map --ublk "$A"
