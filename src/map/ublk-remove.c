@@ -154,7 +154,9 @@ static int stop_dev(const struct znp_map_ctx *c, int dirfd, const struct znp_map
 	const char *dev = f->device;
 	int ret;
 
-	sync_dev(c, dev, excl);
+	/* a device whose server is gone takes no flush: it would wait for the next server */
+	if (f->health == ZNP_UBLK_ALIVE)
+		sync_dev(c, dev, excl);
 	if (!c->force) {
 		ret = safe_stop(f, &excl);
 		if (ret == -EBUSY)
