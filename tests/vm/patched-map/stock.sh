@@ -25,7 +25,8 @@ expect_ok "stock: dm-mod loaded" test -e /dev/mapper/control
 expect_ok "stock: po2zone not in the kernel's target list" sh -c '! dmsetup targets | grep -q po2zone'
 expect_ok "stock: status with no mapping" $ZNP status -o json
 expect_eq "stock: status lists nothing" "$(jget nr_mappings /tmp/vm-cmd.out)" 0
-expect_ok "stock: list" $ZNP list
-expect_eq "stock: no MAPPED-AS" "$(awk 'NR > 1 && $NF != "-"' /tmp/vm-cmd.out | wc -l)" 0
+expect_ok "stock: list" $ZNP list -o json
+expect_match "stock: list names the namespaces" '"ng_path": "/dev/ng' "$(cat /tmp/vm-cmd.out)"
+expect_eq "stock: no MAPPED-AS" "$(grep -o '"mapped_as": "[^"]*"' /tmp/vm-cmd.out | wc -l)" 0
 expect_eq "stock: no device-mapper device created" "$(dmsetup ls | grep -vc 'No devices found')" 0
 true
