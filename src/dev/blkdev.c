@@ -200,6 +200,18 @@ static int path_is(const char *path, dev_t rdev)
 	return S_ISBLK(st.st_mode) && st.st_rdev == rdev;
 }
 
+/* opendir(DIR), or NULL with *RET a -errno and WHY naming the directory */
+static DIR *dir_open(const char *dir, int *ret, char *why, size_t size)
+{
+	DIR *dp = opendir(dir);
+
+	if (!dp) {
+		*ret = -errno;
+		snprintf(why, size, "cannot read %s: %s", dir, strerror(-*ret));
+	}
+	return dp;
+}
+
 /* the holders (device-mapper, md, bcache ...) in sysfs */
 static int check_holders(const struct znp_env *env, const char *kname, char *why, size_t size)
 {
@@ -211,12 +223,9 @@ static int check_holders(const struct znp_env *env, const char *kname, char *why
 	ret = znp_sysfs_path(env, dir, sizeof(dir), "block/%s/holders", kname);
 	if (ret)
 		return ret;
-	dp = opendir(dir);
-	if (!dp) {
-		ret = -errno;
-		snprintf(why, size, "cannot read %s: %s", dir, strerror(-ret));
+	dp = dir_open(dir, &ret, why, size);
+	if (!dp)
 		return ret;
-	}
 	while ((d = readdir(dp)))
 		if (d->d_name[0] != '.') {
 			snprintf(why, size, "held by %s", d->d_name);
@@ -281,12 +290,9 @@ static int check_loops(const struct znp_env *env, dev_t rdev, char *why, size_t 
 	ret = znp_sysfs_path(env, dir, sizeof(dir), "block");
 	if (ret)
 		return ret;
-	dp = opendir(dir);
-	if (!dp) {
-		ret = -errno;
-		snprintf(why, size, "cannot read %s: %s", dir, strerror(-ret));
+	dp = dir_open(dir, &ret, why, size);
+	if (!dp)
 		return ret;
-	}
 	while (!ret && (d = readdir(dp))) {
 		char *del;
 
@@ -481,12 +487,9 @@ static int check_procs(const struct znp_env *env, dev_t rdev, char *why, size_t 
 	ret = check_proc_visible(env, why, size);
 	if (ret)
 		return ret;
-	proc = opendir(root);
-	if (!proc) {
-		ret = -errno;
-		snprintf(why, size, "cannot read %s: %s", root, strerror(-ret));
+	proc = dir_open(root, &ret, why, size);
+	if (!proc)
 		return ret;
-	}
 	while (!ret && (p = readdir(proc))) {
 		char *end;
 		long pid = strtol(p->d_name, &end, 10);
