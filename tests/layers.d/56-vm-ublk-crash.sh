@@ -5,7 +5,9 @@
 # they stay in flight until the signal; zoned btrfs with fsync'ing and
 # buffered writers, f2fs, fio zbd write+verify at iodepth 16, no writer
 # frozen), SIGTERMed under the same load (systemd's restart), each time a new
-# `map --ublk --foreground` taking the device back; and recovery binding
+# `map --ublk --foreground` taking the device back; double faults under
+# btrfs (SIGKILL or SIGTERM, then the recovering server SIGKILLed during its
+# start, a third one serving); and recovery binding
 # (a server asked to take back another namespace's device, a record with a
 # stale pid). Guest scripts: tests/vm/ublk-crash/. One boot; measured
 # 149 s on a quiet 2-core machine, 550-890 s on one shared with other QEMU

@@ -11,7 +11,9 @@
 #
 # Scenarios: (1) the server SIGKILLed at random moments with requests in
 # flight (crash.sh + rounds.sh), (2) SIGTERM + a new server under the same
-# load (restart, rounds.sh), (3) recovery binding (binding.sh). A new
+# load (restart, rounds.sh), (3) double faults under btrfs: SIGKILL or
+# SIGTERM, then the recovering server SIGKILLed 0-1.5 s into its start,
+# (4) recovery binding (binding.sh). A new
 # server is started the way systemd's unit does (map --ublk --foreground).
 # Pass per round: no error line for the ublk device in dmesg, btrfs device
 # stats zero, the file system read-write, the writers finish; per
@@ -23,8 +25,11 @@ Z=nvme-zns-npo2
 export DM_DISABLE_UDEV=1
 
 # rounds per workload: crash (SIGKILL) and restart (SIGTERM)
-CRASH_BTRFS=8 CRASH_F2FS=6 CRASH_FIO=6
-TERM_BTRFS=4 TERM_F2FS=3 TERM_FIO=3
+CRASH_BTRFS=6 CRASH_F2FS=6 CRASH_FIO=6
+TERM_BTRFS=3 TERM_F2FS=3 TERM_FIO=3
+# double faults under btrfs: per round SIGKILL (odd) or SIGTERM (even) of
+# the server, then SIGKILL of the server taking the device back
+DOUBLE_BTRFS=5
 
 A=$(vm_ng 0 1)
 F=$(vm_ng 0 2)

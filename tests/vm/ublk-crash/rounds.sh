@@ -248,11 +248,13 @@ srv_log_on_trouble() {
 		sed 's/^/#   server log: /'
 }
 
-# one_round MODE(KILL|TERM) R: one round; returns 1 when the scenario
-# cannot go on (no server, device or file system lost)
+# one_round MODE(KILL|TERM|KILL2|TERM2) R: one round; returns 1 when the
+# scenario cannot go on (no server, device or file system lost). KILL2 and
+# TERM2: a second fault, the server that takes the device back SIGKILLed
+# at a random moment of its start, before the third one is started.
 one_round() {
-	local mode=$1 r=$2 try=0 delay span ir iw infl=0 looks after e0 f0 e f old=$W_SRV
-	local devno kms rc h tag why= sl0
+	local mode=${1%2} dbl=${1#"${1%2}"} r=$2 try=0 delay span ir iw infl=0 looks after e0 f0 e f
+	local devno kms rc h tag why= sl0 old=$W_SRV p2 d2
 	W_GONE=
 	local n=${W_DEV#/dev/}
 	e0=$(errlines "$W_DEV")
@@ -341,6 +343,29 @@ one_round() {
 	fi
 	h=$(health "$W_DEV")
 	expect_eq "$W_SCEN $r: the device is left quiesced for the next server" "${h:-no mapping}" dead-quiesced
+	if [ -n "$dbl" ]; then
+		# the second fault: the recovering server dies 0-1.5 s into its
+		# start (systemd's start timeout, the OOM killer), writers waiting
+		$Z map --ublk --foreground "$W_NG" >/tmp/srv2-$W_SCEN-$r.out 2>/tmp/srv2-$W_SCEN-$r.err &
+		p2=$!
+		d2=$(rnd 1500)
+		sleep "$(printf '%d.%03d' $((d2 / 1000)) $((d2 % 1000)))"
+		kill -KILL "$p2" 2>/dev/null
+		if wait_gone "$p2" 50; then
+			reap "$p2"
+			ok "$W_SCEN $r: the recovering server, SIGKILLed $d2 ms into its start, is gone within 5 s"
+			S_DOUBLE=$((S_DOUBLE + 1))
+		else
+			not_ok "$W_SCEN $r: the recovering server, SIGKILLed $d2 ms into its start, is gone within 5 s" \
+				"pid $p2 $(grep State /proc/$p2/status), in $(cat /proc/$p2/wchan 2>/dev/null)"
+			[ "$mode" = TERM ] && { touch /tmp/watch.stop; wait $WATCH; }
+			S_LOST=1
+			return 1
+		fi
+		h=$(health "$W_DEV")
+		expect_eq "$W_SCEN $r: after the second fault the device waits for the next server" \
+			"${h:-no mapping}" dead-quiesced
+	fi
 	if ! srv_start "$W_NG" "$W_SCEN"; then
 		not_ok "$W_SCEN $r: a new server takes $W_DEV back" "no device from map --ublk --foreground $W_NG"
 		[ "$mode" = TERM ] && { touch /tmp/watch.stop; wait $WATCH; }
@@ -388,20 +413,26 @@ one_round() {
 	[ -z "$W_GONE" ]
 }
 
-# scenario MODE KIND ROUNDS NAME
+# scenario MODE KIND ROUNDS NAME: MODE is KILL or TERM for every round, or
+# DOUBLE: odd rounds KILL2, even rounds TERM2 (see one_round)
 scenario() {
-	local mode=$1 kind=$2 n=$3 r=1 lost=
-	S_RUNS=0 S_IOERR=0 S_FSERR=0 S_FIOFAIL=0 S_FIORUN=0 S_LOST=0 S_WERR=0
+	local mode=$1 kind=$2 n=$3 r=1 lost= m
+	S_RUNS=0 S_IOERR=0 S_FSERR=0 S_FIOFAIL=0 S_FIORUN=0 S_LOST=0 S_WERR=0 S_DOUBLE=0
 	: >/tmp/infl-$4
 	: >/tmp/held-$4
-	vm_log "---- $4: SIG$mode of the server under $kind, $n rounds ----"
+	case $mode in
+	DOUBLE) vm_log "---- $4: SIGKILL or SIGTERM of the server, then SIGKILL of the recovering one, under $kind, $n rounds ----" ;;
+	*) vm_log "---- $4: SIG$mode of the server under $kind, $n rounds ----" ;;
+	esac
 	if ! wl_setup "$kind" "$4"; then
 		wl_abandon "set-up failed"
 		summary "$4" "0/$n" - - - - - "$W_VERIFY"
 		return 0
 	fi
 	while [ $r -le "$n" ]; do
-		one_round "$mode" "$r" || { lost=$r; break; }
+		m=$mode
+		[ "$mode" = DOUBLE ] && m=$([ $((r % 2)) = 1 ] && echo KILL2 || echo TERM2)
+		one_round "$m" "$r" || { lost=$r; break; }
 		r=$((r + 1))
 	done
 	if [ -n "$lost" ]; then
@@ -413,4 +444,6 @@ scenario() {
 	fi
 	summary "$4" "$(grep -c . /tmp/infl-$4)/$n" "$(fig_stats /tmp/infl-$4)" "$(fig_stats /tmp/held-$4)" \
 		"$S_IOERR" "$S_FSERR" "$S_WERR" "$W_VERIFY"
+	[ "$mode" = DOUBLE ] && expect_eq "$4: a second fault in every round" "$S_DOUBLE" "$n"
+	true
 }
