@@ -4,6 +4,7 @@
  * the geometry, the identity), the namespace recorded under a name, the
  * namespace's lock, the ublk driver, and recovery of a quiesced device.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -257,6 +258,51 @@ static int lock_ns(struct znp_map_ublk *u, struct znp_map_err *e)
 }
 
 /*
+ * Devices a server added for this namespace and was killed (SIGKILL, the
+ * only signal not held from before ADD_DEV on) before it recorded them:
+ * this namespace's fingerprint, never started (state dead), no record.
+ * We hold the namespace's lock, so no server of ours is between ADD_DEV
+ * and START_DEV on it; a quiesced or live device is never one of these.
+ * Deleted, so that a crash loop does not pile them up. @keep: the
+ * recorded id (handled by the caller), or -1.
+ */
+static void sweep_unrecorded(const struct znp_map_ublk *u, const struct znp_map_ublk_hooks *h,
+			     int keep)
+{
+	const char *root = u->c->env->sysfs_root ? u->c->env->sysfs_root : "/sys";
+	char dir[PATH_MAX];
+	struct dirent *d;
+	DIR *dp;
+
+	snprintf(dir, sizeof(dir), "%s/class/ublk-char", root);
+	dp = opendir(dir);
+	if (!dp)
+		return;		/* no ublk device at all */
+	while ((d = readdir(dp))) {
+		struct znp_ublk_info info;
+		char *end;
+		long id;
+		int ret;
+
+		if (strncmp(d->d_name, "ublkc", 5))
+			continue;
+		id = strtol(d->d_name + 5, &end, 10);
+		if (*end || end == d->d_name + 5 || id < 0 || id > INT32_MAX || id == keep)
+			continue;
+		if (znp_ublk_dev_is_ours((int)id, u->rec.fingerprint, &info) ||
+		    info.state != ZNP_UBLK_S_DEAD)
+			continue;
+		znp_map_ublk_say(h, LOG_NOTICE, "deleting /dev/ublkb%ld: added for this namespace "
+				 "by a server killed before it recorded it, never started", id);
+		ret = znp_ublk_dev_del((int)id, u->rec.fingerprint);
+		if (ret && ret != -ENODEV)
+			znp_map_ublk_say(h, LOG_WARNING, "cannot delete /dev/ublkb%ld: %s", id,
+					 znp_strerror(ret));
+	}
+	closedir(dp);
+}
+
+/*
  * --recover, or a record of this namespace: take back its quiesced device
  * (u->recover_id), refuse a live one, drop one in any other state.
  */
@@ -275,13 +321,16 @@ static int pick_recovery(struct znp_map_ublk *u, const struct znp_map_ublk_hooks
 	}
 	/* a device left by a server that died: take it back */
 	ret = znp_ublk_rec_get(u->dirfd, u->rec.ident, &old);
-	if (ret == -ENOENT)
+	if (ret == -ENOENT) {
+		sweep_unrecorded(u, h, -1);
 		return 0;	/* nothing recorded */
+	}
 	if (ret) {
 		znp_map_ublk_say(h, LOG_WARNING, "ignoring an unreadable record: %s",
 				 znp_strerror(ret));
 		return 0;
 	}
+	sweep_unrecorded(u, h, old.dev_id);
 	/*
 	 * A device id is reused once its device is gone: the recorded id may
 	 * be another program's device now, which is never taken back, stopped

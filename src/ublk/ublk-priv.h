@@ -403,7 +403,7 @@ struct znp_ublk_tag *znp_ublk_inbox_take(struct znp_ublk_queue *q);
  * stays quiesced) at the N-th append-done instead.
  * ZNP_TEST_UBLK_DEFER=1: every append's commit waits a turn, as when the
  * ring has no SQE free. ZNP_TEST_UBLK_TERM_ADDED=1: SIGTERM to itself right
- * after ADD_DEV (before the caller records the device).
+ * after ADD_DEV (before the caller records the device); =kill: SIGKILL.
  * ZNP_TEST_UBLK_RING_FAIL=N: the N-th wait of a queue's loop with requests
  * being served fails (-ENOMEM) as io_uring_submit_and_wait() can.
  */

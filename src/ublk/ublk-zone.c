@@ -408,8 +408,10 @@ void znp_ublk_test_added(void)
 {
 	const char *v = getenv("ZNP_TEST_UBLK_TERM_ADDED");
 
-	if (v && *v == '1')
+	if (v && !strcmp(v, "1"))
 		raise(SIGTERM);
+	else if (v && !strcmp(v, "kill"))
+		raise(SIGKILL);
 }
 
 int znp_ublk_test_submit_fail(void)

@@ -87,8 +87,19 @@ rc=$?
 left=$(ls /sys/class/ublk-char 2>/dev/null | wc -l)
 expect_eq "SIGTERM right after ADD_DEV: map ends ($rc) and leaves no ublk device" "$left" 0
 [ "$left" = 0 ] || { ls /sys/class/ublk-char; sed 's/^/#   | /' /tmp/term.out | tail -5; }
+# SIGKILL right after ADD_DEV, before the record: nothing can catch it, a
+# device no record names is left (never started); the next map --ublk of
+# the namespace deletes it before it adds its own
+env ZNP_TEST_UBLK_TERM_ADDED=kill $Z map --ublk --foreground "$A" >/tmp/kill.out 2>&1
+rc=$?
+left=$(ls /sys/class/ublk-char 2>/dev/null | tr '\n' ' ')
+expect_eq "SIGKILL right after ADD_DEV: map killed ($rc), one device left without a record" \
+	"$rc $left" "137 ublkc0 "
 srv_start || { not_ok "a server for $A"; exit 0; }
-expect_eq "... and the next map --ublk makes /dev/ublkb0" "$SRV_DEV" /dev/ublkb0
+expect_eq "... and the next map --ublk deletes it and makes /dev/ublkb0 again" \
+	"$SRV_DEV $(ls /sys/class/ublk-char 2>/dev/null | tr '\n' ' ')" "/dev/ublkb0 ublkc0 "
+expect_match "... saying so" "deleting /dev/ublkb0: added for this namespace by a server killed before it recorded it" \
+	"$(cat "$SRV_ERR" 2>/dev/null)"
 DEV=$SRV_DEV
 mkdir -p /mnt/j
 expect_ok "mkfs.btrfs on $DEV" run_to 120 mkfs.btrfs -f -d single -m single "$DEV"
