@@ -21,12 +21,14 @@ set -uo pipefail
 cd "$(dirname "$0")/../.."
 . tests/vm/layer.sh
 [ -x build/nvme-zns-npo2 ] || { echo "49-vm-ublk-startkill: nvme-zns-npo2 not built: run make" >&2; exit 1; }
-log=build/vm-logs/ublk-startkill-$(date +%Y%m%d-%H%M%S).log
-start=$SECONDS
-bash tests/vm/vm-run.sh --kernel stock --guest tests/vm/ublk-startkill/guest.sh \
-	--ns ctrl=0,nsid=1,size=1008M,lbas=4096,zoned=1,zsze=24M,zcap=24M \
-	--modules "ublk_drv" --append "no_timer_check" \
-	--timeout 1500 --log "$log" --quiet
-vm=$?
-grep -a '^# SUMMARY' "$log" | sed 's/^# //'
-layer_report 49-vm-ublk-startkill "$log" $vm $start || exit 1
+# boot LOG: one run (on the kernel layer_kernels gives)
+boot() {
+	bash tests/vm/vm-run.sh --kernel stock --guest tests/vm/ublk-startkill/guest.sh \
+		--ns ctrl=0,nsid=1,size=1008M,lbas=4096,zoned=1,zsze=24M,zcap=24M \
+		--modules "ublk_drv" --append "no_timer_check" \
+		--timeout 1500 --log "$1" --quiet
+	local vm=$?
+	grep -a '^# SUMMARY' "$1" | sed 's/^# //'
+	return $vm
+}
+layer_kernels 49-vm-ublk-startkill ublk-startkill boot

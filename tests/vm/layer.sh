@@ -42,6 +42,29 @@ layer_boot() {
 	layer_report "$layer ($name)" "$log" $rc $start
 }
 
+# layer_kernels LAYER STEM RUN: the layer's boot on each stock kernel named
+# by ZNP_UBLK_KERNELS (default "6.12 7": Debian 12's 6.12 and the newest 7.x
+# of Debian 13, see layer_stock_kdir). RUN LOG is called with STOCK_KDIR
+# exported and runs tests/vm/vm-run.sh --kernel stock ... --log LOG; each
+# boot is reported as "LAYER (K: KVER)", then the totals. Returns 1 if any
+# boot failed or a kernel could not be had.
+layer_kernels() {
+	local layer=$1 stem=$2 run=$3 k kdir log kstart vm rc=0 start=$SECONDS logs=()
+	for k in ${ZNP_UBLK_KERNELS:-6.12 7}; do
+		kdir=$(layer_stock_kdir "$layer" "$k") || { rc=1; continue; }
+		log=build/vm-logs/$stem-$k-$(date +%Y%m%d-%H%M%S).log
+		logs+=("$log")
+		kstart=$SECONDS
+		export STOCK_KDIR=$kdir
+		"$run" "$log"
+		vm=$?
+		unset STOCK_KDIR
+		layer_report "$layer ($k${kdir:+: $(basename "$kdir")})" "$log" $vm $kstart || rc=1
+	done
+	echo "$layer: $(layer_totals "${logs[@]}"), $((SECONDS - start)) s"
+	return $rc
+}
+
 # layer_totals LOG...: "P guest checks passed, F failed", summed over the
 # GUEST-RESULT lines of the console logs (a missing log or line counts 0)
 layer_totals() {

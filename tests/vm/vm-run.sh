@@ -44,7 +44,7 @@ usage: $0 --kernel stock|BZIMAGE --guest SCRIPT [options]
   --mem SIZE            guest memory (default 2G)
   --append ARGS         extra kernel command-line arguments
   --add HOST[:GUEST]    extra file for the initramfs (default GUEST path: /usr/bin/<name>)
-  --modules "M ..."     extra stock-kernel modules to load
+  --modules "M ..."     extra stock-kernel modules to load (M? only where the kernel has M)
   --net listen=ADDR:PORT|connect=ADDR:PORT[,mac=MAC]
                         a virtio-net NIC (eth0) on a QEMU socket network shared with another run:
                         start the listen side first; --ns may then be left out
@@ -228,8 +228,16 @@ build_modules() {
 		for d in "${order[@]}"; do [ "$d" = "$path" ] && return 0; done
 		order+=("$path")
 	}
-	# NAME or NAME:param=value[:param=value]
+	# NAME or NAME:param=value[:param=value]; NAME? is loaded where the
+	# kernel has it (a name one kernel has and another folded into a library)
 	for m in $list; do
+		if [ "${m%\?}" != "$m" ]; then
+			m=${m%\?}
+			grep -qsE "/${m//[-_]/[-_]}\.ko" "$mdir/modules.dep" "$mdir/modules.builtin" || {
+				echo "vm-run: optional module $m: not in $STOCK_KVER" >&2
+				continue
+			}
+		fi
 		resolve_mod "${m%%:*}"
 		[ "${m#*:}" = "$m" ] || margs[${m%%:*}]=$(echo "${m#*:}" | tr : ' ')
 	done
