@@ -45,6 +45,41 @@ expect_eq "map A: chunk_sectors is the po2 zone size" \
 expect_report "map A: report shows po2 zones with the real capacity" /dev/mapper/$NA "$za" "$na"
 data_roundtrip "map A" /dev/mapper/$NA "$A" "$za" 1
 data_roundtrip "map A" /dev/mapper/$NA "$A" "$za" $((na - 1))
+# ---- the interlock on the dm route: no zone command destroys what it serves --
+# A pattern in mapped zone 2, then every command that writes zones or data
+# or changes a zone's state, on A's block node and on its ng node, with and
+# without --force: refused (4) in the same line as on the ublk route; the
+# zones (nvme-cli through the ng node) and the pattern are what they were.
+A_NG=$(vm_ng 0 1) || A_NG=/dev/missing-A-ng
+pa=$(po2_roundup "$za")
+dd if=/dev/urandom of=/tmp/ilpat bs=$MIB count=1 2>/dev/null
+expect_ok "interlock: 1 MiB written through /dev/mapper/$NA at mapped zone 2" wr /dev/mapper/$NA $((2 * pa)) /tmp/ilpat
+nvme zns report-zones "$A_NG" -o json >/tmp/il-zones.before 2>&1
+expect_match "interlock: nvme-cli reports A's zones" '"slba"' "$(cat /tmp/il-zones.before)"
+for node in "$A" "$A_NG"; do
+	for f in "" -f; do
+		for c in "reset -s 0" "reset -a" "finish -s 2" "open -s 0" "close -s 0" "discard"; do
+			cmd=${c%% *}
+			case $cmd in
+			discard) way="use $ZNP discard /dev/mapper/$NA, or unmap $NA first" ;;
+			*) way="use blkzone $cmd /dev/mapper/$NA, or unmap $NA first" ;;
+			esac
+			[ "$c" = "finish -s 2" ] && c="finish -s $((2 * za / 8))"
+			# shellcheck disable=SC2086 # $c and $f are words
+			expect_rc "interlock: $c${f:+ $f} on $node: refused (4)" 4 $ZNP $c "$node" $f
+			expect_eq "... one line naming the mapping, its device and the way out" \
+				"$(cat /tmp/vm-cmd.out)" \
+				"$ZNP: $node: served by dm mapping $NA as /dev/mapper/$NA: $cmd refused, even with --force; $way"
+		done
+	done
+done
+vm_log "refusal: $(cat /tmp/vm-cmd.out)"
+nvme zns report-zones "$A_NG" -o json >/tmp/il-zones.after 2>&1
+expect_same "interlock: A's zones through the ng node unchanged (nvme-cli)" \
+	/tmp/il-zones.before /tmp/il-zones.after
+rd /dev/mapper/$NA $((2 * pa)) $MIB /tmp/ilrd
+expect_same "interlock: the pattern reads back through the mapping" /tmp/ilpat /tmp/ilrd
+expect_ok "interlock: reset the zone through the mapping" blkzone reset -o $((2 * pa)) -c 1 /dev/mapper/$NA
 expect_match "map A: recorded in $CONF" "^$NA sn:znsnpo2-c0:nsid:1 lba_size=4096 zone_size=$((za / 8)) nr_zones=$na\$" \
 	"$(grep -v '^#' $CONF)"
 
