@@ -13,14 +13,9 @@ set -uo pipefail
 cd "$(dirname "$0")/../.."
 . tests/vm/layer.sh
 [ -x build/nvme-zns-npo2 ] || [ -x build/src/cli/nvme-zns-npo2 ] || { echo "52-vm-ublk: nvme-zns-npo2 not built: run make" >&2; exit 1; }
-start=$SECONDS
-rc=0 logs=()
-for k in ${ZNP_UBLK_KERNELS:-6.12 7}; do
-	kdir=$(layer_stock_kdir 52-vm-ublk "$k") || { rc=1; continue; }
-	log=build/vm-logs/ublk-$k-$(date +%Y%m%d-%H%M%S).log
-	logs+=("$log")
-	kstart=$SECONDS
-	STOCK_KDIR=$kdir bash tests/vm/vm-run.sh --kernel stock --guest tests/vm/ublk/ublk.sh \
+# boot LOG: one run of tests/vm/ublk/ublk.sh (on the kernel layer_kernels gives)
+boot() {
+	bash tests/vm/vm-run.sh --kernel stock --guest tests/vm/ublk/ublk.sh \
 		--ns ctrl=0,nsid=1,size=768M,lbas=4096,zoned=1,zsze=96M,zcap=96M,max_open=4,max_active=6 \
 		--ns ctrl=0,nsid=2,size=512M,lbas=4096,zoned=1,zsze=128M,zcap=96M \
 		--ns ctrl=0,nsid=3,size=480M,lbas=4096,zoned=1,zsze=80M,zcap=64M \
@@ -29,10 +24,6 @@ for k in ${ZNP_UBLK_KERNELS:-6.12 7}; do
 		--ns ctrl=1,nsid=2,size=3000M,lbas=4096,zoned=1,zsze=1536K,zcap=1536K \
 		--modules "ublk_drv nvmet nvme-loop loop" \
 		--append no_timer_check \
-		--timeout 420 --log "$log" --quiet
-	vm=$?
-	layer_report "52-vm-ublk ($k: $(grep -am1 '^# kernel ' "$log" | cut -d' ' -f3 | tr -d :))" \
-		"$log" $vm $kstart || rc=1
-done
-echo "52-vm-ublk: $(layer_totals "${logs[@]}"), $((SECONDS - start)) s"
-exit $rc
+		--timeout 420 --log "$1" --quiet
+}
+layer_kernels 52-vm-ublk ublk boot
