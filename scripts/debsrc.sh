@@ -71,3 +71,50 @@ znp_debsrc_fetch() {
 	(cd "$dl" && apt-get -q "${znp_aptopts[@]}" source "$pkg" >&2)
 	find "$dl" -mindepth 1 -maxdepth 1 -type d -name "$pkg-*" | head -n1
 }
+
+# znp_debsrc_binary DIR SUITES PREFIX
+#   writes DIR/binary.sources: one "Types: deb" entry with the URIs and
+#   Signed-By of the system's first Debian deb entry (not -security) and the
+#   given suites, for `apt-get download` of packages from other suites than
+#   the system's; prints "PREFIX: no Debian deb entry ..." and exits 1 when
+#   there is none
+znp_debsrc_binary() {
+	local dir=$1 want=$2 prefix=$3 f line key val types='' suites='' u='' sb=''
+	local uris='' signed=''
+	for f in /etc/apt/sources.list.d/*.sources; do
+		[ -f "$f" ] || continue
+		while IFS= read -r line; do
+			case "$line" in
+			'')
+				case " $types :$suites" in
+				*" deb "*:*-security*) ;;
+				*" deb "*) [ -z "$u" ] || [ -n "$uris" ] || { uris=$u; signed=$sb; } ;;
+				esac
+				types='' suites='' u='' sb=''
+				;;
+			'#'*) ;;
+			*:*)
+				key=${line%%:*} val=${line#*:}
+				val=${val#"${val%%[![:space:]]*}"}
+				case "$key" in
+				Types) types=$val ;; Suites) suites=$val ;; URIs) u=$val ;; Signed-By) sb=$val ;;
+				esac
+				;;
+			esac
+		done < <(cat "$f"; echo)
+		[ -z "$uris" ] || break
+	done
+	if [ -z "$uris" ]; then
+		uris=$(sed -n 's/^[[:space:]]*deb[[:space:]]\+\(\[[^]]*\][[:space:]]\+\)\?\([^[:space:]]\+\)[[:space:]]\+[a-z]\+[[:space:]].*/\2/p' \
+			/etc/apt/sources.list /etc/apt/sources.list.d/*.list 2>/dev/null | grep -v security | head -n1 || true)
+	fi
+	[ -n "$uris" ] || { echo "$prefix: no Debian deb entry in /etc/apt to take URIs from" >&2; exit 1; }
+	mkdir -p "$dir"
+	{
+		echo "Types: deb"
+		echo "URIs: $uris"
+		echo "Suites: $want"
+		echo "Components: main"
+		[ -z "$signed" ] || echo "Signed-By: $signed"
+	} >"$dir/binary.sources"
+}
