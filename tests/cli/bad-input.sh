@@ -63,6 +63,7 @@ expect_err 2 /dev/null '--bogus: unknown option' -- report /dev/null --bogus
 expect_err 2 /dev/null '-z: unknown option' -- report /dev/null -z
 expect_err 2 /dev/null '-S: unknown option' -- reset /dev/null -S full
 expect_err 2 /dev/null '--force: takes no argument' -- reset /dev/null --force=yes
+expect_err 2 /dev/null '--sta: ambiguous option: --start-lba --state' -- report /dev/null --sta 0
 expect_err 2 list '-s: unknown option' -- list -s 0
 # ... and with -o json anywhere on the line: the same error as one JSON object
 expect_err 2 /dev/null '--bogus: unknown option' -- report /dev/null -o json --bogus

@@ -258,6 +258,14 @@ static const struct argv_case argv_cases[] = {
 	  "nvme-zns-npo2: /dev/ng0n1: --force: takes no argument\n" },
 	{ "list", { "list", "-s", "1" }, 2,
 	  "nvme-zns-npo2: list: -s: unknown option\n" },
+	/* a prefix of two options is ambiguous, not unknown; of one option, that option */
+	{ "report", { "report", "/dev/ng0n1", "--sta", "0" }, 2,
+	  "nvme-zns-npo2: /dev/ng0n1: --sta: ambiguous option: --start-lba --state\n" },
+	{ "report", { "report", "/dev/ng0n1", "--sta=full" }, 2,
+	  "nvme-zns-npo2: /dev/ng0n1: --sta: ambiguous option: --start-lba --state\n" },
+	{ "report", { "report", "/dev/ng0n1", "--cou", "2" }, 0, NULL },
+	/* a prefix of an alias (--select-all) is that option */
+	{ "reset", { "reset", "/dev/ng0n1", "--sel", "-f" }, 0, NULL },
 	{ "reset", { "reset", "/dev/ng0n1", "--select-all", "--dry-run", "-f" }, 0, NULL },
 };
 
