@@ -179,6 +179,13 @@ static const struct znp_exit_override map_exits[] = {
 	{ 0, 0 }
 };
 
+/* unmap never asks: --force removes what is in use */
+static const struct znp_opt_help unmap_help[] = {
+	{ ZNP_O_FORCE, "remove a mapping in use: dm at its last close, ublk at once (its users "
+		       "get I/O errors)" },
+	{ ZNP_O_NR, NULL }
+};
+
 #define ZONE_CMD(n, h) { .name = #n, .help = h, .args = "<device>", .min_args = 1, \
 	.max_args = 1, .fn = znp_cmd_##n, .opts = zone_opts, .rules = zone_rules, \
 	.zoned_args = true }
@@ -216,7 +223,7 @@ const struct znp_cmd_desc znp_cmds[] = {
 	  .opts = map_opts, .rules = map_rules, .exits = map_exits },
 	{ .name = "unmap", .help = "remove a power-of-2 mapping",
 	  .args = "<mapping|device>", .min_args = 1, .max_args = 1, .fn = znp_cmd_unmap,
-	  .opts = unmap_opts },
+	  .opts = unmap_opts, .opt_help = unmap_help },
 	{ .name = "status", .help = "show the power-of-2 mappings made by this tool",
 	  .args = "[<mapping|device>]", .max_args = 1, .fn = znp_cmd_status,
 	  .opts = status_opts },
@@ -260,6 +267,14 @@ bool znp_cmd_has_opt(const struct znp_cmd_desc *c, enum znp_opt_id id)
 		if (*p == id)
 			return true;
 	return false;
+}
+
+const char *znp_cmd_opt_help(const struct znp_cmd_desc *c, const struct znp_opt_desc *d)
+{
+	for (const struct znp_opt_help *h = c->opt_help; h && h->id != ZNP_O_NR; h++)
+		if (h->id == d->id)
+			return h->help;
+	return d->help;
 }
 
 int znp_opt_set(struct znp_opts *o, const struct znp_opt_desc *d,

@@ -416,9 +416,12 @@ void znp_print_table_json(FILE *out, const char *prog)
 		const struct znp_cmd_desc *c = &znp_cmds[i];
 		struct json_object *o = json_object_new_object();
 		struct json_object *names = json_object_new_array();
+		struct json_object *ohelp = json_object_new_object();
 
 		for (const enum znp_opt_id *p = c->opts; *p != ZNP_O_NR; p++)
 			json_object_array_add(names, str(znp_opt_descs[*p].long_name));
+		for (const struct znp_opt_help *h = c->opt_help; h && h->id != ZNP_O_NR; h++)
+			add(ohelp, znp_opt_descs[h->id].long_name, str(h->help));
 		add(o, "name", str(c->name));
 		add(o, "help", str(c->help));
 		add(o, "args", str(c->args));
@@ -427,6 +430,7 @@ void znp_print_table_json(FILE *out, const char *prog)
 		add(o, "hidden", json_object_new_boolean(c->hidden));
 		add(o, "zoned", json_object_new_boolean(c->zoned_args));
 		add(o, "options", names);
+		add(o, "option_help", ohelp);
 		json_object_array_add(cmds, o);
 	}
 	add(root, "program", str(prog));
