@@ -199,6 +199,11 @@ int znp_cmd_map_ublk(const struct znp_cli *cli, const struct znp_opts *o, struct
 	}
 	view_init(&m);
 	if (o->dry_run) {
+		/* what the real run refuses before it loads or creates anything */
+		if (znp_map_ublk_kernel_check(&m.c, &e)) {
+			ret = znp_ublkmap_refuse(&m, &e);
+			goto out;
+		}
 		p->ops->map_ublk(p, &m.v);
 		ret = ZNP_EXIT_OK;
 		goto out;

@@ -304,10 +304,48 @@ static void text_map(struct znp_print *p, const struct znp_map_view *v)
 			v->persisted ? ", nothing recorded" : "");
 }
 
+/* The served device in 512-byte sectors, as the kernel and blkzone show it. */
+static void text_map_ublk_sectors(struct znp_print *p, const struct znp_map_ublk_view *v,
+				  const char *pfx)
+{
+	char a[32], b[32], c[32];
+
+	znp_human_size(a, sizeof(a), v->zone_sectors * 512);
+	znp_human_size(b, sizeof(b), v->geom->zone_size * v->geom->lba_size);
+	znp_human_size(c, sizeof(c), v->zone_cap_sectors * 512);
+	fprintf(p->out, "%szone size:    %" PRIu64 " sectors (%s), a power of 2 (device zone: 0x%"
+		PRIx64 " LBAs, %s)\n", pfx, v->zone_sectors, a, v->geom->zone_size, b);
+	fprintf(p->out, "%szone cap:     %" PRIu64 " sectors (%s)\n", pfx, v->zone_cap_sectors, c);
+	fprintf(p->out, "%szones:        %" PRIu64 "\n", pfx, v->geom->nr_zones);
+	znp_human_size(a, sizeof(a), v->dev_sectors * 512);
+	fprintf(p->out, "%ssize:         %" PRIu64 " sectors (%s)\n", pfx, v->dev_sectors, a);
+	fprintf(p->out, "%sLBA size:     %" PRIu32 "\n", pfx, v->geom->lba_size);
+}
+
+/* The plan in the namespace's LBAs, in hex: the dm dry run's lines (text_map_geom()). */
+static void text_map_ublk_lbas(struct znp_print *p, const struct znp_map_ublk_view *v,
+			       const char *pfx)
+{
+	const struct znp_geom *g = v->geom;
+	uint64_t spl = g->lba_size / 512;	/* sectors per LBA (>= 1: 512 B is the least) */
+	char a[32], b[32], c[32];
+
+	znp_human_size(a, sizeof(a), v->zone_sectors * 512);
+	znp_human_size(b, sizeof(b), g->zone_size * g->lba_size);
+	fprintf(p->out, "%szone size:    0x%" PRIx64 " LBAs (%s), a power of 2 (device zone: 0x%"
+		PRIx64 " LBAs, %s)\n", pfx, v->zone_sectors / spl, a, g->zone_size, b);
+	znp_human_size(c, sizeof(c), v->zone_cap_sectors * 512);
+	fprintf(p->out, "%szone cap:     0x%" PRIx64 " LBAs (%s)\n", pfx, v->zone_cap_sectors / spl,
+		c);
+	fprintf(p->out, "%szones:        %" PRIu64 "\n", pfx, g->nr_zones);
+	znp_human_size(a, sizeof(a), v->dev_sectors * 512);
+	fprintf(p->out, "%ssize:         0x%" PRIx64 " LBAs (%s)\n", pfx, v->dev_sectors / spl, a);
+	fprintf(p->out, "%sLBA size:     %" PRIu32 "\n", pfx, g->lba_size);
+}
+
 static void text_map_ublk(struct znp_print *p, const struct znp_map_ublk_view *v)
 {
 	const char *pfx = v->dry_run ? "# " : "";
-	char a[32], b[32], c[32];
 
 	if (v->dry_run)
 		fprintf(p->out, "dry run: would serve %s through ublk\n", v->device);
@@ -320,16 +358,10 @@ static void text_map_ublk(struct znp_print *p, const struct znp_map_ublk_view *v
 	if (v->ns)
 		fprintf(p->out, " (nsid %" PRIu32 ", serial %s)", v->ns->nsid, v->ns->serial);
 	fprintf(p->out, "\n%sidentity:     %s\n", pfx, v->ident);
-	znp_human_size(a, sizeof(a), v->zone_sectors * 512);
-	znp_human_size(b, sizeof(b), v->geom->zone_size * v->geom->lba_size);
-	znp_human_size(c, sizeof(c), v->zone_cap_sectors * 512);
-	fprintf(p->out, "%szone size:    %" PRIu64 " sectors (%s), a power of 2 (device zone: 0x%"
-		PRIx64 " LBAs, %s)\n", pfx, v->zone_sectors, a, v->geom->zone_size, b);
-	fprintf(p->out, "%szone cap:     %" PRIu64 " sectors (%s)\n", pfx, v->zone_cap_sectors, c);
-	fprintf(p->out, "%szones:        %" PRIu64 "\n", pfx, v->geom->nr_zones);
-	znp_human_size(a, sizeof(a), v->dev_sectors * 512);
-	fprintf(p->out, "%ssize:         %" PRIu64 " sectors (%s)\n", pfx, v->dev_sectors, a);
-	fprintf(p->out, "%sLBA size:     %" PRIu32 "\n", pfx, v->geom->lba_size);
+	if (v->dry_run)
+		text_map_ublk_lbas(p, v, pfx);
+	else
+		text_map_ublk_sectors(p, v, pfx);
 	fprintf(p->out, "%squeues:       %u x depth %u\n", pfx, v->queues, v->depth);
 	if (v->persisted)
 		fprintf(p->out, "%spersisted in: %s\n", pfx, v->config);
