@@ -368,6 +368,7 @@ const struct znp_print_ops znp_print_json_ops = {
 	.status_end = znp_json_status_end,
 	.restore_begin = znp_json_restore_begin,
 	.restore_entry = znp_json_restore_entry,
+	.restore_no_file = znp_json_restore_no_file,
 	.restore_end = znp_json_restore_end,
 	.error = json_error,
 };

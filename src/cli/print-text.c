@@ -465,6 +465,14 @@ static void text_restore_begin(struct znp_print *p, const char *config)
 		fprintf(p->out, "restoring mappings recorded in %s\n", config);
 }
 
+/* A boot's restore stays quiet; a dry run or -v says why nothing happens. */
+static void text_restore_no_file(struct znp_print *p, const char *config, bool dry_run)
+{
+	if (dry_run || (p->flags & ZNP_PF_VERBOSE))
+		fprintf(p->out, "%sno mapping file %s: nothing recorded, nothing to restore\n",
+			dry_run ? "dry run: " : "", config);
+}
+
 static void text_restore_entry(struct znp_print *p, const struct znp_restore_entry *e)
 {
 	fprintf(p->out, "%s: %s", e->name ? e->name : "-", e->result);
@@ -511,6 +519,7 @@ const struct znp_print_ops znp_print_text_ops = {
 	.status_row = text_status_row,
 	.status_end = text_status_end,
 	.restore_begin = text_restore_begin,
+	.restore_no_file = text_restore_no_file,
 	.restore_entry = text_restore_entry,
 	.restore_end = text_restore_end,
 	.error = text_error,

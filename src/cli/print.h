@@ -232,6 +232,8 @@ struct znp_print_ops {
 	void (*status_row)(struct znp_print *p, const struct znp_status_row *r);
 	void (*status_end)(struct znp_print *p);
 	void (*restore_begin)(struct znp_print *p, const char *config);
+	/* between begin and end: @config does not exist (nothing recorded) */
+	void (*restore_no_file)(struct znp_print *p, const char *config, bool dry_run);
 	void (*restore_entry)(struct znp_print *p, const struct znp_restore_entry *e);
 	void (*restore_end)(struct znp_print *p);
 	/*

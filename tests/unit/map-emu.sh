@@ -185,6 +185,11 @@ has "geometry differs: one stderr line" "$root/err" "^$P: r6: geometry differs f
 t "restore with no mapping file: nothing to do (0)" 0 "$BIN" map --restore --config "$root/none.conf" -o json
 LD_PRELOAD= python3 -c 'import json,sys; j=json.load(open(sys.argv[1])); assert j["entries"] == [] and j["nr_entries"] == 0, j' \
 	"$root/out" && ok || bad "restore JSON with no file"
+t "restore without a mapping file: quiet at boot (0)" 0 "$BIN" map --restore --config "$root/none.conf"
+[ ! -s "$root/out" ] && [ ! -s "$root/err" ] && ok || bad "restore with no file printed: $(cat "$root/out" "$root/err")"
+t "restore --dry-run without a mapping file (0)" 0 "$BIN" map --restore --dry-run --config "$root/none.conf"
+has "... says so" "$root/out" "^dry run: no mapping file $root/none.conf: nothing recorded, nothing to restore\$"
+lines "... in one line" "$root/out" 1
 
 # ---- a device path the table cannot carry (a space in it) ----------------------------
 # The single-device map refuses it; a concatenation must too, not print or
