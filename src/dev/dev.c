@@ -176,7 +176,7 @@ static const char *busy_reason(const struct znp_env *env, dev_t rdev, bool paire
 {
 	static __thread char why[ZNP_DM_NAME_MAX + 640];
 	const char *what = paired ? "block device of this namespace is" : "is";
-	char kname[ZNP_NAME_MAX], mnt[512];
+	char kname[ZNP_NAME_MAX], mnt[512], who[256];
 	struct first_holder fh = { .found = false };
 
 	if (znp_blk_mount_point(major(rdev), minor(rdev), mnt, sizeof(mnt))) {
@@ -191,7 +191,10 @@ static const char *busy_reason(const struct znp_env *env, dev_t rdev, bool paire
 			return why;
 		}
 	}
-	snprintf(why, sizeof(why), "%s in use (opened exclusively elsewhere)", what);
+	if (znp_blk_opener(env, rdev, who, sizeof(who)))
+		snprintf(why, sizeof(why), "%s in use (%s)", what, who);
+	else
+		snprintf(why, sizeof(why), "%s in use (opened exclusively elsewhere)", what);
 	return why;
 }
 
