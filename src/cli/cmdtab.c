@@ -186,9 +186,15 @@ static const struct znp_opt_help unmap_help[] = {
 	{ ZNP_O_NR, NULL }
 };
 
-#define ZONE_CMD(n, h) { .name = #n, .help = h, .args = "<device>", .min_args = 1, \
+/* open and close never ask: -f is accepted, so that one script line fits every action */
+static const struct znp_opt_help open_close_help[] = {
+	{ ZNP_O_FORCE, "accepted and ignored: open and close never ask" },
+	{ ZNP_O_NR, NULL }
+};
+
+#define ZONE_CMD(n, h, oh) { .name = #n, .help = h, .args = "<device>", .min_args = 1, \
 	.max_args = 1, .fn = znp_cmd_##n, .opts = zone_opts, .rules = zone_rules, \
-	.zoned_args = true }
+	.zoned_args = true, .opt_help = oh }
 
 const struct znp_cmd_desc znp_cmds[] = {
 	{ .name = "list",
@@ -206,11 +212,12 @@ const struct znp_cmd_desc znp_cmds[] = {
 	  .help = "tell whether a namespace can be mapped to power-of-2 zones",
 	  .args = "<device>", .min_args = 1, .max_args = 1, .fn = znp_cmd_check,
 	  .opts = check_opts },
-	ZONE_CMD(open, "explicitly open zones"),
-	ZONE_CMD(close, "close zones"),
-	ZONE_CMD(finish, "finish zones (move the write pointer to the end; destructive)"),
-	ZONE_CMD(reset, "reset zones (discard their data; destructive)"),
-	ZONE_CMD(offline, "take zones offline (permanently; destructive)"),
+	ZONE_CMD(open, "explicitly open zones", open_close_help),
+	ZONE_CMD(close, "close zones", open_close_help),
+	ZONE_CMD(finish, "finish zones (move the write pointer to the end: no more writes until "
+		 "a reset)", NULL),
+	ZONE_CMD(reset, "reset zones (discard their data; destructive)", NULL),
+	ZONE_CMD(offline, "take zones offline (permanently; destructive)", NULL),
 	{ .name = "discard",
 	  .help = "discard byte or LBA ranges, many commands in flight; whole zones of zoned "
 		  "devices are reset (destructive)",

@@ -109,6 +109,14 @@ static void test_opt_help_override(void)
 
 	CHECK(h != f->help && strstr(h, "in use") && !strstr(h, "ask"), "unmap -f: \"%s\"", h);
 	CHECK(znp_cmd_opt_help(znp_cmd_find("reset"), f) == f->help, "reset -f: its own help");
+	/* open and close never ask either */
+	for (const char *const *n = (const char *const[]){ "open", "close", NULL }; *n; n++) {
+		h = znp_cmd_opt_help(znp_cmd_find(*n), f);
+		CHECK(strstr(h, "never ask") && !strstr(h, "destroy"), "%s -f: \"%s\"", *n, h);
+	}
+	/* finish keeps the data: its help does not call it destructive */
+	CHECK(!strstr(znp_cmd_find("finish")->help, "destructive"), "finish: \"%s\"",
+	      znp_cmd_find("finish")->help);
 }
 
 /* A long program name (the front-end's choice) is printed whole. */
