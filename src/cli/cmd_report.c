@@ -15,7 +15,7 @@ int znp_cmd_report(const struct znp_cli *cli, const struct znp_opts *o,
 	uint64_t left = UINT64_MAX;
 	struct znp_dev *dev;
 	struct znp_zone z;
-	uint64_t nr_bad;
+	uint64_t nr_bad, slba;
 	int ret;
 
 	if (znp_opt_given(o, ZNP_O_COUNT)) {
@@ -25,11 +25,11 @@ int znp_cmd_report(const struct znp_cli *cli, const struct znp_opts *o,
 		}
 		left = o->count;
 	}
-	ret = znp_cli_open_report(cli, o, &dev);
+	ret = znp_cli_open_report(cli, o, &dev, &slba);
 	if (ret)
 		return ret;
 	/* a bad descriptor does not hide the zones around it */
-	ret = znp_report_begin_flags(dev, o->start_lba, o->state,
+	ret = znp_report_begin_flags(dev, slba, o->state,
 				     o->raw ? ZNP_REPORT_RAW : ZNP_REPORT_KEEP_BAD, &it);
 	if (ret) {
 		ret = znp_cli_fail(cli, path, "zone report failed", ret);
@@ -39,7 +39,7 @@ int znp_cmd_report(const struct znp_cli *cli, const struct znp_opts *o,
 		.device = path,
 		.ns = znp_dev_is_nvme(dev) ? &dev->ns : NULL,
 		.geom = &dev->geom,
-		.start_lba = o->start_lba,
+		.start_lba = slba,
 		.filter = o->state,
 	};
 	p->ops->report_begin(p, &h);

@@ -150,7 +150,7 @@ static int zone_op(const struct znp_cli *cli, const struct znp_opts *o,
 	struct znp_mgmt_req req;
 	const char *why = NULL;
 	struct znp_dev *dev;
-	uint64_t done = 0, failed_idx = UINT64_MAX;
+	uint64_t done = 0, failed_idx = UINT64_MAX, slba = 0;
 	int ret;
 
 	ret = check_opts(cli, o);
@@ -163,9 +163,12 @@ static int zone_op(const struct znp_cli *cli, const struct znp_opts *o,
 	ret = znp_cli_open_dev(cli, o, flags, true, &dev);
 	if (ret)
 		return ret;
+	ret = znp_cli_start_lba(cli, o, dev, &slba);
+	if (ret)
+		goto out_close;
 	req = (struct znp_mgmt_req){
 		.action = action,
-		.slba = o->start_lba,
+		.slba = slba,
 		.nr_zones = znp_opt_given(o, ZNP_O_COUNT) ? o->count : 1,
 		.all = o->all,
 	};

@@ -95,6 +95,9 @@ const struct znp_opt_desc znp_opt_descs[ZNP_O_NR] = {
 	[ZNP_O_PADDING] = { ZNP_O_PADDING, "padding", 'P', NULL, NULL,
 		"show each zone's padding in the power-of-2 mapping on top", NULL,
 		ZNP_OK_FLAG, OPT(padding) },
+	[ZNP_O_ZONE] = { ZNP_O_ZONE, "zone", 'z', NULL, "N",
+		"first zone by its number (0 is the first), instead of --start-lba", NULL,
+		ZNP_OK_U64, OPT(zone) },
 	[ZNP_O_RAW] = { ZNP_O_RAW, "raw", 0, NULL, NULL,
 		"print the zone descriptors as the drive sent them, without validation", NULL,
 		ZNP_OK_FLAG, OPT(raw) },
@@ -106,10 +109,10 @@ static const enum znp_opt_id list_opts[] = {
 };
 static const enum znp_opt_id report_opts[] = {
 	ZNP_O_OUTPUT_FORMAT, ZNP_O_VERBOSE, ZNP_O_HELP, ZNP_O_HUMAN, ZNP_O_NSID,
-	ZNP_O_START_LBA, ZNP_O_COUNT, ZNP_O_STATE, ZNP_O_RAW, ZNP_O_NR
+	ZNP_O_START_LBA, ZNP_O_ZONE, ZNP_O_COUNT, ZNP_O_STATE, ZNP_O_RAW, ZNP_O_NR
 };
 static const enum znp_opt_id zonemap_opts[] = {
-	ZNP_O_HELP, ZNP_O_NSID, ZNP_O_START_LBA, ZNP_O_COUNT, ZNP_O_WIDTH, ZNP_O_COLOR,
+	ZNP_O_HELP, ZNP_O_NSID, ZNP_O_START_LBA, ZNP_O_ZONE, ZNP_O_COUNT, ZNP_O_WIDTH, ZNP_O_COLOR,
 	ZNP_O_SVG, ZNP_O_PADDING, ZNP_O_NR
 };
 static const enum znp_opt_id check_opts[] = {
@@ -117,7 +120,8 @@ static const enum znp_opt_id check_opts[] = {
 };
 static const enum znp_opt_id zone_opts[] = {
 	ZNP_O_OUTPUT_FORMAT, ZNP_O_VERBOSE, ZNP_O_HELP, ZNP_O_NSID, ZNP_O_START_LBA,
-	ZNP_O_COUNT, ZNP_O_ALL, ZNP_O_FORCE, ZNP_O_DRY_RUN, ZNP_O_QUEUE_DEPTH, ZNP_O_NR
+	ZNP_O_ZONE, ZNP_O_COUNT, ZNP_O_ALL, ZNP_O_FORCE, ZNP_O_DRY_RUN, ZNP_O_QUEUE_DEPTH,
+	ZNP_O_NR
 };
 static const enum znp_opt_id help_opts[] = { ZNP_O_HELP, ZNP_O_NR };
 static const enum znp_opt_id version_opts[] = { ZNP_O_OUTPUT_FORMAT, ZNP_O_HELP, ZNP_O_NR };
@@ -141,10 +145,16 @@ static const enum znp_opt_id status_opts[] = {
 
 #define BIT(id) ZNP_OPT_BIT(ZNP_O_##id)
 
+/* report, zonemap: the first zone by its LBA or by its number */
+static const struct znp_opt_rule walk_rules[] = {
+	{ .when = BIT(ZONE), .excludes = BIT(START_LBA) },
+	{ 0 }
+};
 /* open close finish reset offline: a zone range, or all zones */
 static const struct znp_opt_rule zone_rules[] = {
-	{ .when = BIT(ALL), .excludes = BIT(START_LBA) | BIT(COUNT) },
-	{ .needs_one = BIT(START_LBA) | BIT(ALL) },
+	{ .when = BIT(ALL), .excludes = BIT(START_LBA) | BIT(ZONE) | BIT(COUNT) },
+	{ .when = BIT(ZONE), .excludes = BIT(START_LBA) },
+	{ .needs_one = BIT(START_LBA) | BIT(ZONE) | BIT(ALL) },
 	{ 0 }
 };
 static const struct znp_opt_rule discard_rules[] = {
@@ -203,11 +213,11 @@ const struct znp_cmd_desc znp_cmds[] = {
 	{ .name = "report",
 	  .help = "report zones: start, capacity, write pointer, state, type, attributes",
 	  .args = "<device>", .min_args = 1, .max_args = 1, .fn = znp_cmd_report,
-	  .opts = report_opts, .zoned_args = true },
+	  .opts = report_opts, .rules = walk_rules, .zoned_args = true },
 	{ .name = "zonemap",
 	  .help = "draw the zones: state and fill of each zone, as text or SVG",
 	  .args = "<device>", .min_args = 1, .max_args = 1, .fn = znp_cmd_zonemap,
-	  .opts = zonemap_opts, .zoned_args = true },
+	  .opts = zonemap_opts, .rules = walk_rules, .zoned_args = true },
 	{ .name = "check",
 	  .help = "tell whether a namespace can be mapped to power-of-2 zones",
 	  .args = "<device>", .min_args = 1, .max_args = 1, .fn = znp_cmd_check,

@@ -51,6 +51,7 @@ enum znp_opt_id {
 	ZNP_O_SVG,
 	ZNP_O_PADDING,
 	ZNP_O_RAW,
+	ZNP_O_ZONE,
 	ZNP_O_NR
 };
 
@@ -66,6 +67,7 @@ struct znp_opts {
 	bool help;
 	uint32_t nsid;			/* --namespace-id: expected NSID */
 	uint64_t start_lba;
+	uint64_t zone;			/* --zone: first zone by index, instead of start_lba */
 	uint64_t count;			/* zones */
 	enum znp_state_filter state;
 	bool all;			/* select-all */

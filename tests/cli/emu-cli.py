@@ -211,6 +211,14 @@ def test_report(root):
         check([z['slba'] // 24576 for z in r.json()['zone_list']] == [0, 4, 7, 8, 9],
               'report -S empty: zones 0 4 7 8 9')
     check(not r.sends(), 'report sends no zone management command')
+    # --zone N: from zone N, as -s of its start (npo2: N * 24576, no shift)
+    r = expect(root, ['report', 'dev/ng0n1', '-z', '7', '-o', 'json'], 0)
+    if r.json():
+        check_zones('report -z 7: zones 7-9', r.json()['zone_list'], 7, 3)
+        check(r.json()['start_lba'] == 7 * 24576, 'report -z 7: start_lba 7 * 24576')
+    r = expect(root, ['zonemap', 'dev/ng0n1', '--zone', '9', '--svg', '-'], 0)
+    check(r.out.count('<rect') >= 1 and 'zone 9' in r.out and 'zone 8' not in r.out,
+          'zonemap --zone 9: the last zone only')
     # the same namespace through its char and its block node: the same zones
     a = expect(root, ['report', 'dev/ng1n1', '-o', 'json'], 0)
     b = expect(root, ['report', 'dev/nvme1n1', '-o', 'json'], 0)
@@ -309,6 +317,16 @@ def test_zone_ops(root):
     r = expect(root, ['reset', 'dev/ng3n1', '-s', hex(3 * zs), '-f'], 0)
     check(state_file(root).get(3, (1,))[0] == 1, 'reset: zone 3 empty again')
 
+    # --zone N names a zone by its number: the same commands as -s N * zone size
+    r = expect(root, ['open', 'dev/ng3n1', '-z', '2', '-c', '2'], 0)
+    check([zms(c) for c in r.sends()] == [(2 * zs, 3, False), (3 * zs, 3, False)],
+          'open -z 2 -c 2: zones 2 and 3 by their start LBAs')
+    a = expect(root, ['reset', 'dev/ng3n1', '--zone', '1', '-c', '3', '--dry-run'], 0)
+    b = expect(root, ['reset', 'dev/ng3n1', '-s', hex(zs), '-c', '3', '--dry-run'], 0)
+    check(a.out == b.out and hex(3 * zs) in a.out and not a.sends(),
+          'reset --zone 1 --dry-run prints what -s 0x30000 does: %r' % a.out)
+    expect(root, ['reset', 'dev/ng3n1', '-a', '-f'], 0)
+
     # a failing command: the error, the exit code, what was done
     r = Run(root, ['open', 'dev/ng5n1', '-s', '0', '-c', '3'])
     line = r.err.rstrip('\n')
@@ -341,6 +359,20 @@ def test_bad(root):
     expect_err(root, ['offline', 'dev/ng0n1', '-s', '0'], 4, 'dev/ng0n1', 'add --force')
     expect_err(root, ['reset', 'dev/ng0n1', '-s', '12x', '-f'], 2, 'dev/ng0n1', 'unknown suffix')
     expect_err(root, ['report', 'dev/ng0n1', '-S', 'opened'], 2, 'dev/ng0n1', 'unknown zone state')
+    expect_err(root, ['report', 'dev/ng0n1', '-z', '10'], 2, 'dev/ng0n1',
+               'zone 10 is past the last zone (the device has 10, numbered from 0)')
+    expect_err(root, ['reset', 'dev/ng0n1', '--zone', '10', '-f'], 2, 'dev/ng0n1',
+               'zone 10 is past the last zone')
+    expect_err(root, ['zonemap', 'dev/ng0n1', '-z', '99'], 2, 'dev/ng0n1',
+               'zone 99 is past the last zone')
+    expect_err(root, ['reset', 'dev/ng0n1', '-z', '1', '-s', '0', '-f'], 2, 'dev/ng0n1',
+               '--zone cannot be combined with --start-lba')
+    expect_err(root, ['reset', 'dev/ng0n1', '-z', '1', '-a', '-f'], 2, 'dev/ng0n1',
+               '--all cannot be combined with --zone')
+    expect_err(root, ['report', 'dev/ng0n1', '-z', '1', '-s', '0'], 2, 'dev/ng0n1',
+               '--zone cannot be combined with --start-lba')
+    expect_err(root, ['reset', 'dev/ng0n1', '-f'], 2, 'dev/ng0n1',
+               'missing --start-lba, --all or --zone')
     expect_err(root, ['open', 'dev/ng3n1', '-s', '0', '-q', '0'], 2, 'dev/ng3n1',
                '--queue-depth must be 1 to')
     expect_err(root, ['open', 'dev/ng3n1', '-s', '0', '-q', '5000'], 2, 'dev/ng3n1',

@@ -389,7 +389,7 @@ static void test_rules(void)
 {
 	CHECK(RULES(NULL, "reset", "d", "-s", "0") == 0);
 	CHECK(RULES(NULL, "reset", "d", "--all") == 0);
-	CHECK(RULES("t: d: missing --start-lba or --all\n", "reset", "d") == ZNP_EXIT_USAGE);
+	CHECK(RULES("t: d: missing --start-lba, --all or --zone\n", "reset", "d") == ZNP_EXIT_USAGE);
 	CHECK(RULES("t: d: --all cannot be combined with --start-lba\n", "open", "d", "-a",
 		    "-s", "0", "-c", "1") == ZNP_EXIT_USAGE);
 	CHECK(RULES("t: d: --all cannot be combined with --count\n", "close", "d",
