@@ -16,6 +16,7 @@ int znp_cmd_report(const struct znp_cli *cli, const struct znp_opts *o,
 	struct znp_dev *dev;
 	struct znp_zone z;
 	uint64_t nr_bad, slba;
+	char states[128];
 	int ret;
 
 	if (znp_opt_given(o, ZNP_O_COUNT)) {
@@ -35,16 +36,21 @@ int znp_cmd_report(const struct znp_cli *cli, const struct znp_opts *o,
 		ret = znp_cli_fail(cli, path, "zone report failed", ret);
 		goto out_close;
 	}
+	/* several states: the device reports all, the ones asked for are printed */
 	h = (struct znp_report_hdr){
 		.device = path,
 		.ns = znp_dev_is_nvme(dev) ? &dev->ns : NULL,
 		.geom = &dev->geom,
 		.start_lba = slba,
 		.filter = o->state,
+		.state_filter = znp_states_name(o->states, states, sizeof(states)),
 	};
 	p->ops->report_begin(p, &h);
 	while (left && znp_report_next(it, &z, &ret)) {
 		char why[128];
+
+		if (!znp_states_match(o->states, z.cond) && !z.bad)
+			continue;
 
 		p->ops->report_zone(p, &z, znp_zone_no(&dev->geom, z.start));
 		if (z.bad)	/* printed as the drive said it, and named */

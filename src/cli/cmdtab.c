@@ -30,7 +30,7 @@ const struct znp_opt_desc znp_opt_descs[ZNP_O_NR] = {
 		"number of zones (default: report and zonemap all, zone operations 1)",
 		NULL, ZNP_OK_U64, OPT(count) },
 	[ZNP_O_STATE] = { ZNP_O_STATE, "state", 'S', NULL, "STATE",
-		"report only zones in STATE", STATE_VALUES, ZNP_OK_STATE, OPT(state) },
+		"report only zones in STATE (several: a comma list, or -S again)", STATE_VALUES, ZNP_OK_STATE, OPT(state) },
 	[ZNP_O_ALL] = { ZNP_O_ALL, "all", 'a', "select-all", NULL,
 		"all zones, with one select-all command", NULL, ZNP_OK_FLAG, OPT(all) },
 	[ZNP_O_FORCE] = { ZNP_O_FORCE, "force", 'f', NULL, NULL,
@@ -319,8 +319,10 @@ int znp_opt_set(struct znp_opts *o, const struct znp_opt_desc *d,
 	case ZNP_OK_U32:
 		ret = znp_parse_u32(arg, field, why);
 		break;
-	case ZNP_OK_STATE:
-		ret = znp_parse_state(arg, field, why);
+	case ZNP_OK_STATE:	/* a list, and -S again adds to it */
+		ret = znp_parse_states(arg, &o->states, why);
+		if (!ret)
+			*(enum znp_state_filter *)field = znp_states_filter(o->states);
 		break;
 	case ZNP_OK_FMT:
 		ret = znp_parse_fmt(arg, field, why);

@@ -69,7 +69,8 @@ struct znp_opts {
 	uint64_t start_lba;
 	uint64_t zone;			/* --zone: first zone by index, instead of start_lba */
 	uint64_t count;			/* zones */
-	enum znp_state_filter state;
+	enum znp_state_filter state;	/* the device's filter: one state, else all */
+	uint32_t states;		/* --state: bit 1 << filter per state named; 0 none */
 	bool all;			/* select-all */
 	bool force;
 	bool dry_run;
@@ -137,6 +138,20 @@ int znp_parse_u32(const char *s, uint32_t *out, const char **why);
  */
 int znp_parse_state(const char *s, enum znp_state_filter *out, const char **why);
 const char *znp_state_filter_name(enum znp_state_filter f);	/* canonical */
+
+/**
+ * znp_parse_states() - one or several zone states, comma separated
+ * (`-S full,closed`), each as znp_parse_state(); added to *@mask (bit
+ * 1 << filter), so that a repeated -S adds to the list.
+ * Return: 0 or -EINVAL with @why set.
+ */
+int znp_parse_states(const char *s, uint32_t *mask, const char **why);
+/* The device's report filter for @mask: its one state, else all (0: all). */
+enum znp_state_filter znp_states_filter(uint32_t mask);
+/* Is a zone of state @cond (enum znp_zone_cond) one of @mask's (0: all)? */
+bool znp_states_match(uint32_t mask, uint8_t cond);
+/* @mask as canonical names, comma separated ("all" for 0). Return: @buf. */
+const char *znp_states_name(uint32_t mask, char *buf, size_t size);
 
 /* "normal" or "json" (nvme-cli's -o). Return: 0 or -EINVAL with @why set. */
 int znp_parse_fmt(const char *s, enum znp_fmt *out, const char **why);

@@ -139,7 +139,7 @@ static void json_report_begin(struct znp_print *p, const struct znp_report_hdr *
 	/* the namespace's zone count, as nvme-cli's report-zones header gives it */
 	j_put(p, "nr_zones", u64(h->geom->nr_zones));
 	j_put(p, "start_lba", u64(h->start_lba));
-	j_put(p, "state_filter", str(znp_state_filter_name(h->filter)));
+	j_put(p, "state_filter", str(h->state_filter));
 	j_array_begin(p, "zone_list");
 }
 

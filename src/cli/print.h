@@ -71,6 +71,7 @@ struct znp_report_hdr {
 	const struct znp_geom *geom;
 	uint64_t start_lba;
 	enum znp_state_filter filter;
+	const char *state_filter;	/* the states asked for: "all", "full" or "closed,full" */
 };
 
 struct znp_check_view {

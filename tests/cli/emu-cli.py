@@ -211,6 +211,15 @@ def test_report(root):
         check([z['slba'] // 24576 for z in r.json()['zone_list']] == [0, 4, 7, 8, 9],
               'report -S empty: zones 0 4 7 8 9')
     check(not r.sends(), 'report sends no zone management command')
+    # several states: a comma list and -S again
+    r = expect(root, ['report', 'dev/ng0n1', '-S', 'closed,FULL', '-S', 'of', '-o', 'json'], 0)
+    if r.json():
+        check([z['zone'] for z in r.json()['zone_list']] == [2, 3, 6] and
+              r.json()['state_filter'] == 'closed,full,offline' and r.json()['nr_reported'] == 3,
+              'report -S closed,FULL -S of: zones 2 3 6, state_filter closed,full,offline')
+    r = expect(root, ['report', 'dev/ng0n1', '-S', 'em,oi', '-c', '2'], 0)
+    check([l.split()[0] for l in r.out.splitlines()[1:]] == ['0', '1'],
+          'report -S em,oi -c 2: the first two zones in either state: %r' % r.out)
     # --zone N: from zone N, as -s of its start (npo2: N * 24576, no shift)
     r = expect(root, ['report', 'dev/ng0n1', '-z', '7', '-o', 'json'], 0)
     if r.json():

@@ -135,6 +135,44 @@ static void test_state(void)
 		CHECK(!znp_parse_state(znp_state_filter_name(i), &f, &why) && (int)f == i);
 }
 
+/* -S with several states: a comma list, -S again, the device's filter, the match */
+static void test_states(void)
+{
+	char *argv[] = { "report", "-S", "full,cl", "/dev/ng0n1", "--state", "oi", NULL };
+	struct znp_cli cli = { .prog = "nvme-zns-npo2", .out = stdout, .err = stderr };
+	const uint32_t full = 1u << ZNP_RF_FULL;
+	uint32_t m = 0;
+	const char *why = NULL;
+	struct znp_opts o;
+	char buf[128];
+
+	CHECK(!znp_parse_states("full", &m, &why) && m == full);
+	CHECK(znp_states_filter(m) == ZNP_RF_FULL, "one state: the device filters");
+	CHECK(!strcmp(znp_states_name(m, buf, sizeof(buf)), "full"));
+	CHECK(!znp_parse_states("EMPTY,of", &m, &why) &&
+	      m == (full | 1u << ZNP_RF_EMPTY | 1u << ZNP_RF_OFFLINE), "added: 0x%x", m);
+	CHECK(znp_states_filter(m) == ZNP_RF_ALL, "several states: the device reports all");
+	CHECK(!strcmp(znp_states_name(m, buf, sizeof(buf)), "empty,full,offline"), "%s", buf);
+	CHECK(znp_states_match(m, ZNP_ZC_FULL) && znp_states_match(m, ZNP_ZC_OFFLINE) &&
+	      znp_states_match(m, ZNP_ZC_EMPTY) && !znp_states_match(m, ZNP_ZC_CLOSED) &&
+	      !znp_states_match(m, ZNP_ZC_IMP_OPEN) && !znp_states_match(m, ZNP_ZC_NOT_WP) &&
+	      !znp_states_match(m, 0x9), "match of the listed states only");
+	CHECK(znp_states_match(0, ZNP_ZC_NOT_WP) && znp_states_match(1, ZNP_ZC_CLOSED),
+	      "no -S, or all: every zone");
+	for (const char *const *b = (const char *const[]){ "", ",", "full,", ",full", "full,,cl",
+			"full,opened", NULL }; *b; b++) {
+		uint32_t before = m;
+
+		why = NULL;
+		CHECK(znp_parse_states(*b, &m, &why) == -EINVAL && why && m == before,
+		      "\"%s\" refused, nothing added", *b);
+	}
+	znp_opts_init(&o);
+	CHECK(!znp_cli_parse_argv(&cli, znp_cmd_find("report"), 6, argv, &o));
+	CHECK(o.states == (full | 1u << ZNP_RF_CLOSED | 1u << ZNP_RF_IMP_OPEN) &&
+	      o.state == ZNP_RF_ALL, "-S full,cl --state oi: 0x%x, filter %d", o.states, o.state);
+}
+
 static void test_fmt(void)
 {
 	enum znp_fmt f;
@@ -451,6 +489,7 @@ int main(void)
 	test_u64();
 	test_u32();
 	test_state();
+	test_states();
 	test_fmt();
 	test_opt_set();
 	test_table();
