@@ -98,6 +98,9 @@ const struct znp_opt_desc znp_opt_descs[ZNP_O_NR] = {
 	[ZNP_O_ZONE] = { ZNP_O_ZONE, "zone", 'z', NULL, "N",
 		"first zone by its number (0 is the first), instead of --start-lba", NULL,
 		ZNP_OK_U64, OPT(zone) },
+	[ZNP_O_SUMMARY] = { ZNP_O_SUMMARY, "summary", 0, NULL, NULL,
+		"count the zones by state, open and active ones against the device's limits",
+		NULL, ZNP_OK_FLAG, OPT(summary) },
 	[ZNP_O_RAW] = { ZNP_O_RAW, "raw", 0, NULL, NULL,
 		"print the zone descriptors as the drive sent them, without validation", NULL,
 		ZNP_OK_FLAG, OPT(raw) },
@@ -109,7 +112,8 @@ static const enum znp_opt_id list_opts[] = {
 };
 static const enum znp_opt_id report_opts[] = {
 	ZNP_O_OUTPUT_FORMAT, ZNP_O_VERBOSE, ZNP_O_HELP, ZNP_O_HUMAN, ZNP_O_NSID,
-	ZNP_O_START_LBA, ZNP_O_ZONE, ZNP_O_COUNT, ZNP_O_STATE, ZNP_O_RAW, ZNP_O_NR
+	ZNP_O_START_LBA, ZNP_O_ZONE, ZNP_O_COUNT, ZNP_O_STATE, ZNP_O_RAW, ZNP_O_SUMMARY,
+	ZNP_O_NR
 };
 static const enum znp_opt_id zonemap_opts[] = {
 	ZNP_O_HELP, ZNP_O_NSID, ZNP_O_START_LBA, ZNP_O_ZONE, ZNP_O_COUNT, ZNP_O_WIDTH, ZNP_O_COLOR,
@@ -148,6 +152,12 @@ static const enum znp_opt_id status_opts[] = {
 /* report, zonemap: the first zone by its LBA or by its number */
 static const struct znp_opt_rule walk_rules[] = {
 	{ .when = BIT(ZONE), .excludes = BIT(START_LBA) },
+	{ 0 }
+};
+static const struct znp_opt_rule report_rules[] = {
+	{ .when = BIT(ZONE), .excludes = BIT(START_LBA) },
+	/* counts of states need states that were checked */
+	{ .when = BIT(SUMMARY), .excludes = BIT(RAW) },
 	{ 0 }
 };
 /* open close finish reset offline: a zone range, or all zones */
@@ -213,7 +223,7 @@ const struct znp_cmd_desc znp_cmds[] = {
 	{ .name = "report",
 	  .help = "report zones: start, capacity, write pointer, state, type, attributes",
 	  .args = "<device>", .min_args = 1, .max_args = 1, .fn = znp_cmd_report,
-	  .opts = report_opts, .rules = walk_rules, .zoned_args = true },
+	  .opts = report_opts, .rules = report_rules, .zoned_args = true },
 	{ .name = "zonemap",
 	  .help = "draw the zones: state and fill of each zone, as text or SVG",
 	  .args = "<device>", .min_args = 1, .max_args = 1, .fn = znp_cmd_zonemap,

@@ -222,7 +222,7 @@ enum znp_state_filter znp_states_filter(uint32_t mask)
 	return ZNP_RF_ALL;
 }
 
-bool znp_states_match(uint32_t mask, uint8_t cond)
+enum znp_state_filter znp_cond_filter(uint8_t cond)
 {
 	static const uint8_t filter_of[16] = {
 		[ZNP_ZC_EMPTY] = ZNP_RF_EMPTY, [ZNP_ZC_IMP_OPEN] = ZNP_RF_IMP_OPEN,
@@ -231,10 +231,17 @@ bool znp_states_match(uint32_t mask, uint8_t cond)
 		[ZNP_ZC_OFFLINE] = ZNP_RF_OFFLINE,
 	};
 
+	return cond < 16 ? (enum znp_state_filter)filter_of[cond] : ZNP_RF_ALL;
+}
+
+bool znp_states_match(uint32_t mask, uint8_t cond)
+{
+	enum znp_state_filter f = znp_cond_filter(cond);
+
 	if (!mask || (mask & 1))
 		return true;
 	/* not-write-pointer (conventional) zones, and unknown states, only with all */
-	return cond < 16 && filter_of[cond] && (mask & (UINT32_C(1) << filter_of[cond]));
+	return f != ZNP_RF_ALL && (mask & (UINT32_C(1) << f));
 }
 
 const char *znp_states_name(uint32_t mask, char *buf, size_t size)

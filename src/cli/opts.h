@@ -52,6 +52,7 @@ enum znp_opt_id {
 	ZNP_O_PADDING,
 	ZNP_O_RAW,
 	ZNP_O_ZONE,
+	ZNP_O_SUMMARY,
 	ZNP_O_NR
 };
 
@@ -94,6 +95,7 @@ struct znp_opts {
 	const char *svg;		/* zonemap: SVG file, "-" stdout */
 	bool padding;			/* zonemap: show the po2 padding */
 	bool raw;			/* report: the descriptors as the drive sent them */
+	bool summary;			/* report: counts by state, not the zones */
 
 	uint64_t given;			/* 1ull << enum znp_opt_id, set by znp_opt_set() */
 	const char *args[ZNP_MAX_ARGS];	/* positional arguments, args[0] = device */
@@ -148,6 +150,8 @@ const char *znp_state_filter_name(enum znp_state_filter f);	/* canonical */
 int znp_parse_states(const char *s, uint32_t *mask, const char **why);
 /* The device's report filter for @mask: its one state, else all (0: all). */
 enum znp_state_filter znp_states_filter(uint32_t mask);
+/* The state filter of zone state @cond (enum znp_zone_cond); ZNP_RF_ALL: none (not-wp, unknown). */
+enum znp_state_filter znp_cond_filter(uint8_t cond);
 /* Is a zone of state @cond (enum znp_zone_cond) one of @mask's (0: all)? */
 bool znp_states_match(uint32_t mask, uint8_t cond);
 /* @mask as canonical names, comma separated ("all" for 0). Return: @buf. */

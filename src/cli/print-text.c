@@ -92,6 +92,8 @@ static void text_report_begin(struct znp_print *p, const struct znp_report_hdr *
 			g->zone_cap, zc, g->zone_cap_varies ? " varies" : "",
 			g->nr_zones);
 	}
+	if (h->summary)
+		return;
 	if (human(p))
 		fprintf(p->out, REPORT_FMT_H, "ZONE", "START", "CAP", "WP", "USED",
 			"STATE", "TYPE", "ATTRS");
@@ -128,6 +130,28 @@ static void text_report_zone(struct znp_print *p, const struct znp_zone *z,
 			znp_zone_cond_name(z->cond), znp_zone_type_name(z->type), attrs);
 	}
 	p->nr_items++;
+}
+
+static void text_limit(struct znp_print *p, const char *what, uint64_t n, uint32_t max)
+{
+	if (max)
+		fprintf(p->out, "%-16s %8" PRIu64 " of at most %" PRIu32 "\n", what, n, max);
+	else
+		fprintf(p->out, "%-16s %8" PRIu64 " (no limit)\n", what, n);
+}
+
+static void text_report_summary(struct znp_print *p, const struct znp_zone_summary *s)
+{
+	fprintf(p->out, "%-16s %8s\n", "STATE", "ZONES");
+	for (int f = ZNP_RF_EMPTY; f <= ZNP_RF_OFFLINE; f++)
+		fprintf(p->out, "%-16s %8" PRIu64 "\n",
+			znp_state_filter_name((enum znp_state_filter)f), s->by_state[f]);
+	if (s->by_state[0])	/* conventional zones: no write pointer, no state */
+		fprintf(p->out, "%-16s %8" PRIu64 "\n", "not-wp", s->by_state[0]);
+	fprintf(p->out, "%-16s %8" PRIu64 "\n", "total", s->nr_zones);
+	text_limit(p, "open", s->open, s->max_open);
+	text_limit(p, "active", s->active, s->max_active);
+	p->nr_items = s->nr_zones;
 }
 
 static void text_report_end(struct znp_print *p)
@@ -503,6 +527,7 @@ const struct znp_print_ops znp_print_text_ops = {
 	.list_end = text_list_end,
 	.report_begin = text_report_begin,
 	.report_zone = text_report_zone,
+	.report_summary = text_report_summary,
 	.report_end = text_report_end,
 	.check = text_check,
 	.zone_op_begin = text_zone_op_begin,

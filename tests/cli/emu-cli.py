@@ -45,7 +45,7 @@ STATE = {1: 'EMPTY', 2: 'IMP_OPENED', 3: 'EXP_OPENED', 4: 'CLOSED', 0xd: 'READON
          0xe: 'FULL', 0xf: 'OFFLINE'}
 
 CONFIG = """\
-path=dev/ng0n1 kind=ng ctrl=nvme0 nsid=1 lba=4096 zsze=24576 zcap=24576 zones=10 disk=hidden {a_zones}
+path=dev/ng0n1 kind=ng ctrl=nvme0 nsid=1 lba=4096 zsze=24576 zcap=24576 zones=10 disk=hidden max_open=4 max_active=6 {a_zones}
 path=dev/ng0n2 kind=ng ctrl=nvme0 nsid=2 csi=0 lba=512 nlbas=1048576 disk=hidden
 path=dev/nvme0 kind=ctrl ctrl=nvme0
 path=dev/ng1n1 kind=ng ctrl=nvme1 nsid=1 lba=512 zsze=0x40000 zcap=0x40000 zones=8
@@ -211,6 +211,27 @@ def test_report(root):
         check([z['slba'] // 24576 for z in r.json()['zone_list']] == [0, 4, 7, 8, 9],
               'report -S empty: zones 0 4 7 8 9')
     check(not r.sends(), 'report sends no zone management command')
+    # --summary: zones by state, open and active against the device's limits
+    r = expect(root, ['report', 'dev/ng0n1', '--summary'], 0, 'report-a-summary.txt')
+    check('\nopen                    1 of at most 4\n' in r.out and
+          '\nactive                  2 of at most 6\n' in r.out and
+          '\ntotal                  10\n' in r.out, 'report --summary text: %r' % r.out)
+    r = expect(root, ['report', 'dev/ng0n1', '--summary', '-o', 'json'], 0, 'report-a-summary.json')
+    j = r.json()
+    if j:
+        check(j['summary'] == {'empty': 5, 'implicit_open': 1, 'explicit_open': 0, 'closed': 1,
+                               'full': 1, 'read_only': 1, 'offline': 1, 'not_wp': 0} and
+              (j['open'], j['max_open'], j['active'], j['max_active'], j['nr_reported'],
+               j['nr_zones']) == (1, 4, 2, 6, 10, 10) and 'zone_list' not in j,
+              'report --summary json: counts and limits: %r' % j)
+    r = expect(root, ['report', 'dev/ng1n1', '--summary', '-z', '2', '-c', '3', '-o', 'json'], 0)
+    j = r.json()
+    if j:
+        check(j['summary']['empty'] == 3 and j['nr_reported'] == 3 and
+              j['max_open'] is None and j['max_active'] is None,
+              'report --summary -z 2 -c 3 of a device without limits: 3 empty, limits null: %r' % j)
+    expect_err(root, ['report', 'dev/ng0n1', '--summary', '--raw'], 2, 'dev/ng0n1',
+               '--summary cannot be combined with --raw')
     # several states: a comma list and -S again
     r = expect(root, ['report', 'dev/ng0n1', '-S', 'closed,FULL', '-S', 'of', '-o', 'json'], 0)
     if r.json():

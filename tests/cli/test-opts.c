@@ -224,7 +224,7 @@ static void test_table(void)
 	}
 	for (size_t c = 0; c < znp_nr_cmds; c++) {
 		const struct znp_cmd_desc *cmd = &znp_cmds[c];
-		unsigned int seen = 0;
+		uint64_t seen = 0;	/* up to 64 options (znp_opts.given) */
 
 		CHECK(znp_cmd_find(cmd->name) == cmd);
 		CHECK(cmd->fn && cmd->help && cmd->args);
@@ -233,8 +233,8 @@ static void test_table(void)
 		for (const enum znp_opt_id *p = cmd->opts; *p != ZNP_O_NR; p++) {
 			const struct znp_opt_desc *d = znp_opt_by_id(*p);
 
-			CHECK(!(seen & (1u << *p)));
-			seen |= 1u << *p;
+			CHECK(!(seen & ZNP_OPT_BIT(*p)));
+			seen |= ZNP_OPT_BIT(*p);
 			for (const enum znp_opt_id *q = p + 1; *q != ZNP_O_NR; q++) {
 				const struct znp_opt_desc *e = znp_opt_by_id(*q);
 
@@ -247,7 +247,7 @@ static void test_table(void)
 			uint64_t all = r->when | r->needs | r->needs_one | r->excludes;
 
 			for (int id = 0; id < ZNP_O_NR; id++)
-				CHECK(!(all & ZNP_OPT_BIT(id)) || (seen & (1u << id)),
+				CHECK(!(all & ZNP_OPT_BIT(id)) || (seen & ZNP_OPT_BIT(id)),
 				      "%s: a rule names --%s, not one of its options", cmd->name,
 				      znp_opt_descs[id].long_name);
 			CHECK(r->when || r->needs_one || r->min_nargs,

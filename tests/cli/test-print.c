@@ -68,7 +68,7 @@ static void report(struct znp_print *p, const char *dev, const struct znp_ns_inf
 		   const struct znp_geom *g, const struct znp_zone *z, size_t n,
 		   uint64_t slba, enum znp_state_filter f)
 {
-	struct znp_report_hdr h = { dev, ns, g, slba, f, znp_state_filter_name(f) };
+	struct znp_report_hdr h = { dev, ns, g, slba, f, znp_state_filter_name(f), false };
 
 	p->ops->report_begin(p, &h);
 	for (size_t i = 0; i < n; i++)
@@ -96,7 +96,7 @@ static void c_report_empty(struct znp_print *p)
 /* The device stopped the report after two zones: Invalid Field (SC 0x02). */
 static void c_report_partial(struct znp_print *p)
 {
-	struct znp_report_hdr h = { "/dev/ng0n1", &ns_hidden, &g_npo2, 0, ZNP_RF_ALL, "all" };
+	struct znp_report_hdr h = { "/dev/ng0n1", &ns_hidden, &g_npo2, 0, ZNP_RF_ALL, "all", false };
 
 	p->ops->report_begin(p, &h);
 	for (size_t i = 0; i < 2; i++)
