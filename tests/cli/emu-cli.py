@@ -13,6 +13,7 @@ its zone state file.
 import fcntl
 import json
 import os
+import re
 import select
 import subprocess
 import sys
@@ -108,6 +109,54 @@ class Run(znptest.Run):
         except ValueError as e:
             not_ok('%s: stdout is not JSON: %s' % (' '.join(self.args), e))
             return None
+
+
+class RunErrTty(Run):
+    """Run with stderr on a pty (a person watching): err is what the terminal got."""
+
+    def execute(self, argv, root, env, stdin):
+        master, slave = os.openpty()
+        p = subprocess.Popen(argv, cwd=root, env=env, stdin=subprocess.DEVNULL,
+                             stdout=subprocess.PIPE, stderr=slave)
+        os.close(slave)
+        got = b''
+        while True:
+            if not select.select([master], [], [], 60)[0]:
+                break
+            try:
+                chunk = os.read(master, 65536)
+            except OSError:     # EIO: the child closed its end
+                break
+            if not chunk:
+                break
+            got += chunk
+        self.out = p.communicate(timeout=60)[0].decode()
+        self.rc = p.returncode
+        self.err = got.decode().replace('\r\n', '\n')
+        os.close(master)
+
+
+def test_progress(root):
+    """Ranged zone commands and discard: progress on a terminal only, not with -o json."""
+    for q in ('1', '4'):
+        r = RunErrTty(root, ['reset', 'dev/ng6n1', '-s', '0', '-c', '2000', '-f', '-q', q])
+        last = r.err.split('\r')[-1]
+        check(r.rc == 0 and re.match(r'reset: 100% \(2000/2000 zones\), \d+ zones/s, ETA 0 s'
+                                     r'\x1b\[K\n$', last) is not None,
+              'reset -c 2000 -q %s on a terminal: progress ends at 100%%: %r' % (q, last))
+    r = RunErrTty(root, ['reset', 'dev/ng6n1', '-s', '0', '-c', '2000', '-f', '-o', 'json'])
+    check(r.rc == 0 and r.err == '' and json.loads(r.out)['zones_done'] == 2000,
+          'reset -o json on a terminal: no progress: %r' % r.err[:80])
+    r = RunErrTty(root, ['reset', 'dev/ng6n1', '-a', '-f'])
+    check(r.rc == 0 and r.err == '', 'reset --all (one command): no progress: %r' % r.err[:80])
+    r = Run(root, ['reset', 'dev/ng6n1', '-s', '0', '-c', '2000', '-f'])
+    check(r.rc == 0 and r.err == '', 'reset, stderr not a terminal: no progress: %r' % r.err[:80])
+    r = RunErrTty(root, ['discard', 'dev/ng6n1', '--lba', '--offset', '0', '--length',
+                         str(0x3000 * 100), '-f'])
+    last = r.err.split('\r')[-1]
+    check(r.rc == 0 and re.match(r'discard: 100% \(600 MiB of 600 MiB, 100/100 commands\), '
+                                 r'\d+ IOPS, ETA 0 s\x1b\[K\n$', last) is not None,
+          'discard on a terminal: progress with a percentage: %r' % last)
 
 
 def golden(name, text):
@@ -569,6 +618,7 @@ def main():
         test_bad(root)
         test_json_errors(root)
         test_streaming(root)
+        test_progress(root)
     with tempfile.TemporaryDirectory() as root:
         znptest.setup(root, MKFAKE, FAULT_CONFIG)
         test_report_fault(root)
