@@ -22,6 +22,7 @@
 #include "core.h"
 #include "dev.h"
 #include "dm.h"
+#include "dmconf.h"
 #include "svc.h"
 #include "ublk.h"
 #include "zone.h"
