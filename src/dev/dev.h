@@ -247,6 +247,14 @@ int znp_blk_holders(const struct znp_env *env, const char *blk,
 bool znp_blk_is_held(const struct znp_env *env, const char *blk);
 
 /**
+ * znp_blk_why_busy() - why block device @rdev refuses an exclusive open, for
+ * a refusal's text: "mounted on /mnt", "held by dm-3 (po2-a)", "in use (open
+ * by pid 12 (mkfs.btrfs))", or "in use (opened exclusively elsewhere)" when
+ * none of them shows who.
+ */
+void znp_blk_why_busy(const struct znp_env *env, dev_t rdev, char *why, size_t size);
+
+/**
  * znp_blk_opener() - best effort, for a refusal's text: who has block
  * device @rdev open, when neither a mount nor a holder explains an
  * exclusive claim: "swap space", "open by pid 12 (mkfs.btrfs)" (another

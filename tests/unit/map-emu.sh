@@ -99,7 +99,7 @@ t "conventional namespace (3)" 3 "$BIN" map "$D/nvme0n8"
 t "missing device (3)" 3 "$BIN" map "$D/nvme9n9"
 has "missing: one line" "$root/err" "^$P: $D/nvme9n9: no such device\$"
 t "held block device (4)" 4 "$BIN" map "$D/nvme0n5" --dry-run
-has "held: reason" "$root/err" "is in use \(mounted or held\)"
+has "held: reason (the emulator shows no holder: who is not named)" "$root/err" "block device .*/nvme0n5 is in use \(opened exclusively elsewhere\)$"
 t "--persist without a stable identity (3)" 3 "$BIN" map "$D/nullb0" --persist --dry-run
 has "--persist: reason" "$root/err" "needs a stable identity"
 t "bad --name (2)" 2 "$BIN" map "$D/nvme0n1" --name 'a b'
