@@ -190,25 +190,34 @@ const char *znp_state_filter_name(enum znp_state_filter f)
 
 int znp_parse_states(const char *s, uint32_t *mask, const char **why)
 {
-	char buf[256], *item, *save = NULL;
 	uint32_t m = 0;
 
-	if (!s || !*s || strlen(s) >= sizeof(buf)) {
-		*why = !s || !*s ? "empty state name" : "too long";
+	if (!s || !*s) {
+		*why = "empty state name";
 		return -EINVAL;
 	}
-	znp_strlcpy(buf, s, sizeof(buf));
-	if (buf[0] == ',' || buf[strlen(buf) - 1] == ',' || strstr(buf, ",,")) {
-		*why = "empty state name in the list";
-		return -EINVAL;
-	}
-	for (item = strtok_r(buf, ",", &save); item; item = strtok_r(NULL, ",", &save)) {
+	for (const char *p = s, *q;; p = q + 1) {
+		char item[64] = "?";	/* longer than any name: unknown */
 		enum znp_state_filter f;
-		int ret = znp_parse_state(item, &f, why);
+		size_t n;
+		int ret;
 
+		q = strchrnul(p, ',');
+		n = (size_t)(q - p);
+		if (!n) {
+			*why = "empty state name in the list";
+			return -EINVAL;
+		}
+		if (n < sizeof(item)) {
+			memcpy(item, p, n);
+			item[n] = '\0';
+		}
+		ret = znp_parse_state(item, &f, why);
 		if (ret)
 			return ret;
 		m |= UINT32_C(1) << f;
+		if (!*q)
+			break;
 	}
 	*mask |= m;
 	return 0;
