@@ -282,7 +282,7 @@ _nvme-zns-npo2_mappings() {
             o = opts[name]
             sp = spellings(o)
             excl = '(%s)' % ' '.join(sp)
-            hlp = '[%s]' % zq(o['help'])
+            hlp = '[%s]' % zq(c.get('option_help', {}).get(name, o['help']))
             if o['kind'] == 'flag':
                 forms = sp
                 tail = ''

@@ -48,7 +48,7 @@ static bool wants_help(int argc, char **argv)
 /* struct argconfig_commandline_options has a const member: copy it whole. */
 static void add_opt(struct argconfig_commandline_options *ac, const char *name,
 		    const struct znp_opt_desc *d, char short_name,
-		    struct glue_slot *slot)
+		    struct glue_slot *slot, const char *help)
 {
 	bool flag = d->kind == ZNP_OK_FLAG;
 	const struct argconfig_commandline_options opt = {
@@ -59,7 +59,7 @@ static void add_opt(struct argconfig_commandline_options *ac, const char *name,
 		.default_value = flag ? (void *)&slot->flag :
 					(void *)&slot->arg,
 		.argument_type = flag ? no_argument : required_argument,
-		.help = d->help,
+		.help = help,
 	};
 
 	memcpy(ac, &opt, sizeof(opt));
@@ -140,9 +140,11 @@ static int glue_run(int argc, char **argv, const char *name)
 		slots[i].d = d;
 		if (d->id == ZNP_O_HELP)
 			continue;
-		add_opt(&ac[k++], d->long_name, d, d->short_name, &slots[i]);
+		add_opt(&ac[k++], d->long_name, d, d->short_name, &slots[i],
+			znp_cmd_opt_help(c, d));
 		if (d->alias)
-			add_opt(&ac[k++], d->alias, d, 0, &slots[i]);
+			add_opt(&ac[k++], d->alias, d, 0, &slots[i],
+				znp_cmd_opt_help(c, d));
 	}
 
 	if (wants_help(argc, argv)) {

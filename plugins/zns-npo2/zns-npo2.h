@@ -32,7 +32,7 @@
 #define ZNP_H_CHECK	"tell whether a namespace can be mapped to power-of-2 zones"
 #define ZNP_H_OPEN	"explicitly open zones"
 #define ZNP_H_CLOSE	"close zones"
-#define ZNP_H_FINISH	"finish zones (move the write pointer to the end; destructive)"
+#define ZNP_H_FINISH	"finish zones (move the write pointer to the end: no more writes until a reset)"
 #define ZNP_H_RESET	"reset zones (discard their data; destructive)"
 #define ZNP_H_OFFLINE	"take zones offline (permanently; destructive)"
 #define ZNP_H_DISCARD	"discard byte or LBA ranges, many commands in flight; whole zones of zoned devices are reset (destructive)"

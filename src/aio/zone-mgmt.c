@@ -127,8 +127,8 @@ static int run_sync(struct znp_dev *dev, enum znp_zone_action a,
 		    const struct znp_mgmt_opts *o, struct znp_aio_result *res)
 {
 	const struct znp_geom *g = &dev->geom;
-	uint64_t slba, len, idx = 0;
-	double t0 = now_s();
+	uint64_t slba, len, idx = 0, total = ranges_zones(g, r, nr), bytes = ranges_bytes(g, r, nr);
+	double t0 = now_s(), last = t0, t;
 	size_t i;
 	int ret = 0;
 
@@ -151,12 +151,18 @@ static int run_sync(struct znp_dev *dev, enum znp_zone_action a,
 			}
 			res->completed++;
 			res->bytes += len * g->lba_size;
+			/* at most ~10 a second, as the io_uring engine's */
+			if (o && o->progress && (t = now_s()) - last >= 0.1) {
+				last = t;
+				res->seconds = t - t0;
+				progress(o, res, total, bytes);
+			}
 		}
 		if (res->interrupted)
 			break;
 	}
 	res->seconds = now_s() - t0;
-	progress(o, res, ranges_zones(g, r, nr), ranges_bytes(g, r, nr));
+	progress(o, res, total, bytes);
 	if (ret)
 		return ret;
 	return res->interrupted ? -EINTR : 0;

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* Standalone front-end parser: getopt_long tables built from cmdtab. */
 #include <getopt.h>
+#include <stdbool.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "cmdtab.h"
@@ -13,6 +15,7 @@ struct parse_err {
 	const char *arg;
 	const char *why;
 	char buf[64];
+	char whybuf[192];
 };
 
 static int build_tables(const struct znp_cmd_desc *c, struct option *lo,
@@ -39,6 +42,30 @@ static int build_tables(const struct znp_cmd_desc *c, struct option *lo,
 	so[ns] = '\0';
 	lo[nl] = (struct option){ NULL, 0, NULL, 0 };
 	return nl;
+}
+
+/*
+ * getopt_long answers '?' for an unknown long option and for a prefix of
+ * several alike: name the candidates of an ambiguous @arg ("--st") in
+ * @why. Return: true when it is ambiguous.
+ */
+static bool ambiguous(const struct option *lo, const char *arg, char *why, size_t size)
+{
+	size_t len = strcspn(arg + 2, "="), n;
+	int val = -1;
+	bool amb = false;
+
+	n = (size_t)snprintf(why, size, "ambiguous option:");
+	for (; lo->name; lo++) {
+		if (strncmp(lo->name, arg + 2, len))
+			continue;
+		if (val >= 0 && lo->val != val)
+			amb = true;
+		val = lo->val;
+		if (n < size)
+			n += (size_t)snprintf(why + n, size - n, " --%s", lo->name);
+	}
+	return amb;
 }
 
 static const struct znp_opt_desc *desc_for_val(const struct znp_cmd_desc *c, int val)
@@ -83,6 +110,9 @@ int znp_cli_parse_argv(const struct znp_cli *cli, const struct znp_cmd_desc *c,
 				e.why = "requires an argument";
 			else if (optopt && e.buf[1] == '-')
 				e.why = "takes no argument";	/* --flag=value */
+			else if (e.buf[1] == '-' &&
+				 ambiguous(lo, argv[optind - 1], e.whybuf, sizeof(e.whybuf)))
+				e.why = e.whybuf;
 			else
 				e.why = "unknown option";
 			continue;

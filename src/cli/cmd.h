@@ -25,16 +25,25 @@ int znp_cli_open_dev(const struct znp_cli *cli, const struct znp_opts *o,
 		     unsigned int flags, bool need_zoned, struct znp_dev **out);
 
 /**
- * znp_cli_open_report() - znp_cli_open_dev() for a zone walk from --start-lba:
- * a zoned namespace, capacity left to the first zone report, and
- * --start-lba inside the device (else exit 2).
+ * znp_cli_open_report() - znp_cli_open_dev() for a zone walk from --start-lba
+ * or --zone: a zoned namespace, capacity left to the first zone report, and
+ * the first LBA inside the device (else exit 2).
  * @out: the probed device
+ * @slba: out, the walk's first LBA (znp_cli_start_lba())
  *
  * Prints the one-line error itself.
  * Return: 0 or the exit code.
  */
 int znp_cli_open_report(const struct znp_cli *cli, const struct znp_opts *o,
-			struct znp_dev **out);
+			struct znp_dev **out, uint64_t *slba);
+
+/**
+ * znp_cli_start_lba() - the first LBA the user named: --zone N's start
+ * through the geometry, else --start-lba (0 when neither).
+ * Return: 0, or exit 2 after one line (a zone past the last one).
+ */
+int znp_cli_start_lba(const struct znp_cli *cli, const struct znp_opts *o,
+		      const struct znp_dev *dev, uint64_t *slba);
 
 /* Report a failed library call on @subject; Return: its exit code. */
 int znp_cli_fail(const struct znp_cli *cli, const char *subject,

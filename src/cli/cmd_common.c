@@ -117,8 +117,24 @@ out_close:
 	return ret;
 }
 
+int znp_cli_start_lba(const struct znp_cli *cli, const struct znp_opts *o,
+		      const struct znp_dev *dev, uint64_t *slba)
+{
+	if (!znp_opt_given(o, ZNP_O_ZONE)) {
+		*slba = o->start_lba;
+		return 0;
+	}
+	if (o->zone >= dev->geom.nr_zones) {
+		znp_cli_err(cli, o->args[0], "zone %" PRIu64 " is past the last zone (the device "
+			    "has %" PRIu64 ", numbered from 0)", o->zone, dev->geom.nr_zones);
+		return ZNP_EXIT_USAGE;
+	}
+	*slba = znp_zone_start(&dev->geom, o->zone);
+	return 0;
+}
+
 int znp_cli_open_report(const struct znp_cli *cli, const struct znp_opts *o,
-			struct znp_dev **out)
+			struct znp_dev **out, uint64_t *slba)
 {
 	const char *path = o->args[0];
 	struct znp_dev *dev;
@@ -127,9 +143,14 @@ int znp_cli_open_report(const struct znp_cli *cli, const struct znp_opts *o,
 	ret = znp_cli_open_dev(cli, o, ZNP_CLI_DEFER_CAP, true, &dev);
 	if (ret)
 		return ret;
-	if (o->start_lba >= dev->geom.nlbas) {
+	ret = znp_cli_start_lba(cli, o, dev, slba);
+	if (ret) {
+		znp_dev_close(dev);
+		return ret;
+	}
+	if (*slba >= dev->geom.nlbas) {
 		znp_cli_err(cli, path, "start LBA 0x%" PRIx64 " is past the end (0x%" PRIx64
-			    " LBAs)", o->start_lba, dev->geom.nlbas);
+			    " LBAs)", *slba, dev->geom.nlbas);
 		znp_dev_close(dev);
 		return ZNP_EXIT_USAGE;
 	}

@@ -15,27 +15,8 @@
 #include <unistd.h>
 
 #include "cmd.h"
+#include "progress.h"
 #include "sigint.h"
-
-struct progress_ctx {
-	FILE *tty;
-	bool shown;
-};
-
-static void on_progress(const struct znp_aio_progress *p, void *arg)
-{
-	struct progress_ctx *c = arg;
-	double rate = p->seconds > 0 ? (double)p->cmds_done / p->seconds : 0;
-	double eta = rate > 0 ? (double)(p->cmds_total - p->cmds_done) / rate : 0;
-	char done[32], total[32];
-
-	znp_human_size(done, sizeof(done), p->bytes_done);
-	znp_human_size(total, sizeof(total), p->bytes_total);
-	fprintf(c->tty, "\r%" PRIu64 "/%" PRIu64 " commands, %s/%s, %.0f IOPS, ETA %.1f s\033[K",
-		p->cmds_done, p->cmds_total, done, total, rate, eta);
-	fflush(c->tty);
-	c->shown = true;
-}
 
 /* Ask on the terminal. Return: 1 yes, 0 no, -1 no terminal to ask on. */
 static int confirm(const struct znp_discard_view *v, bool stdin_is_data)
@@ -158,7 +139,7 @@ static int run(const struct znp_cli *cli, const struct znp_opts *o,
 	       struct znp_discard_target *t, struct znp_aio_job *job,
 	       struct znp_aio_result *res, bool sync)
 {
-	struct progress_ctx pc = { .tty = cli->err };
+	struct znp_cli_progress pg;
 	struct znp_mgmt_opts mo;
 	int ret;
 
@@ -166,9 +147,9 @@ static int run(const struct znp_cli *cli, const struct znp_opts *o,
 	job->qd = o->queue_depth;
 	job->force_sync = sync;
 	job->stop = &znp_cli_interrupted;
-	if (isatty(fileno(cli->err))) {	/* progress only for a person */
-		job->progress = on_progress;
-		job->progress_arg = &pc;
+	if (znp_cli_progress_init(&pg, cli, o, "discard", true)) {
+		job->progress = znp_cli_progress_cb;
+		job->progress_arg = &pg;
 	}
 	ret = znp_cli_sigint_begin();
 	if (ret)
@@ -184,8 +165,7 @@ static int run(const struct znp_cli *cli, const struct znp_opts *o,
 		ret = znp_aio_run(job, res);
 	}
 	znp_cli_sigint_end();
-	if (pc.shown)
-		fputc('\n', cli->err);
+	znp_cli_progress_end(&pg);
 	return ret;
 }
 

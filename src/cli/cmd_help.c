@@ -40,7 +40,7 @@ void znp_cli_usage(const struct znp_cli *cli, const struct znp_cmd_desc *c, FILE
 			spec_add(spec, sizeof(spec), &n, ", --%s", d->alias);
 		if (d->meta)
 			spec_add(spec, sizeof(spec), &n, "=%s", d->meta);
-		fprintf(f, "  %-32s %s", spec, d->help);
+		fprintf(f, "  %-32s %s", spec, znp_cmd_opt_help(c, d));
 		if (d->values && d->kind == ZNP_OK_STATE)
 			fprintf(f, "\n  %-32s (%s)", "", d->values);
 		fputc('\n', f);

@@ -2,80 +2,15 @@
 /*
  * map: dm-po2zone mappings of npo2 zoned namespaces. The life cycle (plan,
  * refuse, create, record, undo) is the library's (src/map/map.h); here are
- * the arguments, the printing and what the mapping commands share.
- *
- * Test hook (-Dtest_hooks=true; documented in tests/vm/patched-map/README.md):
- * ZNP_TEST_MAP_KILL_AT=N makes `map` SIGKILL itself right before creation
- * step N (1 create, 2 load, 3 resume, 4 rename: enum znp_dm_step; 5 record
- * in the mapping file), to prove that no half-made mapping survives.
- * Restore is in cmd_map_restore.c, several devices in cmd_mapcat.c.
+ * the arguments and the printing; what the mapping commands share is in
+ * cmd_mapctx.c. Restore is in cmd_map_restore.c, several devices in
+ * cmd_mapcat.c, --ublk in cmd_ublkmap.c: this file calls them, none of
+ * them calls back.
  */
 #include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
 
 #include "cmd.h"
 #include "cmd_map.h"
-
-const char *znp_cli_map_config(const struct znp_opts *o)
-{
-	return o && o->config ? o->config : ZNP_DMCONF_PATH;
-}
-
-const char *znp_cli_run_dir(void)
-{
-	const char *d = getenv("ZNP_RUN_DIR");
-
-	return d && *d ? d : ZNP_RUN_DIR;
-}
-
-static int kill_at(void)
-{
-#ifdef ZNP_TEST_HOOKS
-	const char *v = getenv("ZNP_TEST_MAP_KILL_AT");
-
-	return v ? atoi(v) : 0;
-#else
-	return 0;
-#endif
-}
-
-void znp_cli_map_ctx(const struct znp_cli *cli, const struct znp_opts *o, struct znp_map_ctx *c)
-{
-	*c = (struct znp_map_ctx){
-		.env = &cli->env, .config = znp_cli_map_config(o), .run_dir = znp_cli_run_dir(),
-	};
-	if (!o)
-		return;
-	c->name = o->name;
-	c->dry_run = o->dry_run;
-	c->persist = o->persist;
-	c->force = o->force;
-	c->force_ublk = o->force_ublk;
-	c->kill_at = kill_at();
-}
-
-int znp_cli_map_exit(const struct znp_cli *cli, const struct znp_map_err *e)
-{
-	static const int exits[] = {
-		[ZNP_MAP_OK] = ZNP_EXIT_OK,
-		[ZNP_MAP_FAILED] = ZNP_EXIT_FAILED,
-		[ZNP_MAP_USAGE] = ZNP_EXIT_USAGE,
-		[ZNP_MAP_UNSUITABLE] = ZNP_EXIT_UNSUITABLE,
-		[ZNP_MAP_REFUSED] = ZNP_EXIT_REFUSED,
-		[ZNP_MAP_UNSUPPORTED] = ZNP_EXIT_UNSUPPORTED,
-	};
-
-	if (e->kind == ZNP_MAP_ERRNO)
-		return znp_cli_exit(cli, e->ret);
-	return (unsigned int)e->kind < ZNP_ARRAY_SIZE(exits) ? exits[e->kind] : ZNP_EXIT_FAILED;
-}
-
-int znp_cli_map_fail(const struct znp_cli *cli, const char *subject, const struct znp_map_err *e)
-{
-	znp_cli_err(cli, e->subject ? e->subject : subject, "%s", e->why);
-	return znp_cli_map_exit(cli, e);
-}
 
 static int map_one(const struct znp_cli *cli, const struct znp_opts *o, struct znp_print *p)
 {

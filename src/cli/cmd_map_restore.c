@@ -142,6 +142,7 @@ int znp_map_restore(const struct znp_cli *cli, const struct znp_opts *o, struct 
 	ret = znp_dmconf_read(conf, &buf, &len);
 	if (ret == -ENOENT) {
 		p->ops->restore_begin(p, conf);
+		p->ops->restore_no_file(p, conf, o->dry_run);
 		p->ops->restore_end(p);
 		return ZNP_EXIT_OK;	/* nothing recorded */
 	}

@@ -38,40 +38,6 @@
 #include "cmd_map.h"
 #include "cmd_ublkmap.h"
 
-void znp_ublkmap_say(void *arg, int prio, bool log_only, const char *msg)
-{
-	struct ublkmap *m = arg;
-
-	syslog(prio, "%s: %s", m->o->args[0], msg);
-	if (log_only || m->daemon || m->journal)
-		return;
-	if (prio <= LOG_WARNING)
-		znp_cli_err(m->cli, m->o->args[0], "%s", msg);
-	else if (m->o->verbose || m->o->foreground)
-		fprintf(m->cli->err, "%s: %s: %s\n", m->cli->prog, m->o->args[0], msg);
-}
-
-void znp_ublkmap_refused(void *arg, struct znp_map_err *e)
-{
-	struct ublkmap *m = arg;
-	int code = znp_cli_map_exit(m->cli, e);
-
-	znp_ublkmap_say(m, LOG_ERR, false, e->why);
-	if (m->report_fd >= 0) {
-		dprintf(m->report_fd, "E %d %s\n", code, e->why);
-		close(m->report_fd);
-		m->report_fd = -1;
-	}
-	e->told = true;
-}
-
-int znp_ublkmap_refuse(struct ublkmap *m, struct znp_map_err *e)
-{
-	if (!e->told)
-		znp_ublkmap_refused(m, e);
-	return znp_cli_map_exit(m->cli, e);
-}
-
 /*
  * The systemd unit's form, `map --ublk --name NAME` without a device: *@o
  * becomes a copy of it whose device is the ng node of the namespace
@@ -199,6 +165,11 @@ int znp_cmd_map_ublk(const struct znp_cli *cli, const struct znp_opts *o, struct
 	}
 	view_init(&m);
 	if (o->dry_run) {
+		/* what the real run refuses before it loads or creates anything */
+		if (znp_map_ublk_kernel_check(&m.c, &e)) {
+			ret = znp_ublkmap_refuse(&m, &e);
+			goto out;
+		}
 		p->ops->map_ublk(p, &m.v);
 		ret = ZNP_EXIT_OK;
 		goto out;

@@ -1,5 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* map --ublk: cmd_ublkmap.c (the command) and cmd_ublkmap_daemon.c (the daemon fork). */
+/*
+ * map --ublk: cmd_ublkmap.c (the command) and cmd_ublkmap_daemon.c (the
+ * daemon fork, logging and refusals), which the command calls, one way.
+ */
 #ifndef ZNP_CLI_CMD_UBLKMAP_H
 #define ZNP_CLI_CMD_UBLKMAP_H
 

@@ -4,7 +4,9 @@
  * stdio on /dev/null, logging to syslog) and the parent waits on a pipe
  * until the device is live ("R <id> <recovered>") or the child refused
  * ("E <code> <why>"), then prints the result. --foreground serves here and
- * tells systemd (Type=notify) once live.
+ * tells systemd (Type=notify) once live. The logging and the refusals of
+ * map --ublk are here too: cmd_ublkmap.c calls down to this file, never
+ * the other way.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -23,6 +25,41 @@
 #include "cmd.h"
 #include "cmd_map.h"
 #include "cmd_ublkmap.h"
+
+/* Logging and refusals: the daemon's and the parent's (cmd_ublkmap.c calls them). */
+void znp_ublkmap_say(void *arg, int prio, bool log_only, const char *msg)
+{
+	struct ublkmap *m = arg;
+
+	syslog(prio, "%s: %s", m->o->args[0], msg);
+	if (log_only || m->daemon || m->journal)
+		return;
+	if (prio <= LOG_WARNING)
+		znp_cli_err(m->cli, m->o->args[0], "%s", msg);
+	else if (m->o->verbose || m->o->foreground)
+		fprintf(m->cli->err, "%s: %s: %s\n", m->cli->prog, m->o->args[0], msg);
+}
+
+void znp_ublkmap_refused(void *arg, struct znp_map_err *e)
+{
+	struct ublkmap *m = arg;
+	int code = znp_cli_map_exit(m->cli, e);
+
+	znp_ublkmap_say(m, LOG_ERR, false, e->why);
+	if (m->report_fd >= 0) {
+		dprintf(m->report_fd, "E %d %s\n", code, e->why);
+		close(m->report_fd);
+		m->report_fd = -1;
+	}
+	e->told = true;
+}
+
+int znp_ublkmap_refuse(struct ublkmap *m, struct znp_map_err *e)
+{
+	if (!e->told)
+		znp_ublkmap_refused(m, e);
+	return znp_cli_map_exit(m->cli, e);
+}
 
 static void on_stop_signal(int sig)
 {

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "cmd.h"
+#include "progress.h"
 #include "sigint.h"
 
 /* The actions that ask first: reset and offline destroy data, finish ends a zone's writes. */
@@ -77,7 +78,7 @@ static unsigned int queue_depth(const struct znp_opts *o, const struct znp_dev *
  * failed; commands complete out of order at a queue depth above 1, so
  * @done zones may not be the first ones, and this names the failing one.
  */
-static int run(const struct znp_opts *o, struct znp_dev *dev,
+static int run(const struct znp_cli *cli, const struct znp_opts *o, struct znp_dev *dev,
 	       const struct znp_mgmt_req *req, uint64_t *done, uint64_t *failed_idx)
 {
 	struct znp_mgmt_opts mo = {
@@ -85,14 +86,22 @@ static int run(const struct znp_opts *o, struct znp_dev *dev,
 		.stop = &znp_cli_interrupted,
 	};
 	struct znp_aio_result res = { 0 };
+	struct znp_cli_progress pg;
 	int ret;
 
 	*done = 0;
+	/* a range of zones (select-all is one command: nothing to watch) */
+	if (znp_cli_progress_init(&pg, cli, o, znp_zone_action_name(req->action), false) &&
+	    !req->all) {
+		mo.progress = znp_cli_progress_cb;
+		mo.progress_arg = &pg;
+	}
 	ret = znp_cli_sigint_begin();
 	if (ret)
 		return ret;
 	ret = znp_zone_mgmt_run(dev, req, &mo, &res);
 	znp_cli_sigint_end();
+	znp_cli_progress_end(&pg);
 	*done = res.completed;
 	if (res.failed)
 		*failed_idx = res.first_err_idx;
@@ -150,7 +159,7 @@ static int zone_op(const struct znp_cli *cli, const struct znp_opts *o,
 	struct znp_mgmt_req req;
 	const char *why = NULL;
 	struct znp_dev *dev;
-	uint64_t done = 0, failed_idx = UINT64_MAX;
+	uint64_t done = 0, failed_idx = UINT64_MAX, slba = 0;
 	int ret;
 
 	ret = check_opts(cli, o);
@@ -163,9 +172,12 @@ static int zone_op(const struct znp_cli *cli, const struct znp_opts *o,
 	ret = znp_cli_open_dev(cli, o, flags, true, &dev);
 	if (ret)
 		return ret;
+	ret = znp_cli_start_lba(cli, o, dev, &slba);
+	if (ret)
+		goto out_close;
 	req = (struct znp_mgmt_req){
 		.action = action,
-		.slba = o->start_lba,
+		.slba = slba,
 		.nr_zones = znp_opt_given(o, ZNP_O_COUNT) ? o->count : 1,
 		.all = o->all,
 	};
@@ -195,7 +207,7 @@ static int zone_op(const struct znp_cli *cli, const struct znp_opts *o,
 		dry_run(p, dev, &v);
 		ret = 0;
 	} else {
-		ret = run(o, dev, &req, &done, &failed_idx);
+		ret = run(cli, o, dev, &req, &done, &failed_idx);
 	}
 	p->ops->zone_op_end(p, done, ret);
 	if (ret == -EINTR && o->all) {

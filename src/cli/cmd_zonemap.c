@@ -344,14 +344,14 @@ int znp_cmd_zonemap(const struct znp_cli *cli, const struct znp_opts *o,
 	struct znp_zm_pad pad;
 	struct znp_holder h;
 	struct znp_dev *dev;
-	uint64_t first;
+	uint64_t first, slba;
 	struct znp_outfile of = { .dirfd = -1, .fd = -1 };
 	int ret, err;
 
 	ret = check_args(cli, o, color);
 	if (ret)
 		return ret;
-	ret = znp_cli_open_report(cli, o, &dev);
+	ret = znp_cli_open_report(cli, o, &dev, &slba);
 	if (ret)
 		return ret;
 	if (o->padding) {
@@ -364,7 +364,7 @@ int znp_cmd_zonemap(const struct znp_cli *cli, const struct znp_opts *o,
 		r.v.pad = &pad;
 	}
 
-	first = znp_zone_no(&dev->geom, o->start_lba);
+	first = znp_zone_no(&dev->geom, slba);
 	r.v.device = path;
 	r.v.geom = &dev->geom;
 	r.v.first_zone = first;
@@ -379,7 +379,7 @@ int znp_cmd_zonemap(const struct znp_cli *cli, const struct znp_opts *o,
 		use_text(cli, o, color, &r, &text);
 	}
 
-	ret = zm_draw(&r, dev, o->start_lba);
+	ret = zm_draw(&r, dev, slba);
 	if (o->svg) {
 		znp_cli_sigint_end();
 		err = svg_close(svg.out, &of, !ret);

@@ -30,7 +30,7 @@ const struct znp_opt_desc znp_opt_descs[ZNP_O_NR] = {
 		"number of zones (default: report and zonemap all, zone operations 1)",
 		NULL, ZNP_OK_U64, OPT(count) },
 	[ZNP_O_STATE] = { ZNP_O_STATE, "state", 'S', NULL, "STATE",
-		"report only zones in STATE", STATE_VALUES, ZNP_OK_STATE, OPT(state) },
+		"report only zones in STATE (several: a comma list, or -S again)", STATE_VALUES, ZNP_OK_STATE, OPT(state) },
 	[ZNP_O_ALL] = { ZNP_O_ALL, "all", 'a', "select-all", NULL,
 		"all zones, with one select-all command", NULL, ZNP_OK_FLAG, OPT(all) },
 	[ZNP_O_FORCE] = { ZNP_O_FORCE, "force", 'f', NULL, NULL,
@@ -95,6 +95,12 @@ const struct znp_opt_desc znp_opt_descs[ZNP_O_NR] = {
 	[ZNP_O_PADDING] = { ZNP_O_PADDING, "padding", 'P', NULL, NULL,
 		"show each zone's padding in the power-of-2 mapping on top", NULL,
 		ZNP_OK_FLAG, OPT(padding) },
+	[ZNP_O_ZONE] = { ZNP_O_ZONE, "zone", 'z', NULL, "N",
+		"first zone by its number (0 is the first), instead of --start-lba", NULL,
+		ZNP_OK_U64, OPT(zone) },
+	[ZNP_O_SUMMARY] = { ZNP_O_SUMMARY, "summary", 0, NULL, NULL,
+		"count the zones by state, open and active ones against the device's limits",
+		NULL, ZNP_OK_FLAG, OPT(summary) },
 	[ZNP_O_RAW] = { ZNP_O_RAW, "raw", 0, NULL, NULL,
 		"print the zone descriptors as the drive sent them, without validation", NULL,
 		ZNP_OK_FLAG, OPT(raw) },
@@ -106,10 +112,11 @@ static const enum znp_opt_id list_opts[] = {
 };
 static const enum znp_opt_id report_opts[] = {
 	ZNP_O_OUTPUT_FORMAT, ZNP_O_VERBOSE, ZNP_O_HELP, ZNP_O_HUMAN, ZNP_O_NSID,
-	ZNP_O_START_LBA, ZNP_O_COUNT, ZNP_O_STATE, ZNP_O_RAW, ZNP_O_NR
+	ZNP_O_START_LBA, ZNP_O_ZONE, ZNP_O_COUNT, ZNP_O_STATE, ZNP_O_RAW, ZNP_O_SUMMARY,
+	ZNP_O_NR
 };
 static const enum znp_opt_id zonemap_opts[] = {
-	ZNP_O_HELP, ZNP_O_NSID, ZNP_O_START_LBA, ZNP_O_COUNT, ZNP_O_WIDTH, ZNP_O_COLOR,
+	ZNP_O_HELP, ZNP_O_NSID, ZNP_O_START_LBA, ZNP_O_ZONE, ZNP_O_COUNT, ZNP_O_WIDTH, ZNP_O_COLOR,
 	ZNP_O_SVG, ZNP_O_PADDING, ZNP_O_NR
 };
 static const enum znp_opt_id check_opts[] = {
@@ -117,7 +124,8 @@ static const enum znp_opt_id check_opts[] = {
 };
 static const enum znp_opt_id zone_opts[] = {
 	ZNP_O_OUTPUT_FORMAT, ZNP_O_VERBOSE, ZNP_O_HELP, ZNP_O_NSID, ZNP_O_START_LBA,
-	ZNP_O_COUNT, ZNP_O_ALL, ZNP_O_FORCE, ZNP_O_DRY_RUN, ZNP_O_QUEUE_DEPTH, ZNP_O_NR
+	ZNP_O_ZONE, ZNP_O_COUNT, ZNP_O_ALL, ZNP_O_FORCE, ZNP_O_DRY_RUN, ZNP_O_QUEUE_DEPTH,
+	ZNP_O_NR
 };
 static const enum znp_opt_id help_opts[] = { ZNP_O_HELP, ZNP_O_NR };
 static const enum znp_opt_id version_opts[] = { ZNP_O_OUTPUT_FORMAT, ZNP_O_HELP, ZNP_O_NR };
@@ -141,10 +149,22 @@ static const enum znp_opt_id status_opts[] = {
 
 #define BIT(id) ZNP_OPT_BIT(ZNP_O_##id)
 
+/* report, zonemap: the first zone by its LBA or by its number */
+static const struct znp_opt_rule walk_rules[] = {
+	{ .when = BIT(ZONE), .excludes = BIT(START_LBA) },
+	{ 0 }
+};
+static const struct znp_opt_rule report_rules[] = {
+	{ .when = BIT(ZONE), .excludes = BIT(START_LBA) },
+	/* counts of states need states that were checked */
+	{ .when = BIT(SUMMARY), .excludes = BIT(RAW) },
+	{ 0 }
+};
 /* open close finish reset offline: a zone range, or all zones */
 static const struct znp_opt_rule zone_rules[] = {
-	{ .when = BIT(ALL), .excludes = BIT(START_LBA) | BIT(COUNT) },
-	{ .needs_one = BIT(START_LBA) | BIT(ALL) },
+	{ .when = BIT(ALL), .excludes = BIT(START_LBA) | BIT(ZONE) | BIT(COUNT) },
+	{ .when = BIT(ZONE), .excludes = BIT(START_LBA) },
+	{ .needs_one = BIT(START_LBA) | BIT(ZONE) | BIT(ALL) },
 	{ 0 }
 };
 static const struct znp_opt_rule discard_rules[] = {
@@ -179,9 +199,22 @@ static const struct znp_exit_override map_exits[] = {
 	{ 0, 0 }
 };
 
-#define ZONE_CMD(n, h) { .name = #n, .help = h, .args = "<device>", .min_args = 1, \
+/* unmap never asks: --force removes what is in use */
+static const struct znp_opt_help unmap_help[] = {
+	{ ZNP_O_FORCE, "remove a mapping in use: dm at its last close, ublk at once (its users "
+		       "get I/O errors)" },
+	{ ZNP_O_NR, NULL }
+};
+
+/* open and close never ask: -f is accepted, so that one script line fits every action */
+static const struct znp_opt_help open_close_help[] = {
+	{ ZNP_O_FORCE, "accepted and ignored: open and close never ask" },
+	{ ZNP_O_NR, NULL }
+};
+
+#define ZONE_CMD(n, h, oh) { .name = #n, .help = h, .args = "<device>", .min_args = 1, \
 	.max_args = 1, .fn = znp_cmd_##n, .opts = zone_opts, .rules = zone_rules, \
-	.zoned_args = true }
+	.zoned_args = true, .opt_help = oh }
 
 const struct znp_cmd_desc znp_cmds[] = {
 	{ .name = "list",
@@ -190,20 +223,21 @@ const struct znp_cmd_desc znp_cmds[] = {
 	{ .name = "report",
 	  .help = "report zones: start, capacity, write pointer, state, type, attributes",
 	  .args = "<device>", .min_args = 1, .max_args = 1, .fn = znp_cmd_report,
-	  .opts = report_opts, .zoned_args = true },
+	  .opts = report_opts, .rules = report_rules, .zoned_args = true },
 	{ .name = "zonemap",
 	  .help = "draw the zones: state and fill of each zone, as text or SVG",
 	  .args = "<device>", .min_args = 1, .max_args = 1, .fn = znp_cmd_zonemap,
-	  .opts = zonemap_opts, .zoned_args = true },
+	  .opts = zonemap_opts, .rules = walk_rules, .zoned_args = true },
 	{ .name = "check",
 	  .help = "tell whether a namespace can be mapped to power-of-2 zones",
 	  .args = "<device>", .min_args = 1, .max_args = 1, .fn = znp_cmd_check,
 	  .opts = check_opts },
-	ZONE_CMD(open, "explicitly open zones"),
-	ZONE_CMD(close, "close zones"),
-	ZONE_CMD(finish, "finish zones (move the write pointer to the end; destructive)"),
-	ZONE_CMD(reset, "reset zones (discard their data; destructive)"),
-	ZONE_CMD(offline, "take zones offline (permanently; destructive)"),
+	ZONE_CMD(open, "explicitly open zones", open_close_help),
+	ZONE_CMD(close, "close zones", open_close_help),
+	ZONE_CMD(finish, "finish zones (move the write pointer to the end: no more writes until "
+		 "a reset)", NULL),
+	ZONE_CMD(reset, "reset zones (discard their data; destructive)", NULL),
+	ZONE_CMD(offline, "take zones offline (permanently; destructive)", NULL),
 	{ .name = "discard",
 	  .help = "discard byte or LBA ranges, many commands in flight; whole zones of zoned "
 		  "devices are reset (destructive)",
@@ -216,7 +250,7 @@ const struct znp_cmd_desc znp_cmds[] = {
 	  .opts = map_opts, .rules = map_rules, .exits = map_exits },
 	{ .name = "unmap", .help = "remove a power-of-2 mapping",
 	  .args = "<mapping|device>", .min_args = 1, .max_args = 1, .fn = znp_cmd_unmap,
-	  .opts = unmap_opts },
+	  .opts = unmap_opts, .opt_help = unmap_help },
 	{ .name = "status", .help = "show the power-of-2 mappings made by this tool",
 	  .args = "[<mapping|device>]", .max_args = 1, .fn = znp_cmd_status,
 	  .opts = status_opts },
@@ -262,6 +296,14 @@ bool znp_cmd_has_opt(const struct znp_cmd_desc *c, enum znp_opt_id id)
 	return false;
 }
 
+const char *znp_cmd_opt_help(const struct znp_cmd_desc *c, const struct znp_opt_desc *d)
+{
+	for (const struct znp_opt_help *h = c->opt_help; h && h->id != ZNP_O_NR; h++)
+		if (h->id == d->id)
+			return h->help;
+	return d->help;
+}
+
 int znp_opt_set(struct znp_opts *o, const struct znp_opt_desc *d,
 		const char *arg, const char **why)
 {
@@ -287,8 +329,10 @@ int znp_opt_set(struct znp_opts *o, const struct znp_opt_desc *d,
 	case ZNP_OK_U32:
 		ret = znp_parse_u32(arg, field, why);
 		break;
-	case ZNP_OK_STATE:
-		ret = znp_parse_state(arg, field, why);
+	case ZNP_OK_STATE:	/* a list, and -S again adds to it */
+		ret = znp_parse_states(arg, &o->states, why);
+		if (!ret)
+			*(enum znp_state_filter *)field = znp_states_filter(o->states);
 		break;
 	case ZNP_OK_FMT:
 		ret = znp_parse_fmt(arg, field, why);

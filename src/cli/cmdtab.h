@@ -96,6 +96,12 @@ struct znp_exit_override {
 	int code;		/* enum znp_exit */
 };
 
+/* An option whose help differs in one command (unmap's --force). Tables end with { ZNP_O_NR }. */
+struct znp_opt_help {
+	enum znp_opt_id id;
+	const char *help;
+};
+
 struct znp_cmd_desc {
 	const char *name;
 	const char *help;		/* one line */
@@ -106,6 +112,7 @@ struct znp_cmd_desc {
 	const enum znp_opt_id *opts;	/* terminated by ZNP_O_NR */
 	const struct znp_opt_rule *rules;	/* option dependencies, or NULL */
 	const struct znp_exit_override *exits;	/* or NULL: znp_exit_from_ret() as is */
+	const struct znp_opt_help *opt_help;	/* or NULL: every option's own help */
 	bool hidden;			/* not in help or completions */
 	bool zoned_args;		/* its <device> must be zoned: completions offer only
 					 * zoned namespaces (`zoned` in __table) */
@@ -120,6 +127,8 @@ const struct znp_opt_desc *znp_opt_by_id(enum znp_opt_id id);
 /* Matches long names and aliases. */
 const struct znp_opt_desc *znp_opt_by_long(const char *name);
 bool znp_cmd_has_opt(const struct znp_cmd_desc *c, enum znp_opt_id id);
+/* The help of option @d in command @c: the command's own (@c->opt_help), else @d->help. */
+const char *znp_cmd_opt_help(const struct znp_cmd_desc *c, const struct znp_opt_desc *d);
 
 /**
  * znp_opt_set() - set one option from its string form

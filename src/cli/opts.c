@@ -2,6 +2,7 @@
 /* Value parsers for command-line options. */
 #include <ctype.h>
 #include <errno.h>
+#include <stdio.h>
 #include <string.h>
 #include <strings.h>
 
@@ -185,6 +186,89 @@ const char *znp_state_filter_name(enum znp_state_filter f)
 		if (state_names[i].f == f)
 			return state_names[i].name;
 	return "unknown";
+}
+
+int znp_parse_states(const char *s, uint32_t *mask, const char **why)
+{
+	uint32_t m = 0;
+
+	if (!s || !*s) {
+		*why = "empty state name";
+		return -EINVAL;
+	}
+	for (const char *p = s, *q;; p = q + 1) {
+		char item[64] = "?";	/* longer than any name: unknown */
+		enum znp_state_filter f;
+		size_t n;
+		int ret;
+
+		q = strchrnul(p, ',');
+		n = (size_t)(q - p);
+		if (!n) {
+			*why = "empty state name in the list";
+			return -EINVAL;
+		}
+		if (n < sizeof(item)) {
+			memcpy(item, p, n);
+			item[n] = '\0';
+		}
+		ret = znp_parse_state(item, &f, why);
+		if (ret)
+			return ret;
+		m |= UINT32_C(1) << f;
+		if (!*q)
+			break;
+	}
+	*mask |= m;
+	return 0;
+}
+
+enum znp_state_filter znp_states_filter(uint32_t mask)
+{
+	/* one bit, and not "all" (bit 0) */
+	if (mask && !(mask & (mask - 1)) && !(mask & 1))
+		return (enum znp_state_filter)__builtin_ctz(mask);
+	return ZNP_RF_ALL;
+}
+
+enum znp_state_filter znp_cond_filter(uint8_t cond)
+{
+	static const uint8_t filter_of[16] = {
+		[ZNP_ZC_EMPTY] = ZNP_RF_EMPTY, [ZNP_ZC_IMP_OPEN] = ZNP_RF_IMP_OPEN,
+		[ZNP_ZC_EXP_OPEN] = ZNP_RF_EXP_OPEN, [ZNP_ZC_CLOSED] = ZNP_RF_CLOSED,
+		[ZNP_ZC_FULL] = ZNP_RF_FULL, [ZNP_ZC_READONLY] = ZNP_RF_READONLY,
+		[ZNP_ZC_OFFLINE] = ZNP_RF_OFFLINE,
+	};
+
+	return cond < 16 ? (enum znp_state_filter)filter_of[cond] : ZNP_RF_ALL;
+}
+
+bool znp_states_match(uint32_t mask, uint8_t cond)
+{
+	enum znp_state_filter f = znp_cond_filter(cond);
+
+	if (!mask || (mask & 1))
+		return true;
+	/* not-write-pointer (conventional) zones, and unknown states, only with all */
+	return f != ZNP_RF_ALL && (mask & (UINT32_C(1) << f));
+}
+
+const char *znp_states_name(uint32_t mask, char *buf, size_t size)
+{
+	size_t n = 0;
+
+	if (!mask || (mask & 1)) {
+		znp_strlcpy(buf, "all", size);
+		return buf;
+	}
+	buf[0] = '\0';
+	for (int f = ZNP_RF_EMPTY; f <= ZNP_RF_OFFLINE; f++) {
+		if (!(mask & (UINT32_C(1) << f)) || n >= size)
+			continue;
+		n += (size_t)snprintf(buf + n, size - n, "%s%s", n ? "," : "",
+				      znp_state_filter_name((enum znp_state_filter)f));
+	}
+	return buf;
 }
 
 int znp_parse_fmt(const char *s, enum znp_fmt *out, const char **why)

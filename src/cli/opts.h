@@ -51,6 +51,8 @@ enum znp_opt_id {
 	ZNP_O_SVG,
 	ZNP_O_PADDING,
 	ZNP_O_RAW,
+	ZNP_O_ZONE,
+	ZNP_O_SUMMARY,
 	ZNP_O_NR
 };
 
@@ -66,8 +68,10 @@ struct znp_opts {
 	bool help;
 	uint32_t nsid;			/* --namespace-id: expected NSID */
 	uint64_t start_lba;
+	uint64_t zone;			/* --zone: first zone by index, instead of start_lba */
 	uint64_t count;			/* zones */
-	enum znp_state_filter state;
+	enum znp_state_filter state;	/* the device's filter: one state, else all */
+	uint32_t states;		/* --state: bit 1 << filter per state named; 0 none */
 	bool all;			/* select-all */
 	bool force;
 	bool dry_run;
@@ -91,6 +95,7 @@ struct znp_opts {
 	const char *svg;		/* zonemap: SVG file, "-" stdout */
 	bool padding;			/* zonemap: show the po2 padding */
 	bool raw;			/* report: the descriptors as the drive sent them */
+	bool summary;			/* report: counts by state, not the zones */
 
 	uint64_t given;			/* 1ull << enum znp_opt_id, set by znp_opt_set() */
 	const char *args[ZNP_MAX_ARGS];	/* positional arguments, args[0] = device */
@@ -135,6 +140,22 @@ int znp_parse_u32(const char *s, uint32_t *out, const char **why);
  */
 int znp_parse_state(const char *s, enum znp_state_filter *out, const char **why);
 const char *znp_state_filter_name(enum znp_state_filter f);	/* canonical */
+
+/**
+ * znp_parse_states() - one or several zone states, comma separated
+ * (`-S full,closed`), each as znp_parse_state(); added to *@mask (bit
+ * 1 << filter), so that a repeated -S adds to the list.
+ * Return: 0 or -EINVAL with @why set.
+ */
+int znp_parse_states(const char *s, uint32_t *mask, const char **why);
+/* The device's report filter for @mask: its one state, else all (0: all). */
+enum znp_state_filter znp_states_filter(uint32_t mask);
+/* The state filter of zone state @cond (enum znp_zone_cond); ZNP_RF_ALL: none (not-wp, unknown). */
+enum znp_state_filter znp_cond_filter(uint8_t cond);
+/* Is a zone of state @cond (enum znp_zone_cond) one of @mask's (0: all)? */
+bool znp_states_match(uint32_t mask, uint8_t cond);
+/* @mask as canonical names, comma separated ("all" for 0). Return: @buf. */
+const char *znp_states_name(uint32_t mask, char *buf, size_t size);
 
 /* "normal" or "json" (nvme-cli's -o). Return: 0 or -EINVAL with @why set. */
 int znp_parse_fmt(const char *s, enum znp_fmt *out, const char **why);

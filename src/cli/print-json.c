@@ -139,8 +139,38 @@ static void json_report_begin(struct znp_print *p, const struct znp_report_hdr *
 	/* the namespace's zone count, as nvme-cli's report-zones header gives it */
 	j_put(p, "nr_zones", u64(h->geom->nr_zones));
 	j_put(p, "start_lba", u64(h->start_lba));
-	j_put(p, "state_filter", str(znp_state_filter_name(h->filter)));
-	j_array_begin(p, "zone_list");
+	j_put(p, "state_filter", str(h->state_filter));
+	p->summary = h->summary;
+	if (!h->summary)
+		j_array_begin(p, "zone_list");
+}
+
+static struct json_object *limit(uint32_t v)
+{
+	return v ? u64(v) : NULL;
+}
+
+static void json_report_summary(struct znp_print *p, const struct znp_zone_summary *s)
+{
+	struct json_object *o = json_object_new_object();
+
+	for (int f = ZNP_RF_EMPTY; f <= ZNP_RF_OFFLINE; f++) {
+		char key[32];
+		size_t i;
+
+		/* snake_case of the canonical name: implicit_open, read_only */
+		znp_strlcpy(key, znp_state_filter_name((enum znp_state_filter)f), sizeof(key));
+		for (i = 0; key[i]; i++)
+			key[i] = key[i] == '-' ? '_' : key[i];
+		add(o, key, u64(s->by_state[f]));
+	}
+	add(o, "not_wp", u64(s->by_state[0]));
+	j_put(p, "summary", o);
+	j_put(p, "open", u64(s->open));
+	j_put(p, "max_open", limit(s->max_open));
+	j_put(p, "active", u64(s->active));
+	j_put(p, "max_active", limit(s->max_active));
+	p->nr_items = s->nr_zones;
 }
 
 /* Same keys and strings as nvme-cli 2.3's `zns report-zones -o json`. */
@@ -202,7 +232,8 @@ static void json_report_zone(struct znp_print *p, const struct znp_zone *z,
 /* nr_reported last: it counts what was actually streamed. */
 static void json_report_end(struct znp_print *p)
 {
-	j_array_end(p);
+	if (!p->summary)
+		j_array_end(p);
 	j_put(p, "nr_reported", u64(p->nr_items));
 	/* a report cut short by the device says so: the zone list is partial */
 	if (p->report_ret)
@@ -351,6 +382,7 @@ const struct znp_print_ops znp_print_json_ops = {
 	.list_end = json_list_end,
 	.report_begin = json_report_begin,
 	.report_zone = json_report_zone,
+	.report_summary = json_report_summary,
 	.report_end = json_report_end,
 	.check = json_check,
 	.zone_op_begin = json_zone_op_begin,
@@ -368,6 +400,7 @@ const struct znp_print_ops znp_print_json_ops = {
 	.status_end = znp_json_status_end,
 	.restore_begin = znp_json_restore_begin,
 	.restore_entry = znp_json_restore_entry,
+	.restore_no_file = znp_json_restore_no_file,
 	.restore_end = znp_json_restore_end,
 	.error = json_error,
 };
@@ -416,9 +449,12 @@ void znp_print_table_json(FILE *out, const char *prog)
 		const struct znp_cmd_desc *c = &znp_cmds[i];
 		struct json_object *o = json_object_new_object();
 		struct json_object *names = json_object_new_array();
+		struct json_object *ohelp = json_object_new_object();
 
 		for (const enum znp_opt_id *p = c->opts; *p != ZNP_O_NR; p++)
 			json_object_array_add(names, str(znp_opt_descs[*p].long_name));
+		for (const struct znp_opt_help *h = c->opt_help; h && h->id != ZNP_O_NR; h++)
+			add(ohelp, znp_opt_descs[h->id].long_name, str(h->help));
 		add(o, "name", str(c->name));
 		add(o, "help", str(c->help));
 		add(o, "args", str(c->args));
@@ -427,6 +463,7 @@ void znp_print_table_json(FILE *out, const char *prog)
 		add(o, "hidden", json_object_new_boolean(c->hidden));
 		add(o, "zoned", json_object_new_boolean(c->zoned_args));
 		add(o, "options", names);
+		add(o, "option_help", ohelp);
 		json_object_array_add(cmds, o);
 	}
 	add(root, "program", str(prog));

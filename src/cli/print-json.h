@@ -111,5 +111,6 @@ void znp_json_status_end(struct znp_print *p);
 void znp_json_restore_begin(struct znp_print *p, const char *config);
 void znp_json_restore_entry(struct znp_print *p, const struct znp_restore_entry *e);
 void znp_json_restore_end(struct znp_print *p);
+void znp_json_restore_no_file(struct znp_print *p, const char *config, bool dry_run);
 
 #endif

@@ -92,6 +92,8 @@ static void text_report_begin(struct znp_print *p, const struct znp_report_hdr *
 			g->zone_cap, zc, g->zone_cap_varies ? " varies" : "",
 			g->nr_zones);
 	}
+	if (h->summary)
+		return;
 	if (human(p))
 		fprintf(p->out, REPORT_FMT_H, "ZONE", "START", "CAP", "WP", "USED",
 			"STATE", "TYPE", "ATTRS");
@@ -128,6 +130,28 @@ static void text_report_zone(struct znp_print *p, const struct znp_zone *z,
 			znp_zone_cond_name(z->cond), znp_zone_type_name(z->type), attrs);
 	}
 	p->nr_items++;
+}
+
+static void text_limit(struct znp_print *p, const char *what, uint64_t n, uint32_t max)
+{
+	if (max)
+		fprintf(p->out, "%-16s %8" PRIu64 " of at most %" PRIu32 "\n", what, n, max);
+	else
+		fprintf(p->out, "%-16s %8" PRIu64 " (no limit)\n", what, n);
+}
+
+static void text_report_summary(struct znp_print *p, const struct znp_zone_summary *s)
+{
+	fprintf(p->out, "%-16s %8s\n", "STATE", "ZONES");
+	for (int f = ZNP_RF_EMPTY; f <= ZNP_RF_OFFLINE; f++)
+		fprintf(p->out, "%-16s %8" PRIu64 "\n",
+			znp_state_filter_name((enum znp_state_filter)f), s->by_state[f]);
+	if (s->by_state[0])	/* conventional zones: no write pointer, no state */
+		fprintf(p->out, "%-16s %8" PRIu64 "\n", "not-wp", s->by_state[0]);
+	fprintf(p->out, "%-16s %8" PRIu64 "\n", "total", s->nr_zones);
+	text_limit(p, "open", s->open, s->max_open);
+	text_limit(p, "active", s->active, s->max_active);
+	p->nr_items = s->nr_zones;
 }
 
 static void text_report_end(struct znp_print *p)
@@ -304,10 +328,48 @@ static void text_map(struct znp_print *p, const struct znp_map_view *v)
 			v->persisted ? ", nothing recorded" : "");
 }
 
+/* The served device in 512-byte sectors, as the kernel and blkzone show it. */
+static void text_map_ublk_sectors(struct znp_print *p, const struct znp_map_ublk_view *v,
+				  const char *pfx)
+{
+	char a[32], b[32], c[32];
+
+	znp_human_size(a, sizeof(a), v->zone_sectors * 512);
+	znp_human_size(b, sizeof(b), v->geom->zone_size * v->geom->lba_size);
+	znp_human_size(c, sizeof(c), v->zone_cap_sectors * 512);
+	fprintf(p->out, "%szone size:    %" PRIu64 " sectors (%s), a power of 2 (device zone: 0x%"
+		PRIx64 " LBAs, %s)\n", pfx, v->zone_sectors, a, v->geom->zone_size, b);
+	fprintf(p->out, "%szone cap:     %" PRIu64 " sectors (%s)\n", pfx, v->zone_cap_sectors, c);
+	fprintf(p->out, "%szones:        %" PRIu64 "\n", pfx, v->geom->nr_zones);
+	znp_human_size(a, sizeof(a), v->dev_sectors * 512);
+	fprintf(p->out, "%ssize:         %" PRIu64 " sectors (%s)\n", pfx, v->dev_sectors, a);
+	fprintf(p->out, "%sLBA size:     %" PRIu32 "\n", pfx, v->geom->lba_size);
+}
+
+/* The plan in the namespace's LBAs, in hex: the dm dry run's lines (text_map_geom()). */
+static void text_map_ublk_lbas(struct znp_print *p, const struct znp_map_ublk_view *v,
+			       const char *pfx)
+{
+	const struct znp_geom *g = v->geom;
+	uint64_t spl = g->lba_size / 512;	/* sectors per LBA (>= 1: 512 B is the least) */
+	char a[32], b[32], c[32];
+
+	znp_human_size(a, sizeof(a), v->zone_sectors * 512);
+	znp_human_size(b, sizeof(b), g->zone_size * g->lba_size);
+	fprintf(p->out, "%szone size:    0x%" PRIx64 " LBAs (%s), a power of 2 (device zone: 0x%"
+		PRIx64 " LBAs, %s)\n", pfx, v->zone_sectors / spl, a, g->zone_size, b);
+	znp_human_size(c, sizeof(c), v->zone_cap_sectors * 512);
+	fprintf(p->out, "%szone cap:     0x%" PRIx64 " LBAs (%s)\n", pfx, v->zone_cap_sectors / spl,
+		c);
+	fprintf(p->out, "%szones:        %" PRIu64 "\n", pfx, g->nr_zones);
+	znp_human_size(a, sizeof(a), v->dev_sectors * 512);
+	fprintf(p->out, "%ssize:         0x%" PRIx64 " LBAs (%s)\n", pfx, v->dev_sectors / spl, a);
+	fprintf(p->out, "%sLBA size:     %" PRIu32 "\n", pfx, g->lba_size);
+}
+
 static void text_map_ublk(struct znp_print *p, const struct znp_map_ublk_view *v)
 {
 	const char *pfx = v->dry_run ? "# " : "";
-	char a[32], b[32], c[32];
 
 	if (v->dry_run)
 		fprintf(p->out, "dry run: would serve %s through ublk\n", v->device);
@@ -320,16 +382,10 @@ static void text_map_ublk(struct znp_print *p, const struct znp_map_ublk_view *v
 	if (v->ns)
 		fprintf(p->out, " (nsid %" PRIu32 ", serial %s)", v->ns->nsid, v->ns->serial);
 	fprintf(p->out, "\n%sidentity:     %s\n", pfx, v->ident);
-	znp_human_size(a, sizeof(a), v->zone_sectors * 512);
-	znp_human_size(b, sizeof(b), v->geom->zone_size * v->geom->lba_size);
-	znp_human_size(c, sizeof(c), v->zone_cap_sectors * 512);
-	fprintf(p->out, "%szone size:    %" PRIu64 " sectors (%s), a power of 2 (device zone: 0x%"
-		PRIx64 " LBAs, %s)\n", pfx, v->zone_sectors, a, v->geom->zone_size, b);
-	fprintf(p->out, "%szone cap:     %" PRIu64 " sectors (%s)\n", pfx, v->zone_cap_sectors, c);
-	fprintf(p->out, "%szones:        %" PRIu64 "\n", pfx, v->geom->nr_zones);
-	znp_human_size(a, sizeof(a), v->dev_sectors * 512);
-	fprintf(p->out, "%ssize:         %" PRIu64 " sectors (%s)\n", pfx, v->dev_sectors, a);
-	fprintf(p->out, "%sLBA size:     %" PRIu32 "\n", pfx, v->geom->lba_size);
+	if (v->dry_run)
+		text_map_ublk_lbas(p, v, pfx);
+	else
+		text_map_ublk_sectors(p, v, pfx);
 	fprintf(p->out, "%squeues:       %u x depth %u\n", pfx, v->queues, v->depth);
 	if (v->persisted)
 		fprintf(p->out, "%spersisted in: %s\n", pfx, v->config);
@@ -433,6 +489,14 @@ static void text_restore_begin(struct znp_print *p, const char *config)
 		fprintf(p->out, "restoring mappings recorded in %s\n", config);
 }
 
+/* A boot's restore stays quiet; a dry run or -v says why nothing happens. */
+static void text_restore_no_file(struct znp_print *p, const char *config, bool dry_run)
+{
+	if (dry_run || (p->flags & ZNP_PF_VERBOSE))
+		fprintf(p->out, "%sno mapping file %s: nothing recorded, nothing to restore\n",
+			dry_run ? "dry run: " : "", config);
+}
+
 static void text_restore_entry(struct znp_print *p, const struct znp_restore_entry *e)
 {
 	fprintf(p->out, "%s: %s", e->name ? e->name : "-", e->result);
@@ -463,6 +527,7 @@ const struct znp_print_ops znp_print_text_ops = {
 	.list_end = text_list_end,
 	.report_begin = text_report_begin,
 	.report_zone = text_report_zone,
+	.report_summary = text_report_summary,
 	.report_end = text_report_end,
 	.check = text_check,
 	.zone_op_begin = text_zone_op_begin,
@@ -479,6 +544,7 @@ const struct znp_print_ops znp_print_text_ops = {
 	.status_row = text_status_row,
 	.status_end = text_status_end,
 	.restore_begin = text_restore_begin,
+	.restore_no_file = text_restore_no_file,
 	.restore_entry = text_restore_entry,
 	.restore_end = text_restore_end,
 	.error = text_error,

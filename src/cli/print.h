@@ -32,6 +32,7 @@ struct znp_print {
 	const struct znp_zone_op_view *op;
 	const struct znp_discard_view *discard;
 	const char *device;		/* report: the device as given */
+	bool summary;			/* report: counts instead of the zone list */
 	/* set by the command before report_end(): the report stopped on this error */
 	int report_ret;
 	/* the printer began a document on @out (JSON: its outer object) */
@@ -71,6 +72,18 @@ struct znp_report_hdr {
 	const struct znp_geom *geom;
 	uint64_t start_lba;
 	enum znp_state_filter filter;
+	const char *state_filter;	/* the states asked for: "all", "full" or "closed,full" */
+	bool summary;			/* report --summary: report_summary() instead of zones */
+};
+
+/* report --summary: the zones reported, counted by state, against the limits. */
+struct znp_zone_summary {
+	uint64_t by_state[8];		/* index enum znp_state_filter; [0]: no write pointer */
+	uint64_t nr_zones;		/* counted */
+	uint64_t open;			/* implicitly + explicitly open */
+	uint64_t active;		/* open + closed */
+	uint32_t max_open;		/* the device's limits, 0: none */
+	uint32_t max_active;
 };
 
 struct znp_check_view {
@@ -210,6 +223,8 @@ struct znp_print_ops {
 	void (*report_begin)(struct znp_print *p, const struct znp_report_hdr *h);
 	void (*report_zone)(struct znp_print *p, const struct znp_zone *z,
 			    uint64_t zone_no);
+	/* between report_begin and report_end, with hdr.summary */
+	void (*report_summary)(struct znp_print *p, const struct znp_zone_summary *s);
 	void (*report_end)(struct znp_print *p);
 	void (*check)(struct znp_print *p, const struct znp_check_view *v);
 	void (*zone_op_begin)(struct znp_print *p, const struct znp_zone_op_view *v);
@@ -232,6 +247,8 @@ struct znp_print_ops {
 	void (*status_row)(struct znp_print *p, const struct znp_status_row *r);
 	void (*status_end)(struct znp_print *p);
 	void (*restore_begin)(struct znp_print *p, const char *config);
+	/* between begin and end: @config does not exist (nothing recorded) */
+	void (*restore_no_file)(struct znp_print *p, const char *config, bool dry_run);
 	void (*restore_entry)(struct znp_print *p, const struct znp_restore_entry *e);
 	void (*restore_end)(struct znp_print *p);
 	/*

@@ -473,8 +473,13 @@ static int check_proc_visible(const struct znp_env *env, char *why, size_t size)
 	return -EACCES;
 }
 
-/* Open by a process other than this one? Every descriptor table must be read. */
-static int check_procs(const struct znp_env *env, dev_t rdev, char *why, size_t size)
+/*
+ * Open by a process other than this one? Every descriptor table must be
+ * read, unless @best_effort: then what cannot be read is skipped (a
+ * refusal's text looks for a name; it proves nothing).
+ */
+static int check_procs(const struct znp_env *env, dev_t rdev, bool best_effort, char *why,
+		       size_t size)
 {
 	const char *root = proc_root(env);
 	char path[PATH_MAX], comm[64];
@@ -499,7 +504,7 @@ static int check_procs(const struct znp_env *env, dev_t rdev, char *why, size_t 
 		snprintf(path, sizeof(path), "%s/%s/fd", root, p->d_name);
 		fds = opendir(path);
 		if (!fds) {
-			if (errno == ENOENT || errno == ESRCH)
+			if (errno == ENOENT || errno == ESRCH || best_effort)
 				continue;	/* it has exited */
 			ret = -errno;
 			snprintf(path, sizeof(path), "%s/%s", root, p->d_name);
@@ -514,7 +519,7 @@ static int check_procs(const struct znp_env *env, dev_t rdev, char *why, size_t 
 				continue;
 			snprintf(path, sizeof(path), "%s/%s/fd/%s", root, p->d_name, f->d_name);
 			if (stat(path, &st)) {
-				if (errno == ENOENT || errno == ESRCH)
+				if (errno == ENOENT || errno == ESRCH || best_effort)
 					continue;	/* closed meanwhile */
 				/* a descriptor that cannot be looked at may be this device */
 				ret = -errno;
@@ -533,6 +538,15 @@ static int check_procs(const struct znp_env *env, dev_t rdev, char *why, size_t 
 	}
 	closedir(proc);
 	return ret;
+}
+
+int znp_blk_opener(const struct znp_env *env, dev_t rdev, char *why, size_t size)
+{
+	/* what cannot be read names nobody here: the refusal stands without a name */
+	if (check_swaps(env, rdev, why, size) > 0 || check_procs(env, rdev, true, why, size) > 0)
+		return 1;
+	why[0] = '\0';
+	return 0;
 }
 
 int znp_blk_prove_unused(const struct znp_env *env, const char *node, int *exfd, char *why,
@@ -585,7 +599,7 @@ int znp_blk_prove_unused(const struct znp_env *env, const char *node, int *exfd,
 	if (!ret)
 		ret = check_swaps(env, rdev, why, size);
 	if (!ret)
-		ret = check_procs(env, rdev, why, size);
+		ret = check_procs(env, rdev, false, why, size);
 	if (ret) {
 		close(fd);
 		return -EBUSY;

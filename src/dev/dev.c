@@ -166,32 +166,41 @@ static int first_holder_cb(const struct znp_holder *h, void *arg)
 	return 1;
 }
 
-/*
- * Why block device @rdev is busy, and who has it: mounted (where), held by
- * another device (which: "dm-3 (po2-a)"), or opened exclusively by someone
- * we cannot see. @paired: it is the block node of an ng node. The text is
- * the caller thread's until its next call.
- */
-static const char *busy_reason(const struct znp_env *env, dev_t rdev, bool paired)
+void znp_blk_why_busy(const struct znp_env *env, dev_t rdev, char *why, size_t size)
 {
-	static __thread char why[ZNP_DM_NAME_MAX + 640];
-	const char *what = paired ? "block device of this namespace is" : "is";
-	char kname[ZNP_NAME_MAX], mnt[512];
+	char kname[ZNP_NAME_MAX], mnt[512], who[256];
 	struct first_holder fh = { .found = false };
 
 	if (znp_blk_mount_point(major(rdev), minor(rdev), mnt, sizeof(mnt))) {
-		snprintf(why, sizeof(why), "%s mounted%s%s", what, mnt[0] ? " on " : "", mnt);
-		return why;
+		snprintf(why, size, "mounted%s%s", mnt[0] ? " on " : "", mnt);
+		return;
 	}
 	if (!znp_blk_kname(env, major(rdev), minor(rdev), kname, sizeof(kname))) {
 		znp_blk_holders(env, kname, first_holder_cb, &fh);
 		if (fh.found) {
-			snprintf(why, sizeof(why), "%s held by %s%s%s%s", what, fh.h.kname,
+			snprintf(why, size, "held by %s%s%s%s", fh.h.kname,
 				 fh.h.dm_name[0] ? " (" : "", fh.h.dm_name, fh.h.dm_name[0] ? ")" : "");
-			return why;
+			return;
 		}
 	}
-	snprintf(why, sizeof(why), "%s in use (opened exclusively elsewhere)", what);
+	if (znp_blk_opener(env, rdev, who, sizeof(who)))
+		snprintf(why, size, "in use (%s)", who);
+	else
+		snprintf(why, size, "in use (opened exclusively elsewhere)");
+}
+
+/*
+ * Why block device @rdev is busy (znp_blk_why_busy()). @paired: it is the
+ * block node of an ng node. The text is the caller thread's until its next
+ * call.
+ */
+static const char *busy_reason(const struct znp_env *env, dev_t rdev, bool paired)
+{
+	static __thread char why[ZNP_DM_NAME_MAX + 640];
+	char r[ZNP_DM_NAME_MAX + 560];
+
+	znp_blk_why_busy(env, rdev, r, sizeof(r));
+	snprintf(why, sizeof(why), "%s %s", paired ? "block device of this namespace is" : "is", r);
 	return why;
 }
 

@@ -11,6 +11,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "check.h"
 #include "geometry.h"
@@ -244,6 +245,23 @@ int znp_blk_holders(const struct znp_env *env, const char *blk,
 		    int (*cb)(const struct znp_holder *h, void *arg), void *arg);
 /* Does anything (device-mapper, md, ...) hold @blk? */
 bool znp_blk_is_held(const struct znp_env *env, const char *blk);
+
+/**
+ * znp_blk_why_busy() - why block device @rdev refuses an exclusive open, for
+ * a refusal's text: "mounted on /mnt", "held by dm-3 (po2-a)", "in use (open
+ * by pid 12 (mkfs.btrfs))", or "in use (opened exclusively elsewhere)" when
+ * none of them shows who.
+ */
+void znp_blk_why_busy(const struct znp_env *env, dev_t rdev, char *why, size_t size);
+
+/**
+ * znp_blk_opener() - best effort, for a refusal's text: who has block
+ * device @rdev open, when neither a mount nor a holder explains an
+ * exclusive claim: "swap space", "open by pid 12 (mkfs.btrfs)" (another
+ * process than this one). What cannot be read is skipped.
+ * Return: 1 named in @why, 0 nobody seen (@why empty).
+ */
+int znp_blk_opener(const struct znp_env *env, dev_t rdev, char *why, size_t size);
 
 /**
  * znp_blk_prove_unused() - may block device @node be removed, its users

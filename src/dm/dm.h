@@ -18,7 +18,6 @@
 #include <stdint.h>
 
 #include "dev.h"
-#include "dmconf.h"
 #include "dmtext.h"
 
 struct znp_dm_info {

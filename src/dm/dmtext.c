@@ -3,8 +3,8 @@
  * dm-po2zone text formats: pure functions, no I/O, no global state. They
  * read what the kernel and users wrote, so every input is bounded and
  * checked; the fuzz targets call them. This file: table and status lines;
- * dmident.c: namespace identity, names and UUIDs; dmconf-text.c: the
- * mapping file's lines.
+ * dmident.c: namespace identity, names and UUIDs. The mapping file's
+ * lines are the map room's (src/map/dmconf-text.c).
  */
 #include <errno.h>
 #include <stdio.h>

@@ -131,46 +131,4 @@ const char *znp_dm_uuid_ident(const char *uuid);
 /* Is @name the temporary name of a mapping being created? */
 bool znp_dm_name_is_creating(const char *name);
 
-/* One line of the mapping file: "<name> <identity> [key=value]...". */
-struct znp_dmconf_entry {
-	char name[ZNP_DM_NAME_MAX];
-	char ident[ZNP_IDENT_MAX];
-	/* recorded geometry, checked before restoring; 0 = not recorded */
-	uint32_t lba_size;
-	uint64_t zone_size;		/* LBAs */
-	uint64_t nr_zones;
-	bool ublk;			/* "via=ublk": served by a ublk server (map --ublk) */
-};
-
-/**
- * znp_dmconf_parse_line() - parse one line of the mapping file
- * @line: the line, without its newline (need not be NUL-terminated)
- * @len: its length
- * @e: the entry (valid when 1 is returned)
- * @why: on -EINVAL, a static reason
- *
- * Blank lines and lines whose first non-blank character is '#' hold no
- * entry. Keys: lba_size, zone_size, nr_zones (decimal, each at most once).
- * Return: 1 (entry), 0 (no entry) or -EINVAL.
- */
-int znp_dmconf_parse_line(const char *line, size_t len, struct znp_dmconf_entry *e,
-			  const char **why);
-
-/**
- * znp_dmconf_parse() - parse a whole mapping file
- * @buf: its contents (need not be NUL-terminated; NUL bytes are errors)
- * @cb: called for every entry and every bad line (@e NULL, @why set) with
- *      the 1-based line number; a non-zero return stops and is returned
- *
- * Duplicate names or identities are reported as bad lines (the first wins).
- * Return: 0, -ENOMEM, or what @cb returned.
- */
-int znp_dmconf_parse(const char *buf, size_t len,
-		     int (*cb)(unsigned int lineno, const struct znp_dmconf_entry *e,
-			       const char *why, void *arg),
-		     void *arg);
-
-/* The line for @e, with a newline. Return: 0, -EINVAL or -ENAMETOOLONG. */
-int znp_dmconf_format(char *buf, size_t size, const struct znp_dmconf_entry *e);
-
 #endif

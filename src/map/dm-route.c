@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/stat.h>
 
 #include "map-priv.h"
 
@@ -98,9 +99,17 @@ static int check_unused(const struct znp_map_ctx *c, const char *uuid, const cha
 		}
 	}
 	fd = open(backing, O_RDONLY | O_EXCL | O_CLOEXEC);
-	if (fd < 0 && errno == EBUSY)
-		return znp_map_fail(e, ZNP_MAP_REFUSED, -EBUSY, "block device %s is in use "
-				    "(mounted or held)", backing);
+	if (fd < 0 && errno == EBUSY) {
+		char why[512];
+		struct stat st;
+
+		if (stat(backing, &st))
+			snprintf(why, sizeof(why), "in use");
+		else
+			znp_blk_why_busy(c->env, st.st_rdev, why, sizeof(why));
+		return znp_map_fail(e, ZNP_MAP_REFUSED, -EBUSY, "block device %s is %s", backing,
+				    why);
+	}
 	if (fd >= 0)
 		close(fd);
 	return 0;

@@ -22,6 +22,7 @@
 #include "core.h"
 #include "dev.h"
 #include "dm.h"
+#include "dmconf.h"
 #include "svc.h"
 #include "ublk.h"
 #include "zone.h"
@@ -311,6 +312,16 @@ int znp_map_ublk_recorded(const struct znp_map_ctx *c, const char *name, char *n
  */
 int znp_map_ublk_plan(const struct znp_map_ctx *c, struct znp_dev *dev, struct znp_map_ublk *u,
 		      struct znp_map_err *e);
+
+/**
+ * znp_map_ublk_kernel_check() - refuse a kernel the ublk route cannot serve
+ * on: no ublk driver at all (neither loaded nor installed: Debian 12's 6.1,
+ * or an emulated tree without a control node), or a driver that lacks
+ * zoned devices, user copy or user recovery. Nothing is loaded or created,
+ * so `map --ublk --dry-run` asks it too and exits as the real run would.
+ * Return: 0 or a negative errno with @e (ZNP_MAP_UNSUPPORTED).
+ */
+int znp_map_ublk_kernel_check(const struct znp_map_ctx *c, struct znp_map_err *e);
 
 /* --persist: u->config, the mapping file as an absolute path. Return: 0 or a negative errno with @e. */
 int znp_map_ublk_config(struct znp_map_ublk *u, struct znp_map_err *e);

@@ -178,23 +178,21 @@ static int modprobe_ublk(void)
 	return WIFEXITED(st) && !WEXITSTATUS(st) ? 0 : -ENOENT;
 }
 
-/*
- * A kernel without ublk_drv at all (Debian 12's 6.1): no control node and
- * the running kernel's module lists do not name it. Refused before anything
- * is created (the lock included), with the kernel the route needs; no
- * modprobe, which would only add its own error line.
- */
-static int kernel_lacks_ublk(const struct znp_map_ctx *c, struct znp_map_err *e)
+int znp_map_ublk_kernel_check(const struct znp_map_ctx *c, struct znp_map_err *e)
 {
+	bool fake = c->env->sysfs_root || c->env->dev_root;
 	struct znp_ublk_route_info r;
 	struct utsname un;
 
-	if (c->env->sysfs_root || c->env->dev_root)
-		return 0;	/* an emulated system: its kernel is not the running one */
 	znp_map_ublk_route(c, &r);
+	if (r.route == ZNP_ROUTE_NO_ZONED)
+		return znp_map_fail(e, ZNP_MAP_UNSUPPORTED, -EOPNOTSUPP, "the ublk driver lacks "
+				    "zoned devices, user copy or user recovery (features 0x%"
+				    PRIx64 "; needs Linux >= 6.6)", r.features);
 	if (r.route != ZNP_ROUTE_ABSENT)
 		return 0;
-	if (uname(&un))
+	/* an emulated system's tree: its kernel is not the running one */
+	if (fake || uname(&un))
 		snprintf(un.release, sizeof(un.release), "?");
 	return znp_map_fail(e, ZNP_MAP_UNSUPPORTED, -ENOENT, "this kernel (%s) has no ublk "
 			    "driver: the ublk route needs Linux >= 6.6 built with ublk_drv "
@@ -411,7 +409,7 @@ int znp_map_ublk_prepare(struct znp_map_ublk *u, const struct znp_map_ublk_hooks
 	 * the lock first: a namespace served already is refused before anything
 	 * changes; a kernel without ublk_drv serves none
 	 */
-	int ret = kernel_lacks_ublk(u->c, e);
+	int ret = znp_map_ublk_kernel_check(u->c, e);
 
 	if (!ret)
 		ret = lock_ns(u, e);

@@ -60,13 +60,14 @@ expect_err 2 /dev/null "invalid --state '9': unknown zone state" -- report /dev/
 expect_err 2 /dev/null "invalid --output-format 'xml'" -- report /dev/null -o xml
 expect_err 2 /dev/null "invalid --output-format 'JSON'" -- check /dev/null -o JSON
 expect_err 2 /dev/null '--bogus: unknown option' -- report /dev/null --bogus
-expect_err 2 /dev/null '-z: unknown option' -- report /dev/null -z
+expect_err 2 /dev/null '-Z: unknown option' -- report /dev/null -Z
 expect_err 2 /dev/null '-S: unknown option' -- reset /dev/null -S full
 expect_err 2 /dev/null '--force: takes no argument' -- reset /dev/null --force=yes
+expect_err 2 /dev/null '--sta: ambiguous option: --start-lba --state' -- report /dev/null --sta 0
 expect_err 2 list '-s: unknown option' -- list -s 0
 # ... and with -o json anywhere on the line: the same error as one JSON object
 expect_err 2 /dev/null '--bogus: unknown option' -- report /dev/null -o json --bogus
-expect_err 2 /dev/null '-z: unknown option' -- report -z /dev/null -o json
+expect_err 2 /dev/null '-Z: unknown option' -- report -Z /dev/null -o json
 expect_err 2 /dev/null "invalid --start-lba 'abc': not a number" -- report /dev/null --start-lba abc -o json
 expect_err 2 report '--start-lba: requires an argument' -- report -o json --start-lba
 expect_err 2 /dev/null '--force: takes no argument' -- reset /dev/null -o json --force=yes
@@ -80,8 +81,8 @@ expect_err 2 /dev/null '-s: requires an argument' -- report /dev/null -s
 expect_err 2 /dev/null '--count: requires an argument' -- report /dev/null --count
 expect_err 2 /dev/null "unexpected argument 'extra'" -- report /dev/null extra
 expect_err 2 list "unexpected argument 'extra'" -- list extra
-expect_err 2 /dev/null 'missing --start-lba or --all' -- reset /dev/null -f
-expect_err 2 /dev/null 'missing --start-lba or --all' -- open /dev/null
+expect_err 2 /dev/null 'missing --start-lba, --all or --zone' -- reset /dev/null -f
+expect_err 2 /dev/null 'missing --start-lba, --all or --zone' -- open /dev/null
 expect_err 2 /dev/null 'cannot be combined' -- reset /dev/null -a -s 0 -f
 expect_err 2 /dev/null 'cannot be combined' -- close /dev/null --select-all -c 2
 expect_err 2 /dev/null 'count must be at least 1' -- open /dev/null -s 0 -c 0
@@ -96,7 +97,7 @@ expect_err 2 version "^unexpected argument 'x'$" -- version x
 # option dependencies from the command table: checked before the device
 expect_err 2 "$NOPE" '^--all cannot be combined with --start-lba$' -- reset "$NOPE" -a -s 0 -f
 expect_err 2 "$NOPE" '^--all cannot be combined with --count$' -- open "$NOPE" --all -c 2
-expect_err 2 "$NOPE" '^missing --start-lba or --all$' -- finish "$NOPE" -f
+expect_err 2 "$NOPE" '^missing --start-lba, --all or --zone$' -- finish "$NOPE" -f
 expect_err 2 "$NOPE" '^--ranges cannot be combined with --length$' -- \
 	discard "$NOPE" -r - -l 4096 -f
 expect_err 2 "$NOPE" '^--ranges cannot be combined with --offset$' -- \

@@ -13,6 +13,7 @@ its zone state file.
 import fcntl
 import json
 import os
+import re
 import select
 import subprocess
 import sys
@@ -45,7 +46,7 @@ STATE = {1: 'EMPTY', 2: 'IMP_OPENED', 3: 'EXP_OPENED', 4: 'CLOSED', 0xd: 'READON
          0xe: 'FULL', 0xf: 'OFFLINE'}
 
 CONFIG = """\
-path=dev/ng0n1 kind=ng ctrl=nvme0 nsid=1 lba=4096 zsze=24576 zcap=24576 zones=10 disk=hidden {a_zones}
+path=dev/ng0n1 kind=ng ctrl=nvme0 nsid=1 lba=4096 zsze=24576 zcap=24576 zones=10 disk=hidden max_open=4 max_active=6 {a_zones}
 path=dev/ng0n2 kind=ng ctrl=nvme0 nsid=2 csi=0 lba=512 nlbas=1048576 disk=hidden
 path=dev/nvme0 kind=ctrl ctrl=nvme0
 path=dev/ng1n1 kind=ng ctrl=nvme1 nsid=1 lba=512 zsze=0x40000 zcap=0x40000 zones=8
@@ -108,6 +109,54 @@ class Run(znptest.Run):
         except ValueError as e:
             not_ok('%s: stdout is not JSON: %s' % (' '.join(self.args), e))
             return None
+
+
+class RunErrTty(Run):
+    """Run with stderr on a pty (a person watching): err is what the terminal got."""
+
+    def execute(self, argv, root, env, stdin):
+        master, slave = os.openpty()
+        p = subprocess.Popen(argv, cwd=root, env=env, stdin=subprocess.DEVNULL,
+                             stdout=subprocess.PIPE, stderr=slave)
+        os.close(slave)
+        got = b''
+        while True:
+            if not select.select([master], [], [], 60)[0]:
+                break
+            try:
+                chunk = os.read(master, 65536)
+            except OSError:     # EIO: the child closed its end
+                break
+            if not chunk:
+                break
+            got += chunk
+        self.out = p.communicate(timeout=60)[0].decode()
+        self.rc = p.returncode
+        self.err = got.decode().replace('\r\n', '\n')
+        os.close(master)
+
+
+def test_progress(root):
+    """Ranged zone commands and discard: progress on a terminal only, not with -o json."""
+    for q in ('1', '4'):
+        r = RunErrTty(root, ['reset', 'dev/ng6n1', '-s', '0', '-c', '2000', '-f', '-q', q])
+        last = r.err.split('\r')[-1]
+        check(r.rc == 0 and re.match(r'reset: 100% \(2000/2000 zones\), \d+ zones/s, ETA 0 s'
+                                     r'\x1b\[K\n$', last) is not None,
+              'reset -c 2000 -q %s on a terminal: progress ends at 100%%: %r' % (q, last))
+    r = RunErrTty(root, ['reset', 'dev/ng6n1', '-s', '0', '-c', '2000', '-f', '-o', 'json'])
+    check(r.rc == 0 and r.err == '' and json.loads(r.out)['zones_done'] == 2000,
+          'reset -o json on a terminal: no progress: %r' % r.err[:80])
+    r = RunErrTty(root, ['reset', 'dev/ng6n1', '-a', '-f'])
+    check(r.rc == 0 and r.err == '', 'reset --all (one command): no progress: %r' % r.err[:80])
+    r = Run(root, ['reset', 'dev/ng6n1', '-s', '0', '-c', '2000', '-f'])
+    check(r.rc == 0 and r.err == '', 'reset, stderr not a terminal: no progress: %r' % r.err[:80])
+    r = RunErrTty(root, ['discard', 'dev/ng6n1', '--lba', '--offset', '0', '--length',
+                         str(0x3000 * 100), '-f'])
+    last = r.err.split('\r')[-1]
+    check(r.rc == 0 and re.match(r'discard: 100% \(600 MiB of 600 MiB, 100/100 commands\), '
+                                 r'\d+ IOPS, ETA 0 s\x1b\[K\n$', last) is not None,
+          'discard on a terminal: progress with a percentage: %r' % last)
 
 
 def golden(name, text):
@@ -211,6 +260,44 @@ def test_report(root):
         check([z['slba'] // 24576 for z in r.json()['zone_list']] == [0, 4, 7, 8, 9],
               'report -S empty: zones 0 4 7 8 9')
     check(not r.sends(), 'report sends no zone management command')
+    # --summary: zones by state, open and active against the device's limits
+    r = expect(root, ['report', 'dev/ng0n1', '--summary'], 0, 'report-a-summary.txt')
+    check('\nopen                    1 of at most 4\n' in r.out and
+          '\nactive                  2 of at most 6\n' in r.out and
+          '\ntotal                  10\n' in r.out, 'report --summary text: %r' % r.out)
+    r = expect(root, ['report', 'dev/ng0n1', '--summary', '-o', 'json'], 0, 'report-a-summary.json')
+    j = r.json()
+    if j:
+        check(j['summary'] == {'empty': 5, 'implicit_open': 1, 'explicit_open': 0, 'closed': 1,
+                               'full': 1, 'read_only': 1, 'offline': 1, 'not_wp': 0} and
+              (j['open'], j['max_open'], j['active'], j['max_active'], j['nr_reported'],
+               j['nr_zones']) == (1, 4, 2, 6, 10, 10) and 'zone_list' not in j,
+              'report --summary json: counts and limits: %r' % j)
+    r = expect(root, ['report', 'dev/ng1n1', '--summary', '-z', '2', '-c', '3', '-o', 'json'], 0)
+    j = r.json()
+    if j:
+        check(j['summary']['empty'] == 3 and j['nr_reported'] == 3 and
+              j['max_open'] is None and j['max_active'] is None,
+              'report --summary -z 2 -c 3 of a device without limits: 3 empty, limits null: %r' % j)
+    expect_err(root, ['report', 'dev/ng0n1', '--summary', '--raw'], 2, 'dev/ng0n1',
+               '--summary cannot be combined with --raw')
+    # several states: a comma list and -S again
+    r = expect(root, ['report', 'dev/ng0n1', '-S', 'closed,FULL', '-S', 'of', '-o', 'json'], 0)
+    if r.json():
+        check([z['zone'] for z in r.json()['zone_list']] == [2, 3, 6] and
+              r.json()['state_filter'] == 'closed,full,offline' and r.json()['nr_reported'] == 3,
+              'report -S closed,FULL -S of: zones 2 3 6, state_filter closed,full,offline')
+    r = expect(root, ['report', 'dev/ng0n1', '-S', 'em,oi', '-c', '2'], 0)
+    check([l.split()[0] for l in r.out.splitlines()[1:]] == ['0', '1'],
+          'report -S em,oi -c 2: the first two zones in either state: %r' % r.out)
+    # --zone N: from zone N, as -s of its start (npo2: N * 24576, no shift)
+    r = expect(root, ['report', 'dev/ng0n1', '-z', '7', '-o', 'json'], 0)
+    if r.json():
+        check_zones('report -z 7: zones 7-9', r.json()['zone_list'], 7, 3)
+        check(r.json()['start_lba'] == 7 * 24576, 'report -z 7: start_lba 7 * 24576')
+    r = expect(root, ['zonemap', 'dev/ng0n1', '--zone', '9', '--svg', '-'], 0)
+    check(r.out.count('<rect') >= 1 and 'zone 9' in r.out and 'zone 8' not in r.out,
+          'zonemap --zone 9: the last zone only')
     # the same namespace through its char and its block node: the same zones
     a = expect(root, ['report', 'dev/ng1n1', '-o', 'json'], 0)
     b = expect(root, ['report', 'dev/nvme1n1', '-o', 'json'], 0)
@@ -309,6 +396,16 @@ def test_zone_ops(root):
     r = expect(root, ['reset', 'dev/ng3n1', '-s', hex(3 * zs), '-f'], 0)
     check(state_file(root).get(3, (1,))[0] == 1, 'reset: zone 3 empty again')
 
+    # --zone N names a zone by its number: the same commands as -s N * zone size
+    r = expect(root, ['open', 'dev/ng3n1', '-z', '2', '-c', '2'], 0)
+    check([zms(c) for c in r.sends()] == [(2 * zs, 3, False), (3 * zs, 3, False)],
+          'open -z 2 -c 2: zones 2 and 3 by their start LBAs')
+    a = expect(root, ['reset', 'dev/ng3n1', '--zone', '1', '-c', '3', '--dry-run'], 0)
+    b = expect(root, ['reset', 'dev/ng3n1', '-s', hex(zs), '-c', '3', '--dry-run'], 0)
+    check(a.out == b.out and hex(3 * zs) in a.out and not a.sends(),
+          'reset --zone 1 --dry-run prints what -s 0x30000 does: %r' % a.out)
+    expect(root, ['reset', 'dev/ng3n1', '-a', '-f'], 0)
+
     # a failing command: the error, the exit code, what was done
     r = Run(root, ['open', 'dev/ng5n1', '-s', '0', '-c', '3'])
     line = r.err.rstrip('\n')
@@ -341,6 +438,20 @@ def test_bad(root):
     expect_err(root, ['offline', 'dev/ng0n1', '-s', '0'], 4, 'dev/ng0n1', 'add --force')
     expect_err(root, ['reset', 'dev/ng0n1', '-s', '12x', '-f'], 2, 'dev/ng0n1', 'unknown suffix')
     expect_err(root, ['report', 'dev/ng0n1', '-S', 'opened'], 2, 'dev/ng0n1', 'unknown zone state')
+    expect_err(root, ['report', 'dev/ng0n1', '-z', '10'], 2, 'dev/ng0n1',
+               'zone 10 is past the last zone (the device has 10, numbered from 0)')
+    expect_err(root, ['reset', 'dev/ng0n1', '--zone', '10', '-f'], 2, 'dev/ng0n1',
+               'zone 10 is past the last zone')
+    expect_err(root, ['zonemap', 'dev/ng0n1', '-z', '99'], 2, 'dev/ng0n1',
+               'zone 99 is past the last zone')
+    expect_err(root, ['reset', 'dev/ng0n1', '-z', '1', '-s', '0', '-f'], 2, 'dev/ng0n1',
+               '--zone cannot be combined with --start-lba')
+    expect_err(root, ['reset', 'dev/ng0n1', '-z', '1', '-a', '-f'], 2, 'dev/ng0n1',
+               '--all cannot be combined with --zone')
+    expect_err(root, ['report', 'dev/ng0n1', '-z', '1', '-s', '0'], 2, 'dev/ng0n1',
+               '--zone cannot be combined with --start-lba')
+    expect_err(root, ['reset', 'dev/ng0n1', '-f'], 2, 'dev/ng0n1',
+               'missing --start-lba, --all or --zone')
     expect_err(root, ['open', 'dev/ng3n1', '-s', '0', '-q', '0'], 2, 'dev/ng3n1',
                '--queue-depth must be 1 to')
     expect_err(root, ['open', 'dev/ng3n1', '-s', '0', '-q', '5000'], 2, 'dev/ng3n1',
@@ -507,6 +618,7 @@ def main():
         test_bad(root)
         test_json_errors(root)
         test_streaming(root)
+        test_progress(root)
     with tempfile.TemporaryDirectory() as root:
         znptest.setup(root, MKFAKE, FAULT_CONFIG)
         test_report_fault(root)

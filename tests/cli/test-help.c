@@ -92,13 +92,31 @@ static void test_usage_specs(void)
 			want_spec(d, spec, sizeof(spec));
 			if (strlen(spec) > longest)
 				longest = strlen(spec);
-			snprintf(line, sizeof(line), "\n  %-32s %s\n", spec, d->help);
+			snprintf(line, sizeof(line), "\n  %-32s %s\n", spec, znp_cmd_opt_help(c, d));
 			CHECK(strstr(text, line), "%s --help: no line \"%s\"", c->name, spec);
 		}
 		free(text);
 	}
 	/* the usage's buffer (80 bytes) holds the longest spec of the table */
 	CHECK(longest > 0 && longest < 80, "longest option spec: %zu bytes", longest);
+}
+
+/* unmap never asks: its --force says what it does there, not "do not ask". */
+static void test_opt_help_override(void)
+{
+	const struct znp_opt_desc *f = znp_opt_by_id(ZNP_O_FORCE);
+	const char *h = znp_cmd_opt_help(znp_cmd_find("unmap"), f);
+
+	CHECK(h != f->help && strstr(h, "in use") && !strstr(h, "ask"), "unmap -f: \"%s\"", h);
+	CHECK(znp_cmd_opt_help(znp_cmd_find("reset"), f) == f->help, "reset -f: its own help");
+	/* open and close never ask either */
+	for (const char *const *n = (const char *const[]){ "open", "close", NULL }; *n; n++) {
+		h = znp_cmd_opt_help(znp_cmd_find(*n), f);
+		CHECK(strstr(h, "never ask") && !strstr(h, "destroy"), "%s -f: \"%s\"", *n, h);
+	}
+	/* finish keeps the data: its help does not call it destructive */
+	CHECK(!strstr(znp_cmd_find("finish")->help, "destructive"), "finish: \"%s\"",
+	      znp_cmd_find("finish")->help);
 }
 
 /* A long program name (the front-end's choice) is printed whole. */
@@ -161,6 +179,7 @@ int main(void)
 {
 	test_spec_add();
 	test_usage_specs();
+	test_opt_help_override();
 	test_long_prog();
 	test_long_argument();
 	return t_done("test-cli-help");

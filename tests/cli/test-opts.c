@@ -135,6 +135,44 @@ static void test_state(void)
 		CHECK(!znp_parse_state(znp_state_filter_name(i), &f, &why) && (int)f == i);
 }
 
+/* -S with several states: a comma list, -S again, the device's filter, the match */
+static void test_states(void)
+{
+	char *argv[] = { "report", "-S", "full,cl", "/dev/ng0n1", "--state", "oi", NULL };
+	struct znp_cli cli = { .prog = "nvme-zns-npo2", .out = stdout, .err = stderr };
+	const uint32_t full = 1u << ZNP_RF_FULL;
+	uint32_t m = 0;
+	const char *why = NULL;
+	struct znp_opts o;
+	char buf[128];
+
+	CHECK(!znp_parse_states("full", &m, &why) && m == full);
+	CHECK(znp_states_filter(m) == ZNP_RF_FULL, "one state: the device filters");
+	CHECK(!strcmp(znp_states_name(m, buf, sizeof(buf)), "full"));
+	CHECK(!znp_parse_states("EMPTY,of", &m, &why) &&
+	      m == (full | 1u << ZNP_RF_EMPTY | 1u << ZNP_RF_OFFLINE), "added: 0x%x", m);
+	CHECK(znp_states_filter(m) == ZNP_RF_ALL, "several states: the device reports all");
+	CHECK(!strcmp(znp_states_name(m, buf, sizeof(buf)), "empty,full,offline"), "%s", buf);
+	CHECK(znp_states_match(m, ZNP_ZC_FULL) && znp_states_match(m, ZNP_ZC_OFFLINE) &&
+	      znp_states_match(m, ZNP_ZC_EMPTY) && !znp_states_match(m, ZNP_ZC_CLOSED) &&
+	      !znp_states_match(m, ZNP_ZC_IMP_OPEN) && !znp_states_match(m, ZNP_ZC_NOT_WP) &&
+	      !znp_states_match(m, 0x9), "match of the listed states only");
+	CHECK(znp_states_match(0, ZNP_ZC_NOT_WP) && znp_states_match(1, ZNP_ZC_CLOSED),
+	      "no -S, or all: every zone");
+	for (const char *const *b = (const char *const[]){ "", ",", "full,", ",full", "full,,cl",
+			"full,opened", NULL }; *b; b++) {
+		uint32_t before = m;
+
+		why = NULL;
+		CHECK(znp_parse_states(*b, &m, &why) == -EINVAL && why && m == before,
+		      "\"%s\" refused, nothing added", *b);
+	}
+	znp_opts_init(&o);
+	CHECK(!znp_cli_parse_argv(&cli, znp_cmd_find("report"), 6, argv, &o));
+	CHECK(o.states == (full | 1u << ZNP_RF_CLOSED | 1u << ZNP_RF_IMP_OPEN) &&
+	      o.state == ZNP_RF_ALL, "-S full,cl --state oi: 0x%x, filter %d", o.states, o.state);
+}
+
 static void test_fmt(void)
 {
 	enum znp_fmt f;
@@ -186,7 +224,7 @@ static void test_table(void)
 	}
 	for (size_t c = 0; c < znp_nr_cmds; c++) {
 		const struct znp_cmd_desc *cmd = &znp_cmds[c];
-		unsigned int seen = 0;
+		uint64_t seen = 0;	/* up to 64 options (znp_opts.given) */
 
 		CHECK(znp_cmd_find(cmd->name) == cmd);
 		CHECK(cmd->fn && cmd->help && cmd->args);
@@ -195,8 +233,8 @@ static void test_table(void)
 		for (const enum znp_opt_id *p = cmd->opts; *p != ZNP_O_NR; p++) {
 			const struct znp_opt_desc *d = znp_opt_by_id(*p);
 
-			CHECK(!(seen & (1u << *p)));
-			seen |= 1u << *p;
+			CHECK(!(seen & ZNP_OPT_BIT(*p)));
+			seen |= ZNP_OPT_BIT(*p);
 			for (const enum znp_opt_id *q = p + 1; *q != ZNP_O_NR; q++) {
 				const struct znp_opt_desc *e = znp_opt_by_id(*q);
 
@@ -209,7 +247,7 @@ static void test_table(void)
 			uint64_t all = r->when | r->needs | r->needs_one | r->excludes;
 
 			for (int id = 0; id < ZNP_O_NR; id++)
-				CHECK(!(all & ZNP_OPT_BIT(id)) || (seen & (1u << id)),
+				CHECK(!(all & ZNP_OPT_BIT(id)) || (seen & ZNP_OPT_BIT(id)),
 				      "%s: a rule names --%s, not one of its options", cmd->name,
 				      znp_opt_descs[id].long_name);
 			CHECK(r->when || r->needs_one || r->min_nargs,
@@ -258,6 +296,14 @@ static const struct argv_case argv_cases[] = {
 	  "nvme-zns-npo2: /dev/ng0n1: --force: takes no argument\n" },
 	{ "list", { "list", "-s", "1" }, 2,
 	  "nvme-zns-npo2: list: -s: unknown option\n" },
+	/* a prefix of two options is ambiguous, not unknown; of one option, that option */
+	{ "report", { "report", "/dev/ng0n1", "--sta", "0" }, 2,
+	  "nvme-zns-npo2: /dev/ng0n1: --sta: ambiguous option: --start-lba --state\n" },
+	{ "report", { "report", "/dev/ng0n1", "--sta=full" }, 2,
+	  "nvme-zns-npo2: /dev/ng0n1: --sta: ambiguous option: --start-lba --state\n" },
+	{ "report", { "report", "/dev/ng0n1", "--cou", "2" }, 0, NULL },
+	/* a prefix of an alias (--select-all) is that option */
+	{ "reset", { "reset", "/dev/ng0n1", "--sel", "-f" }, 0, NULL },
 	{ "reset", { "reset", "/dev/ng0n1", "--select-all", "--dry-run", "-f" }, 0, NULL },
 };
 
@@ -381,7 +427,7 @@ static void test_rules(void)
 {
 	CHECK(RULES(NULL, "reset", "d", "-s", "0") == 0);
 	CHECK(RULES(NULL, "reset", "d", "--all") == 0);
-	CHECK(RULES("t: d: missing --start-lba or --all\n", "reset", "d") == ZNP_EXIT_USAGE);
+	CHECK(RULES("t: d: missing --start-lba, --all or --zone\n", "reset", "d") == ZNP_EXIT_USAGE);
 	CHECK(RULES("t: d: --all cannot be combined with --start-lba\n", "open", "d", "-a",
 		    "-s", "0", "-c", "1") == ZNP_EXIT_USAGE);
 	CHECK(RULES("t: d: --all cannot be combined with --count\n", "close", "d",
@@ -443,6 +489,7 @@ int main(void)
 	test_u64();
 	test_u32();
 	test_state();
+	test_states();
 	test_fmt();
 	test_opt_set();
 	test_table();

@@ -17,6 +17,7 @@
 
 #include "../unit/test.h"
 #include "print.h"
+#include "progress.h"
 
 static const char *golden_dir;
 
@@ -68,7 +69,7 @@ static void report(struct znp_print *p, const char *dev, const struct znp_ns_inf
 		   const struct znp_geom *g, const struct znp_zone *z, size_t n,
 		   uint64_t slba, enum znp_state_filter f)
 {
-	struct znp_report_hdr h = { dev, ns, g, slba, f };
+	struct znp_report_hdr h = { dev, ns, g, slba, f, znp_state_filter_name(f), false };
 
 	p->ops->report_begin(p, &h);
 	for (size_t i = 0; i < n; i++)
@@ -96,7 +97,7 @@ static void c_report_empty(struct znp_print *p)
 /* The device stopped the report after two zones: Invalid Field (SC 0x02). */
 static void c_report_partial(struct znp_print *p)
 {
-	struct znp_report_hdr h = { "/dev/ng0n1", &ns_hidden, &g_npo2, 0, ZNP_RF_ALL };
+	struct znp_report_hdr h = { "/dev/ng0n1", &ns_hidden, &g_npo2, 0, ZNP_RF_ALL, "all", false };
 
 	p->ops->report_begin(p, &h);
 	for (size_t i = 0; i < 2; i++)
@@ -462,6 +463,35 @@ static void check_json(const struct tcase *t, struct json_object *o)
 	}
 }
 
+/* The progress line: percentage, done/total, rate and ETA from the engine's numbers. */
+static void test_progress_line(void)
+{
+	static const struct {
+		struct znp_aio_progress p;
+		bool bytes;
+		const char *want;
+	} pcases[] = {
+		{ { 84, 200, 0, 0, 2.0 }, false, "reset: 42% (84/200 zones), 42 zones/s, ETA 3 s" },
+		{ { 1000, 200000, 0, 0, 10.0 }, false,
+		  "finish: 0% (1000/200000 zones), 100 zones/s, ETA 33m10s" },
+		{ { 10, 100000, 0, 0, 10.0 }, false,
+		  "finish: 0% (10/100000 zones), 1 zones/s, ETA 27h46m" },
+		{ { 0, 10, 0, 0, 0.0 }, false, "finish: 0% (0/10 zones), 0 zones/s, ETA ?" },
+		/* discard: the percentage of the bytes (ranges differ in length) */
+		{ { 1, 4, 3 << 20, 4 << 20, 0.5 }, true,
+		  "discard: 75% (3 MiB of 4 MiB, 1/4 commands), 2 IOPS, ETA 2 s" },
+	};
+
+	for (size_t i = 0; i < sizeof(pcases) / sizeof(pcases[0]); i++) {
+		char line[256];
+		const char *what = pcases[i].bytes ? "discard" : i ? "finish" : "reset";
+
+		znp_cli_progress_fmt(line, sizeof(line), what, pcases[i].bytes, &pcases[i].p);
+		CHECK(!strcmp(line, pcases[i].want), "progress %zu: \"%s\", want \"%s\"", i, line,
+		      pcases[i].want);
+	}
+}
+
 int main(int argc, char **argv)
 {
 	if (argc != 2) {
@@ -469,6 +499,7 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	golden_dir = argv[1];
+	test_progress_line();
 	CHECK(!znp_geom_init(&g_npo2) && !znp_geom_init(&g_big) && !znp_geom_init(&g_po2));
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		const struct tcase *t = &cases[i];

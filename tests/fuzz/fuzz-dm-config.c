@@ -12,6 +12,7 @@
 #include <errno.h>
 
 #include "dev.h"
+#include "dmconf.h"
 #include "dmtext.h"
 #include "fuzz.h"
 

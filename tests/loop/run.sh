@@ -193,6 +193,7 @@ python3 -c 'import os,sys,time; fd=os.open(sys.argv[1], os.O_RDONLY|os.O_EXCL); 
 HOLDER=$!
 for _ in $(seq 50); do [ -s "$WORK/held" ] && break; sleep 0.1; done
 run 4 "device opened exclusively by another process refused" discard "$D" --offset 0 --length 4096 --force
+check "held: the refusal names the process" err_has "is in use (open by pid $HOLDER (python3))"
 kill "$HOLDER"; wait "$HOLDER" 2>/dev/null
 intact "held device unchanged" "$D" "$WORK/none"
 

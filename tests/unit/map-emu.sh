@@ -99,7 +99,7 @@ t "conventional namespace (3)" 3 "$BIN" map "$D/nvme0n8"
 t "missing device (3)" 3 "$BIN" map "$D/nvme9n9"
 has "missing: one line" "$root/err" "^$P: $D/nvme9n9: no such device\$"
 t "held block device (4)" 4 "$BIN" map "$D/nvme0n5" --dry-run
-has "held: reason" "$root/err" "is in use \(mounted or held\)"
+has "held: reason (the emulator shows no holder: who is not named)" "$root/err" "block device .*/nvme0n5 is in use \(opened exclusively elsewhere\)$"
 t "--persist without a stable identity (3)" 3 "$BIN" map "$D/nullb0" --persist --dry-run
 has "--persist: reason" "$root/err" "needs a stable identity"
 t "bad --name (2)" 2 "$BIN" map "$D/nvme0n1" --name 'a b'
@@ -185,6 +185,11 @@ has "geometry differs: one stderr line" "$root/err" "^$P: r6: geometry differs f
 t "restore with no mapping file: nothing to do (0)" 0 "$BIN" map --restore --config "$root/none.conf" -o json
 LD_PRELOAD= python3 -c 'import json,sys; j=json.load(open(sys.argv[1])); assert j["entries"] == [] and j["nr_entries"] == 0, j' \
 	"$root/out" && ok || bad "restore JSON with no file"
+t "restore without a mapping file: quiet at boot (0)" 0 "$BIN" map --restore --config "$root/none.conf"
+[ ! -s "$root/out" ] && [ ! -s "$root/err" ] && ok || bad "restore with no file printed: $(cat "$root/out" "$root/err")"
+t "restore --dry-run without a mapping file (0)" 0 "$BIN" map --restore --dry-run --config "$root/none.conf"
+has "... says so" "$root/out" "^dry run: no mapping file $root/none.conf: nothing recorded, nothing to restore\$"
+lines "... in one line" "$root/out" 1
 
 # ---- a device path the table cannot carry (a space in it) ----------------------------
 # The single-device map refuses it; a concatenation must too, not print or

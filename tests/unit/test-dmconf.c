@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * The mapping file (src/dm/dmconf.c): creation with its directory, replacing an
+ * The mapping file (src/map/dmconf.c): creation with its directory, replacing an
  * entry by name or identity, dropping, and keeping every other line as is;
  * a parse that runs out of memory fails instead of reading as "no entry".
  */

@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <stdlib.h>
 
+#include "dmconf.h"
 #include "dmtext.h"
 #include "test.h"
 

@@ -35,6 +35,16 @@ if grep -q device-mapper /proc/misc 2>/dev/null; then nodm=3; nodm_status=0; els
 
 # ---- check: the ublk route -------------------------------------------------------
 t "hidden npo2, no ublk driver: needs kernel patches (11)" 11 "$BIN" check "$D/ng0n2"
+# a dry run exits as the real run would: 5, the kernel has no ublk driver
+t "map --ublk, no ublk driver: not supported (5)" 5 "$BIN" map --ublk "$D/ng0n2"
+has "... one line: the kernel the route needs" "$root/err" \
+	"^nvme-zns-npo2: $D/ng0n2: this kernel \(\?\) has no ublk driver: the ublk route needs Linux >= 6\.6"
+lines "... one line" "$root/err" 1
+t "map --ublk --dry-run, no ublk driver: as the real run (5)" 5 "$BIN" map --ublk "$D/ng0n2" --dry-run
+has "... the same line" "$root/err" "^nvme-zns-npo2: $D/ng0n2: this kernel \(\?\) has no ublk driver"
+lines "... one line" "$root/err" 1
+[ ! -s "$root/out" ] && ok || bad "a refused dry run printed a plan: $(cat "$root/out")"
+[ ! -e "$root/run" ] && ok || bad "a refused map --ublk created the state directory"
 mknod "$root/dev/ublk-control" c 1 3 || bad "mknod ublk-control"
 t "hidden npo2 with a ublk control node: mappable through ublk (15)" 15 "$BIN" check "$D/ng0n2"
 has "check text: the verdict" "$root/out" "^verdict: +mappable-ublk: .*map --ublk"
@@ -63,6 +73,11 @@ assert not bad, bad
 open(sys.argv[1] + ".ident", "w").write(j["identity"])
 PY
 ident=$(cat "$root/out.ident")
+# the text plan in the namespace's LBAs, in hex, as the dm dry run's
+t "map --ublk --dry-run, text" 0 "$BIN" map --ublk "$D/ng0n2" --dry-run
+has "... zone size in LBAs" "$root/out" "^# zone size: +0x8000 LBAs \(128 MiB\), a power of 2 \(device zone: 0x6000 LBAs, 96 MiB\)$"
+has "... zone cap in LBAs" "$root/out" "^# zone cap: +0x6000 LBAs \(96 MiB\)$"
+has "... size in LBAs" "$root/out" "^# size: +0x50000 LBAs \(1\.[0-9] GiB\)$"
 [ ! -e "$root/run" ] && ok || bad "a dry run created the state directory"
 t "map --ublk of a visible block device: use plain map (4)" 4 "$BIN" map --ublk "$D/ng0n1"
 has "... pointing to plain map" "$root/err" "map it with plain .map."

@@ -2,8 +2,9 @@
 /*
  * The mapping file's lines: parsing (the state-file toolkit's line walker,
  * field splitter and number parser: znp_line_next, znp_kv_split,
- * znp_dec_u64) and formatting; pure text functions (see dmtext.c). dmconf.c reads and
- * rewrites the file.
+ * znp_dec_u64) and formatting; pure text functions. dmconf.c reads and
+ * rewrites the file. Names and identities are checked by the dm room's
+ * rules (znp_dm_name_invalid(), znp_ident_valid()).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -11,8 +12,7 @@
 #include <string.h>
 
 #include "core.h"
-#include "dmtext-int.h"
-#include "dmtext.h"
+#include "dmconf.h"
 
 /* One blank-separated field of a line of known length. */
 static bool line_field(const char **p, const char *end, const char **f, size_t *n)
