@@ -152,7 +152,10 @@ static int run_sync(struct znp_dev *dev, enum znp_zone_action a,
 			res->completed++;
 			res->bytes += len * g->lba_size;
 			/* at most ~10 a second, as the io_uring engine's */
-			if (o && o->progress && (t = now_s()) - last >= 0.1) {
+			if (!o || !o->progress)
+				continue;
+			t = now_s();
+			if (t - last >= 0.1) {
 				last = t;
 				res->seconds = t - t0;
 				progress(o, res, total, bytes);

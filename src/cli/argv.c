@@ -49,7 +49,7 @@ static int build_tables(const struct znp_cmd_desc *c, struct option *lo,
  * several alike: name the candidates of an ambiguous @arg ("--st") in
  * @why. Return: true when it is ambiguous.
  */
-static bool ambiguous(const struct option *lo, const char *arg, char *why, size_t size)
+static bool prefix_of_several(const struct option *lo, const char *arg, char *why, size_t size)
 {
 	size_t len = strcspn(arg + 2, "="), n;
 	int val = -1;
@@ -111,7 +111,7 @@ int znp_cli_parse_argv(const struct znp_cli *cli, const struct znp_cmd_desc *c,
 			else if (optopt && e.buf[1] == '-')
 				e.why = "takes no argument";	/* --flag=value */
 			else if (e.buf[1] == '-' &&
-				 ambiguous(lo, argv[optind - 1], e.whybuf, sizeof(e.whybuf)))
+				 prefix_of_several(lo, argv[optind - 1], e.whybuf, sizeof(e.whybuf)))
 				e.why = e.whybuf;
 			else
 				e.why = "unknown option";
