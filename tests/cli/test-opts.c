@@ -186,7 +186,7 @@ static void test_table(void)
 	}
 	for (size_t c = 0; c < znp_nr_cmds; c++) {
 		const struct znp_cmd_desc *cmd = &znp_cmds[c];
-		unsigned int seen = 0;
+		uint64_t seen = 0;	/* one bit per option, as znp_opts.given */
 
 		CHECK(znp_cmd_find(cmd->name) == cmd);
 		CHECK(cmd->fn && cmd->help && cmd->args);
@@ -195,8 +195,8 @@ static void test_table(void)
 		for (const enum znp_opt_id *p = cmd->opts; *p != ZNP_O_NR; p++) {
 			const struct znp_opt_desc *d = znp_opt_by_id(*p);
 
-			CHECK(!(seen & (1u << *p)));
-			seen |= 1u << *p;
+			CHECK(!(seen & (UINT64_C(1) << *p)));
+			seen |= UINT64_C(1) << *p;
 			for (const enum znp_opt_id *q = p + 1; *q != ZNP_O_NR; q++) {
 				const struct znp_opt_desc *e = znp_opt_by_id(*q);
 
@@ -209,7 +209,7 @@ static void test_table(void)
 			uint64_t all = r->when | r->needs | r->needs_one | r->excludes;
 
 			for (int id = 0; id < ZNP_O_NR; id++)
-				CHECK(!(all & ZNP_OPT_BIT(id)) || (seen & (1u << id)),
+				CHECK(!(all & ZNP_OPT_BIT(id)) || (seen & (UINT64_C(1) << id)),
 				      "%s: a rule names --%s, not one of its options", cmd->name,
 				      znp_opt_descs[id].long_name);
 			CHECK(r->when || r->needs_one || r->min_nargs,
