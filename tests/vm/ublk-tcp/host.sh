@@ -86,27 +86,30 @@ done
 expect_ok "host: mkfs.btrfs on $H" run_to 120 mkfs.btrfs -f -d single -m single "$D"
 mkdir -p /mnt/z
 expect_ok "host: mount" mount -t btrfs "$D" /mnt/z
-# writer N: files w$N-0..7 from the seeds, each fsync'ed; the list of
+# writer N COUNT: files wN-0.. from the seeds, each fsync'ed; the list of
 # those whose fsync returned goes to /tmp/acked
 writer() {
 	local k=0
-	while [ $k -lt 8 ]; do
+	while [ $k -lt "$2" ]; do
 		dd if=/tmp/seed$((k % 4)) of=/mnt/z/w$1-$k bs=1M conv=fsync 2>>/tmp/writer.err &&
 			echo "w$1-$k $((k % 4))" >>/tmp/acked
 		k=$((k + 1))
 	done
 }
 : >/tmp/acked
-writer 0
+writer 0 8
 expect_eq "host: 8 files written and fsync'ed before any fault" "$(wc -l </tmp/acked)" 8
-writer 1 &
+writer 1 16 &
 W=$!
 sleep 2
 n0=$(dmesg | wc -l)
 expect_ok "host: ask the node to SIGKILL its server" ctl_send kill
+st=$(proc_gone $W && echo done || echo writing)
+vm_log "host: the node killed its server with $(wc -l </tmp/acked) of 24 files acknowledged"
+expect_eq "host: the writer was writing when the node killed its server" "$st" writing
 wait $W
 expect_eq "host: every write of the writer across the kill was acknowledged" \
-	"$(wc -l </tmp/acked) $(wc -c </tmp/writer.err)" "16 0"
+	"$(wc -l </tmp/acked) $(wc -c </tmp/writer.err)" "24 0"
 dmesg | tail -n +$((n0 + 1)) | grep -E 'nvme|I/O|BTRFS' | sed 's/^/# host dmesg: /'
 expect_ok "host: umount" umount /mnt/z
 expect_ok "host: mount again" mount -t btrfs "$D" /mnt/z
