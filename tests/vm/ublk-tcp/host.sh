@@ -91,12 +91,16 @@ expect_ok "host: mount" mount -t btrfs "$D" /mnt/z
 writer() {
 	local k=0
 	while [ $k -lt "$2" ]; do
-		dd if=/tmp/seed$((k % 4)) of=/mnt/z/w$1-$k bs=1M conv=fsync 2>>/tmp/writer.err &&
+		if dd if=/tmp/seed$((k % 4)) of=/mnt/z/w$1-$k bs=1M conv=fsync 2>/dev/null; then
 			echo "w$1-$k $((k % 4))" >>/tmp/acked
+		else
+			echo "w$1-$k" >>/tmp/failed
+		fi
 		k=$((k + 1))
 	done
 }
 : >/tmp/acked
+: >/tmp/failed
 writer 0 8
 expect_eq "host: 8 files written and fsync'ed before any fault" "$(wc -l </tmp/acked)" 8
 writer 1 16 &
@@ -109,7 +113,7 @@ vm_log "host: the node killed its server with $(wc -l </tmp/acked) of 24 files a
 expect_eq "host: the writer was writing when the node killed its server" "$st" writing
 wait $W
 expect_eq "host: every write of the writer across the kill was acknowledged" \
-	"$(wc -l </tmp/acked) $(wc -c </tmp/writer.err)" "24 0"
+	"$(wc -l </tmp/acked) $(wc -l </tmp/failed)" "24 0"
 dmesg | tail -n +$((n0 + 1)) | grep -E 'nvme|I/O|BTRFS' | sed 's/^/# host dmesg: /'
 expect_ok "host: umount" umount /mnt/z
 expect_ok "host: mount again" mount -t btrfs "$D" /mnt/z
