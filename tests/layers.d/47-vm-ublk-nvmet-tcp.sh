@@ -13,7 +13,7 @@
 #         (tests/vm/ublk-tcp/host.sh)
 # The guests sequence the fault over a control port (busybox nc).
 set -uo pipefail
-cd "$(dirname "$0")/../../.." || exit 1
+cd "$(dirname "$0")/../.." || exit 1
 . tests/vm/layer.sh
 
 L=47-vm-ublk-nvmet-tcp
