@@ -10,9 +10,11 @@
 # it still lists is argued in a comment of the unit. The ublk rule gives
 # file system links only to devices a record of this tool names: its gate
 # (PROGRAM) run against a state directory with a record and without one.
-#   verify-units.sh UNIT.in UBLK-UNIT.in RULES NVME_ZNS_NPO2 UBLK-RULES
+# The export unit runs `export %I` with the options of its config file and
+# `export --remove %I` at stop, after the mapping's units.
+#   verify-units.sh UNIT.in UBLK-UNIT.in RULES NVME_ZNS_NPO2 UBLK-RULES EXPORT-UNIT.in
 set -u
-unit_in=$1 ublk_in=$2 rules=$3 bin=$4 ublk_rules=$5
+unit_in=$1 ublk_in=$2 rules=$3 bin=$4 ublk_rules=$5 export_in=$6
 tmp=$(mktemp -d /tmp/znp-units.XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
 fail=0
@@ -36,6 +38,22 @@ grep -q '^Restart=on-failure$' "$ublk_in" || bad "ublk unit: no Restart=on-failu
 # the command line the unit runs is one the program accepts
 "$bin" map --ublk --foreground --name po2-test --help >/dev/null ||
 	bad "ublk unit: the program rejects its command line"
+sed -e "s|@BINDIR@|$(dirname "$(realpath "$bin")")|" "$export_in" >"$tmp/zns-npo2-export@.service"
+if ! out=$(systemd-analyze verify --man=no "$tmp/zns-npo2-export@po2-test.service" 2>&1); then
+	bad "systemd-analyze verify (export unit): $out"
+fi
+[ "$(grep -c '^ExecStart=@BINDIR@/nvme-zns-npo2 export %I $ZNP_EXPORT_ARGS$' "$export_in")" = 1 ] ||
+	bad "export unit: ExecStart is not 'export %I \$ZNP_EXPORT_ARGS'"
+[ "$(grep -c '^ExecStop=@BINDIR@/nvme-zns-npo2 export --remove %I$' "$export_in")" = 1 ] ||
+	bad "export unit: ExecStop is not 'export --remove %I'"
+grep -q '^After=zns-npo2-restore.service zns-npo2-ublk@%i.service$' "$export_in" ||
+	bad "export unit: not ordered after the mapping's units"
+grep -qE '^(Requires|BindsTo|PartOf)=.*zns-npo2-ublk' "$export_in" &&
+	bad "export unit: a restart of the server would end the export"
+"$bin" export po2-test --nqn nqn.2026-12.com.example:t --traddr 192.0.2.1 --allow-any-host \
+	--help >/dev/null || bad "export unit: the program rejects its command line"
+"$bin" export --remove po2-test --help >/dev/null ||
+	bad "export unit: the program rejects its stop command line"
 [ "$(grep -c '^ExecStart=@BINDIR@/nvme-zns-npo2 map --restore$' "$unit_in")" = 1 ] ||
 	bad "ExecStart is not 'nvme-zns-npo2 map --restore'"
 grep -q '^Type=oneshot$' "$unit_in" || bad "not a oneshot unit"

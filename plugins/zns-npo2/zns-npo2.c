@@ -201,6 +201,7 @@ GLUE_CMD(znp_nvme_offline);
 GLUE_CMD(znp_nvme_discard);
 GLUE_CMD(znp_nvme_map);
 GLUE_CMD(znp_nvme_unmap);
+GLUE_CMD(znp_nvme_export);
 GLUE_CMD(znp_nvme_status);
 #else
 /*

@@ -38,6 +38,7 @@
 #define ZNP_H_DISCARD	"discard byte or LBA ranges, many commands in flight; whole zones of zoned devices are reset (destructive)"
 #define ZNP_H_MAP	"map a npo2 zoned namespace to power-of-2 zones (dm-po2zone, or ublk with --ublk)"
 #define ZNP_H_UNMAP	"remove a power-of-2 mapping"
+#define ZNP_H_EXPORT	"export a power-of-2 mapping through the kernel's NVMe target (NVMe-oF)"
 #define ZNP_H_STATUS	"show the power-of-2 mappings made by this tool"
 
 PLUGIN(NAME(ZNP_NVME_NAME, ZNP_NVME_DESC, ZNP_VERSION),
@@ -54,6 +55,7 @@ PLUGIN(NAME(ZNP_NVME_NAME, ZNP_NVME_DESC, ZNP_VERSION),
 		ENTRY("discard", ZNP_H_DISCARD, znp_nvme_discard)
 		ENTRY("map", ZNP_H_MAP, znp_nvme_map)
 		ENTRY("unmap", ZNP_H_UNMAP, znp_nvme_unmap)
+		ENTRY("export", ZNP_H_EXPORT, znp_nvme_export)
 		ENTRY("status", ZNP_H_STATUS, znp_nvme_status)
 	)
 );

@@ -104,6 +104,25 @@ const struct znp_opt_desc znp_opt_descs[ZNP_O_NR] = {
 	[ZNP_O_RAW] = { ZNP_O_RAW, "raw", 0, NULL, NULL,
 		"print the zone descriptors as the drive sent them, without validation", NULL,
 		ZNP_OK_FLAG, OPT(raw) },
+	[ZNP_O_NQN] = { ZNP_O_NQN, "nqn", 0, NULL, "NQN",
+		"NVMe target subsystem to create for the mapping (nqn.YYYY-MM.domain:name)", NULL,
+		ZNP_OK_STRING, OPT(nqn) },
+	[ZNP_O_TRANSPORT] = { ZNP_O_TRANSPORT, "transport", 0, NULL, "TRTYPE",
+		"NVMe target transport (default tcp)", "tcp|rdma|loop", ZNP_OK_STRING,
+		OPT(transport) },
+	[ZNP_O_TRADDR] = { ZNP_O_TRADDR, "traddr", 0, NULL, "ADDR",
+		"address the target port listens on (IPv4 or IPv6)", NULL, ZNP_OK_STRING,
+		OPT(traddr) },
+	[ZNP_O_TRSVCID] = { ZNP_O_TRSVCID, "trsvcid", 0, NULL, "PORT",
+		"service of the target port (default 4420)", NULL, ZNP_OK_STRING, OPT(trsvcid) },
+	[ZNP_O_HOSTNQN] = { ZNP_O_HOSTNQN, "hostnqn", 0, NULL, "NQN",
+		"the host allowed to connect", NULL, ZNP_OK_STRING, OPT(hostnqn) },
+	[ZNP_O_ALLOW_ANY_HOST] = { ZNP_O_ALLOW_ANY_HOST, "allow-any-host", 0, NULL, NULL,
+		"let every host that reaches the port connect", NULL, ZNP_OK_FLAG,
+		OPT(allow_any_host) },
+	[ZNP_O_REMOVE] = { ZNP_O_REMOVE, "remove", 0, NULL, NULL,
+		"remove the export of the mapping (its subsystem; ports stay)", NULL, ZNP_OK_FLAG,
+		OPT(remove) },
 };
 
 /* every list but zonemap's, help's and version's starts with -o, -v and -h */
@@ -142,6 +161,11 @@ static const enum znp_opt_id map_opts[] = {
 static const enum znp_opt_id unmap_opts[] = {
 	ZNP_O_OUTPUT_FORMAT, ZNP_O_VERBOSE, ZNP_O_HELP, ZNP_O_FORCE, ZNP_O_CONFIG,
 	ZNP_O_DRY_RUN, ZNP_O_NR
+};
+static const enum znp_opt_id export_opts[] = {
+	ZNP_O_OUTPUT_FORMAT, ZNP_O_VERBOSE, ZNP_O_HELP, ZNP_O_NQN, ZNP_O_TRANSPORT,
+	ZNP_O_TRADDR, ZNP_O_TRSVCID, ZNP_O_HOSTNQN, ZNP_O_ALLOW_ANY_HOST, ZNP_O_REMOVE,
+	ZNP_O_NR
 };
 static const enum znp_opt_id status_opts[] = {
 	ZNP_O_OUTPUT_FORMAT, ZNP_O_VERBOSE, ZNP_O_HELP, ZNP_O_CONFIG, ZNP_O_NR
@@ -183,6 +207,19 @@ static const struct znp_opt_rule map_rules[] = {
 	{ .min_nargs = 2, .excludes = BIT(PERSIST),
 	  .why = "--persist records one device per mapping: map several devices without it" },
 	{ .min_nargs = 2, .needs = BIT(NAME), .why = "mapping several devices needs --name" },
+	{ 0 }
+};
+
+/* export NAME: where, and who may connect; export --remove NAME: nothing else */
+static const struct znp_opt_rule export_rules[] = {
+	{ .when = BIT(REMOVE), .excludes = BIT(NQN) | BIT(TRANSPORT) | BIT(TRADDR) |
+		  BIT(TRSVCID) | BIT(HOSTNQN) | BIT(ALLOW_ANY_HOST),
+	  .hint = "the export is found by its mapping" },
+	{ .when = BIT(HOSTNQN), .excludes = BIT(ALLOW_ANY_HOST) },
+	{ .when = BIT(NQN), .needs_one = BIT(HOSTNQN) | BIT(ALLOW_ANY_HOST),
+	  .hint = "who may connect" },
+	{ .when = 0, .needs_one = BIT(REMOVE) | BIT(NQN),
+	  .hint = "the subsystem the mapping is exported as" },
 	{ 0 }
 };
 
@@ -251,6 +288,10 @@ const struct znp_cmd_desc znp_cmds[] = {
 	{ .name = "unmap", .help = "remove a power-of-2 mapping",
 	  .args = "<mapping|device>", .min_args = 1, .max_args = 1, .fn = znp_cmd_unmap,
 	  .opts = unmap_opts, .opt_help = unmap_help },
+	{ .name = "export",
+	  .help = "export a power-of-2 mapping through the kernel's NVMe target (NVMe-oF)",
+	  .args = "<mapping>", .min_args = 1, .max_args = 1, .fn = znp_cmd_export,
+	  .opts = export_opts, .rules = export_rules },
 	{ .name = "status", .help = "show the power-of-2 mappings made by this tool",
 	  .args = "[<mapping|device>]", .max_args = 1, .fn = znp_cmd_status,
 	  .opts = status_opts },

@@ -253,6 +253,7 @@ znp_cmd_fn znp_cmd_table;
 znp_cmd_fn znp_cmd_discard;	/* cmd_discard.c (async helper) */
 znp_cmd_fn znp_cmd_map;		/* cmd_map.c (map helper) */
 znp_cmd_fn znp_cmd_unmap;
+znp_cmd_fn znp_cmd_export;
 znp_cmd_fn znp_cmd_status;
 
 #endif

@@ -53,6 +53,13 @@ enum znp_opt_id {
 	ZNP_O_RAW,
 	ZNP_O_ZONE,
 	ZNP_O_SUMMARY,
+	ZNP_O_NQN,
+	ZNP_O_TRANSPORT,
+	ZNP_O_TRADDR,
+	ZNP_O_TRSVCID,
+	ZNP_O_HOSTNQN,
+	ZNP_O_ALLOW_ANY_HOST,
+	ZNP_O_REMOVE,
 	ZNP_O_NR
 };
 
@@ -96,6 +103,13 @@ struct znp_opts {
 	bool padding;			/* zonemap: show the po2 padding */
 	bool raw;			/* report: the descriptors as the drive sent them */
 	bool summary;			/* report: counts by state, not the zones */
+	const char *nqn;		/* export: the NVMe target subsystem */
+	const char *transport;		/* export: tcp (default), rdma, loop */
+	const char *traddr;		/* export: the port's address */
+	const char *trsvcid;		/* export: the port's service (TCP port) */
+	const char *hostnqn;		/* export: the host allowed */
+	bool allow_any_host;		/* export: every host allowed */
+	bool remove;			/* export: remove the export */
 
 	uint64_t given;			/* 1ull << enum znp_opt_id, set by znp_opt_set() */
 	const char *args[ZNP_MAX_ARGS];	/* positional arguments, args[0] = device */

@@ -103,6 +103,24 @@ void znp_json_unmap(struct znp_print *p, const struct znp_unmap_view *v)
 	j_end(p);
 }
 
+void znp_json_export(struct znp_print *p, const struct znp_export_view *v)
+{
+	j_begin(p);
+	j_put(p, "name", str(v->name));
+	j_put(p, "device", str(v->device));
+	j_put(p, "nqn", str(v->nqn));
+	j_put(p, "removed", json_object_new_boolean(v->removed));
+	j_put(p, "port", json_object_new_int64(v->port));
+	if (!v->removed) {
+		j_put(p, "port_created", json_object_new_boolean(v->port_created));
+		j_put(p, "transport", str(v->transport));
+		j_put(p, "traddr", str_or_null(v->traddr));
+		j_put(p, "trsvcid", str_or_null(v->trsvcid));
+		j_put(p, "hostnqn", str_or_null(v->hostnqn));
+	}
+	j_end(p);
+}
+
 void znp_json_status_begin(struct znp_print *p)
 {
 	j_begin(p);

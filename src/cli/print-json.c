@@ -395,6 +395,7 @@ const struct znp_print_ops znp_print_json_ops = {
 	.map = znp_json_map,
 	.map_ublk = znp_json_map_ublk,
 	.unmap = znp_json_unmap,
+	.export = znp_json_export,
 	.status_begin = znp_json_status_begin,
 	.status_row = znp_json_status_row,
 	.status_end = znp_json_status_end,

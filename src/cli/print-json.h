@@ -105,6 +105,7 @@ struct json_object *znp_json_error(const struct znp_error_view *e);
 void znp_json_map(struct znp_print *p, const struct znp_map_view *v);
 void znp_json_map_ublk(struct znp_print *p, const struct znp_map_ublk_view *v);
 void znp_json_unmap(struct znp_print *p, const struct znp_unmap_view *v);
+void znp_json_export(struct znp_print *p, const struct znp_export_view *v);
 void znp_json_status_begin(struct znp_print *p);
 void znp_json_status_row(struct znp_print *p, const struct znp_status_row *r);
 void znp_json_status_end(struct znp_print *p);

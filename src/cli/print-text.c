@@ -417,6 +417,21 @@ static void text_unmap(struct znp_print *p, const struct znp_unmap_view *v)
 		fprintf(p->out, "forgotten in %s\n", v->config);
 }
 
+static void text_export(struct znp_print *p, const struct znp_export_view *v)
+{
+	if (v->removed) {
+		fprintf(p->out, "%s (%s) no longer exported as %s%s\n", v->name, v->device, v->nqn,
+			v->port ? "" : " (it was on no port)");
+		return;
+	}
+	fprintf(p->out, "exported %s (%s) as %s namespace 1\n", v->name, v->device, v->nqn);
+	fprintf(p->out, "port %u%s: %s", v->port, v->port_created ? " (new)" : "", v->transport);
+	if (v->traddr)
+		fprintf(p->out, " %s%s%s", v->traddr, v->trsvcid ? ":" : "",
+			v->trsvcid ? v->trsvcid : "");
+	fprintf(p->out, "\nhosts: %s\n", v->hostnqn ? v->hostnqn : "any");
+}
+
 #define STATUS_FMT "%-24s %-7s %-10s %5s %-10s %-10s %6s %5s %-8s %s\n"
 
 static void text_status_begin(struct znp_print *p)
@@ -540,6 +555,7 @@ const struct znp_print_ops znp_print_text_ops = {
 	.map = text_map,
 	.map_ublk = text_map_ublk,
 	.unmap = text_unmap,
+	.export = text_export,
 	.status_begin = text_status_begin,
 	.status_row = text_status_row,
 	.status_end = text_status_end,

@@ -187,6 +187,20 @@ struct znp_unmap_view {
 	bool forgotten;			/* dropped from the config file */
 };
 
+/* An export made or removed (cmd_export.c). */
+struct znp_export_view {
+	const char *name;		/* the mapping */
+	const char *device;		/* the namespace's device_path */
+	const char *nqn;
+	const char *transport;		/* NULL when removed */
+	const char *traddr;
+	const char *trsvcid;
+	const char *hostnqn;		/* NULL: any host */
+	unsigned int port;		/* nvmet port, 0 none */
+	bool port_created;
+	bool removed;
+};
+
 struct znp_ublk_rec;
 
 /* A ublk mapping in `status` (cmd_ublk.c). */
@@ -243,6 +257,7 @@ struct znp_print_ops {
 	void (*map)(struct znp_print *p, const struct znp_map_view *v);
 	void (*map_ublk)(struct znp_print *p, const struct znp_map_ublk_view *v);
 	void (*unmap)(struct znp_print *p, const struct znp_unmap_view *v);
+	void (*export)(struct znp_print *p, const struct znp_export_view *v);
 	void (*status_begin)(struct znp_print *p);
 	void (*status_row)(struct znp_print *p, const struct znp_status_row *r);
 	void (*status_end)(struct znp_print *p);

@@ -412,6 +412,51 @@ int znp_map_ublk_served(const struct znp_map_ctx *c, const char *ng, struct znp_
 /* The ublk route of the running kernel (c->env a test tree: no module or driver probe). */
 void znp_map_ublk_route(const struct znp_map_ctx *c, struct znp_ublk_route_info *out);
 
+/* ---- export: a mapping as a namespace of the kernel's NVMe target --------- */
+
+/* Where and to whom (nvmet's configfs names; NULL: not set). */
+struct znp_map_export_req {
+	const char *nqn;		/* the subsystem, one per export */
+	const char *transport;		/* addr_trtype: tcp, rdma, loop */
+	const char *adrfam;		/* ipv4, ipv6; NULL for loop */
+	const char *traddr;
+	const char *trsvcid;
+	const char *hostnqn;		/* the one host allowed; NULL: any host */
+};
+
+struct znp_map_export_done {
+	char name[ZNP_DM_NAME_MAX];	/* the mapping's name */
+	char device[64];		/* its device: the namespace's device_path */
+	char nqn[224];
+	unsigned int port;		/* nvmet port number */
+	bool port_created;		/* made by this export (else shared) */
+};
+
+/**
+ * znp_map_export() - export the mapping @arg names (its name, device, or
+ * /dev/mapper/NAME) as namespace 1 of a new NVMe target subsystem r->nqn
+ * on the port with r's address (made when there is none). Refused: a
+ * namespace node (the npo2 namespace itself, or one no mapping serves),
+ * a ublk mapping whose server does not serve, a device or NQN exported
+ * already, no nvmet. What was made is undone on failure.
+ * Return: 0 or a negative errno with @e.
+ */
+int znp_map_export(const struct znp_map_ctx *c, const char *arg,
+		   const struct znp_map_export_req *r, struct znp_map_export_done *out,
+		   struct znp_map_err *e);
+
+/**
+ * znp_map_unexport() - remove the subsystem that exports the mapping @arg
+ * names: its port links first, then the namespace, then the subsystem
+ * (ports stay). Return: 0 or a negative errno with @e.
+ */
+int znp_map_unexport(const struct znp_map_ctx *c, const char *arg,
+		     struct znp_map_export_done *out, struct znp_map_err *e);
+
+/* The NQN of the subsystem whose namespace is @device. Return: 0, -ENOENT none, or -errno. */
+int znp_map_export_holder(const struct znp_map_ctx *c, const char *device, char *nqn,
+			  size_t size);
+
 /* ---- one interface for both routes ----------------------------------------- */
 
 /* A mapping found by what names it, on either route. */

@@ -1,0 +1,448 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * export: a mapping's device as a namespace of the kernel's NVMe target
+ * (nvmet, configfs under <sysfs>/kernel/config/nvmet), so that hosts on
+ * stock kernels reach po2 zones over NVMe-oF. What nvmet's own tools
+ * cannot know is decided here: which device mapping NAME is this boot,
+ * that a namespace node (the npo2 namespace itself) is never exported,
+ * and that a ublk mapping is exported only while its server serves
+ * (nvmet reads the zones when it enables the namespace).
+ *
+ * One subsystem per export, the mapping's device as its namespace 1; the
+ * port is shared with other subsystems on the same address.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "map.h"
+
+#define NVMET_DIR	"kernel/config/nvmet"
+#define NQN_MAX		223	/* NVMF_NQN_SIZE - 1 */
+
+static int cfs_path(const struct znp_map_ctx *c, char *buf, size_t size, const char *rel)
+{
+	const char *root = c->env && c->env->sysfs_root ? c->env->sysfs_root : "/sys";
+	int n = snprintf(buf, size, "%s/" NVMET_DIR "%s%s", root, rel[0] ? "/" : "", rel);
+
+	return n < 0 || (size_t)n >= size ? -ENAMETOOLONG : 0;
+}
+
+/* Write @val to the attribute @path (configfs takes one write). Return: 0 or -errno. */
+static int attr_write(const char *path, const char *val)
+{
+	size_t len = strlen(val);
+	ssize_t n;
+	int fd, ret = 0;
+
+	fd = open(path, O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	n = write(fd, val, len);
+	if (n < 0)
+		ret = -errno;
+	else if ((size_t)n != len)
+		ret = -EIO;
+	if (close(fd) && !ret)
+		ret = -errno;
+	return ret;
+}
+
+static int attr_read(const char *path, char *buf, size_t size)
+{
+	ssize_t n;
+	int fd;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	n = read(fd, buf, size - 1);
+	close(fd);
+	if (n < 0)
+		return -errno;
+	while (n > 0 && (buf[n - 1] == '\n' || buf[n - 1] == ' '))
+		n--;
+	buf[n] = '\0';
+	return 0;
+}
+
+/* An NQN nvmet takes: "nqn." and printable, no '/', at most 223 bytes. */
+static bool is_valid_nqn(const char *nqn)
+{
+	size_t n = strlen(nqn);
+
+	if (n < 5 || n > NQN_MAX || strncmp(nqn, "nqn.", 4))
+		return false;
+	for (const char *s = nqn; *s; s++)
+		if (*s <= ' ' || *s > '~' || *s == '/')
+			return false;
+	return true;
+}
+
+/*
+ * @arg names an NVMe namespace node (ngXnY, nvmeXnY): refuse it with what
+ * serves it. Return: 0 not a namespace, or a negative errno with @e.
+ */
+static int refuse_namespace(const struct znp_map_ctx *c, const char *arg, struct znp_map_err *e)
+{
+	struct znp_map_found f;
+	struct znp_dev *dev;
+	const char *why;
+	char node[64];
+	bool nvme;
+	int ret;
+
+	if (znp_dev_open(c->env, arg, 0, &dev, &why))
+		return 0;
+	nvme = znp_dev_is_nvme(dev);
+	znp_dev_close(dev);
+	if (!nvme)
+		return 0;
+	ret = znp_map_serving(c, arg, &f, e);
+	if (ret < 0)
+		return ret;
+	e->subject = arg;
+	if (!ret)
+		return znp_map_fail(e, ZNP_MAP_UNSUITABLE, -ENXIO,
+				    "is a namespace no mapping serves: map it first "
+				    "(map --ublk %s --name NAME on a stock kernel), then export the "
+				    "mapping", arg);
+	znp_map_found_device(&f, node, sizeof(node));
+	return znp_map_fail(e, ZNP_MAP_UNSUITABLE, -EINVAL,
+			    "is the namespace itself, which the target would export with its "
+			    "npo2 zones (stock hosts hide it); its mapping is %s (%s): export %s",
+			    znp_map_found_name(&f), node, znp_map_found_name(&f));
+}
+
+/* Resolve @arg to a mapping that may be exported now. Return: 0 or a negative errno with @e. */
+static int export_find(const struct znp_map_ctx *c, const char *arg, struct znp_map_found *f,
+		       struct znp_map_err *e)
+{
+	int ret = refuse_namespace(c, arg, e);
+
+	if (ret)
+		return ret;
+	ret = znp_map_find(c, arg, f, e);
+	if (ret)
+		return ret;
+	if (f->route->via == ZNP_MAP_VIA_UBLK && f->ublk.health != ZNP_UBLK_ALIVE) {
+		e->subject = znp_map_found_name(f);
+		return znp_map_fail(e, ZNP_MAP_REFUSED, -EAGAIN,
+				    "its server does not serve (%s): the target would wait on "
+				    "/dev/%s when it reads the zones; start the server first "
+				    "(map --ublk, or systemctl start zns-npo2-ublk@%s)",
+				    znp_ublk_health_name(f->ublk.health), f->ublk.device,
+				    znp_map_found_name(f));
+	}
+	return 0;
+}
+
+/* Does @path exist? */
+static bool exists(const char *path)
+{
+	struct stat st;
+
+	return !lstat(path, &st);
+}
+
+/*
+ * The nvmet port with this address (@out->port), or a new one numbered
+ * after the highest (@out->port_created). Return: 0 or a negative errno with @e.
+ */
+static int port_get(const struct znp_map_ctx *c, const struct znp_map_export_req *r,
+		    struct znp_map_export_done *out, struct znp_map_err *e)
+{
+	static const char *const fields[] = { "addr_trtype", "addr_adrfam", "addr_traddr",
+					      "addr_trsvcid" };
+	const char *want[4] = { r->transport, r->adrfam, r->traddr, r->trsvcid };
+	char dir[PATH_MAX], path[PATH_MAX + 320], val[256];
+	unsigned long id, top = 0;
+	struct dirent *d;
+	DIR *dp;
+	int ret;
+
+	if (cfs_path(c, dir, sizeof(dir), "ports"))
+		return znp_map_fail(e, ZNP_MAP_FAILED, -ENAMETOOLONG, "path too long");
+	dp = opendir(dir);
+	if (!dp)
+		return znp_map_fail(e, ZNP_MAP_FAILED, -errno, "cannot read %s: %s", dir,
+				    strerror(errno));
+	while (!out->port && (d = readdir(dp))) {
+		unsigned int i;
+
+		if (d->d_name[0] == '.')
+			continue;
+		id = strtoul(d->d_name, NULL, 10);
+		if (id > top)
+			top = id;
+		for (i = 0; i < 4; i++) {
+			if (!want[i])
+				continue;
+			snprintf(path, sizeof(path), "%s/%s/%s", dir, d->d_name, fields[i]);
+			if (attr_read(path, val, sizeof(val)) || strcmp(val, want[i]))
+				break;
+		}
+		if (i == 4 && id)
+			out->port = (unsigned int)id;
+	}
+	closedir(dp);
+	if (out->port)
+		return 0;
+	if (top >= 65534)
+		return znp_map_fail(e, ZNP_MAP_FAILED, -ENOSPC, "no free NVMe target port number");
+	snprintf(path, sizeof(path), "%s/%lu", dir, top + 1);
+	if (mkdir(path, 0755))
+		return znp_map_fail(e, ZNP_MAP_FAILED, -errno, "cannot create NVMe target port %lu: %s",
+				    top + 1, strerror(errno));
+	out->port = (unsigned int)(top + 1);
+	out->port_created = true;
+	for (unsigned int i = 0; i < 4; i++) {
+		if (!want[i])
+			continue;
+		snprintf(path, sizeof(path), "%s/%u/%s", dir, out->port, fields[i]);
+		ret = attr_write(path, want[i]);
+		if (ret) {
+			snprintf(path, sizeof(path), "%s/%u", dir, out->port);
+			rmdir(path);
+			out->port_created = false;
+			return znp_map_fail(e, ZNP_MAP_USAGE, ret,
+					    "the NVMe target refused %s %s: %s", fields[i],
+					    want[i], strerror(-ret));
+		}
+	}
+	return 0;
+}
+
+/* Undo what znp_map_export() made of subsystem @s (a path), in reverse order. */
+static void subsys_undo(const char *s, const char *hostnqn)
+{
+	char path[PATH_MAX + 300];
+
+	snprintf(path, sizeof(path), "%s/namespaces/1/enable", s);
+	attr_write(path, "0");
+	snprintf(path, sizeof(path), "%s/namespaces/1", s);
+	rmdir(path);
+	if (hostnqn) {
+		snprintf(path, sizeof(path), "%s/allowed_hosts/%s", s, hostnqn);
+		unlink(path);
+	}
+	rmdir(s);
+}
+
+int znp_map_export(const struct znp_map_ctx *c, const char *arg,
+		   const struct znp_map_export_req *r, struct znp_map_export_done *out,
+		   struct znp_map_err *e)
+{
+	char s[PATH_MAX], path[PATH_MAX + 300], host[PATH_MAX + 300], holder[256];
+	struct znp_map_found f;
+	int ret;
+
+	memset(out, 0, sizeof(*out));
+	e->subject = arg;
+	if (!is_valid_nqn(r->nqn)) {
+		e->subject = r->nqn;
+		return znp_map_fail(e, ZNP_MAP_USAGE, -EINVAL,
+				    "not an NQN (nqn.YYYY-MM.reverse.domain:name, at most %d bytes, "
+				    "no '/')", NQN_MAX);
+	}
+	if (r->hostnqn && !is_valid_nqn(r->hostnqn)) {
+		e->subject = r->hostnqn;
+		return znp_map_fail(e, ZNP_MAP_USAGE, -EINVAL, "not a host NQN");
+	}
+	ret = export_find(c, arg, &f, e);
+	if (ret)
+		return ret;
+	znp_strlcpy(out->name, znp_map_found_name(&f), sizeof(out->name));
+	znp_map_found_device(&f, out->device, sizeof(out->device));
+	znp_strlcpy(out->nqn, r->nqn, sizeof(out->nqn));
+	e->subject = out->name;
+
+	if (cfs_path(c, s, sizeof(s), "subsystems") || !exists(s))
+		return znp_map_fail(e, ZNP_MAP_UNSUPPORTED, -ENOENT,
+				    "the kernel's NVMe target is not loaded (modprobe nvmet "
+				    "nvmet-%s)", r->transport);
+	if (!znp_map_export_holder(c, out->device, holder, sizeof(holder)))
+		return znp_map_fail(e, ZNP_MAP_REFUSED, -EEXIST, "%s is exported already (%s)",
+				    out->device, holder);
+	snprintf(path, sizeof(path), "%s/%s", s, r->nqn);
+	if (exists(path)) {
+		e->subject = r->nqn;
+		return znp_map_fail(e, ZNP_MAP_REFUSED, -EEXIST,
+				    "an NVMe target subsystem of that name exists");
+	}
+	znp_strlcpy(s + strlen(s), "/", sizeof(s) - strlen(s));
+	znp_strlcpy(s + strlen(s), r->nqn, sizeof(s) - strlen(s));
+	if (mkdir(s, 0755))
+		return znp_map_fail(e, ZNP_MAP_FAILED, -errno, "cannot create subsystem %s: %s",
+				    r->nqn, strerror(errno));
+	snprintf(path, sizeof(path), "%s/attr_allow_any_host", s);
+	ret = attr_write(path, r->hostnqn ? "0" : "1");
+	if (!ret && r->hostnqn) {
+		if (cfs_path(c, host, sizeof(host), "hosts"))
+			ret = -ENAMETOOLONG;
+		else {
+			znp_strlcpy(host + strlen(host), "/", sizeof(host) - strlen(host));
+			znp_strlcpy(host + strlen(host), r->hostnqn, sizeof(host) - strlen(host));
+			if (mkdir(host, 0755) && errno != EEXIST)
+				ret = -errno;
+			snprintf(path, sizeof(path), "%s/allowed_hosts/%s", s, r->hostnqn);
+			if (!ret && symlink(host, path))
+				ret = -errno;
+		}
+	}
+	snprintf(path, sizeof(path), "%s/namespaces/1", s);
+	if (!ret && mkdir(path, 0755))
+		ret = -errno;
+	snprintf(path, sizeof(path), "%s/namespaces/1/device_path", s);
+	if (!ret)
+		ret = attr_write(path, out->device);
+	if (ret) {
+		subsys_undo(s, r->hostnqn);
+		return znp_map_fail(e, ZNP_MAP_FAILED, ret, "cannot set up subsystem %s: %s",
+				    r->nqn, strerror(-ret));
+	}
+	snprintf(path, sizeof(path), "%s/namespaces/1/enable", s);
+	ret = attr_write(path, "1");
+	if (ret) {
+		subsys_undo(s, r->hostnqn);
+		return znp_map_fail(e, ZNP_MAP_FAILED, ret,
+				    "the NVMe target refused to enable %s as a namespace (%s; the "
+				    "kernel log says why)", out->device, strerror(-ret));
+	}
+	ret = port_get(c, r, out, e);
+	if (ret) {
+		subsys_undo(s, r->hostnqn);
+		return ret;
+	}
+	if (cfs_path(c, host, sizeof(host), "ports"))
+		ret = -ENAMETOOLONG;
+	else {
+		snprintf(path, sizeof(path), "%s/%u/subsystems/%s", host, out->port, r->nqn);
+		if (symlink(s, path))
+			ret = -errno;
+	}
+	if (ret) {
+		if (out->port_created) {
+			snprintf(path, sizeof(path), "%s/%u", host, out->port);
+			rmdir(path);
+		}
+		subsys_undo(s, r->hostnqn);
+		return znp_map_fail(e, ZNP_MAP_FAILED, ret,
+				    "the NVMe target did not enable port %u (%s %s:%s): %s; is "
+				    "nvmet-%s loaded?", out->port, r->transport,
+				    r->traddr ? r->traddr : "-", r->trsvcid ? r->trsvcid : "-",
+				    strerror(-ret), r->transport);
+	}
+	return 0;
+}
+
+/*
+ * Is @device the enabled namespace of a subsystem? @nqn: its subsystem's
+ * NQN. Return: 0 found, -ENOENT not, another -errno.
+ */
+int znp_map_export_holder(const struct znp_map_ctx *c, const char *device, char *nqn,
+			  size_t size)
+{
+	char dir[PATH_MAX], path[PATH_MAX * 2], val[PATH_MAX];
+	struct dirent *d;
+	DIR *dp;
+	int ret = -ENOENT;
+
+	if (cfs_path(c, dir, sizeof(dir), "subsystems"))
+		return -ENAMETOOLONG;
+	dp = opendir(dir);
+	if (!dp)
+		return errno == ENOENT ? -ENOENT : -errno;
+	while (ret == -ENOENT && (d = readdir(dp))) {
+		DIR *np;
+		struct dirent *n;
+
+		if (d->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "%s/%s/namespaces", dir, d->d_name);
+		np = opendir(path);
+		if (!np)
+			continue;
+		while ((n = readdir(np))) {
+			if (n->d_name[0] == '.')
+				continue;
+			snprintf(path, sizeof(path), "%s/%s/namespaces/%s/device_path", dir,
+				 d->d_name, n->d_name);
+			if (attr_read(path, val, sizeof(val)) || strcmp(val, device))
+				continue;
+			znp_strlcpy(nqn, d->d_name, size);
+			ret = 0;
+			break;
+		}
+		closedir(np);
+	}
+	closedir(dp);
+	return ret;
+}
+
+int znp_map_unexport(const struct znp_map_ctx *c, const char *arg,
+		     struct znp_map_export_done *out, struct znp_map_err *e)
+{
+	char dir[PATH_MAX], s[PATH_MAX], path[PATH_MAX * 2];
+	struct znp_map_found f;
+	struct dirent *d;
+	DIR *dp;
+	int ret;
+
+	memset(out, 0, sizeof(*out));
+	e->subject = arg;
+	ret = refuse_namespace(c, arg, e);
+	if (!ret)
+		ret = znp_map_find(c, arg, &f, e);
+	if (ret)
+		return ret;
+	znp_strlcpy(out->name, znp_map_found_name(&f), sizeof(out->name));
+	znp_map_found_device(&f, out->device, sizeof(out->device));
+	e->subject = out->name;
+	ret = znp_map_export_holder(c, out->device, out->nqn, sizeof(out->nqn));
+	if (ret == -ENOENT)
+		return znp_map_fail(e, ZNP_MAP_UNSUITABLE, -ENOENT,
+				    "%s is not exported by the NVMe target", out->device);
+	if (ret)
+		return znp_map_fail(e, ZNP_MAP_FAILED, ret, "cannot read the NVMe target: %s",
+				    strerror(-ret));
+	/* the ports first: hosts lose the subsystem, then the namespace goes */
+	if (cfs_path(c, dir, sizeof(dir), "ports"))
+		return znp_map_fail(e, ZNP_MAP_FAILED, -ENAMETOOLONG, "path too long");
+	dp = opendir(dir);
+	while (dp && (d = readdir(dp))) {
+		if (d->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "%s/%s/subsystems/%s", dir, d->d_name, out->nqn);
+		if (!unlink(path))
+			out->port = (unsigned int)strtoul(d->d_name, NULL, 10);
+	}
+	if (dp)
+		closedir(dp);
+	if (cfs_path(c, s, sizeof(s), "subsystems"))
+		return znp_map_fail(e, ZNP_MAP_FAILED, -ENAMETOOLONG, "path too long");
+	znp_strlcpy(s + strlen(s), "/", sizeof(s) - strlen(s));
+	znp_strlcpy(s + strlen(s), out->nqn, sizeof(s) - strlen(s));
+	/* allowed hosts: links to remove before the subsystem can go */
+	snprintf(path, sizeof(path), "%s/allowed_hosts", s);
+	dp = opendir(path);
+	while (dp && (d = readdir(dp))) {
+		if (d->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "%s/allowed_hosts/%s", s, d->d_name);
+		unlink(path);
+	}
+	if (dp)
+		closedir(dp);
+	subsys_undo(s, NULL);
+	if (exists(s))
+		return znp_map_fail(e, ZNP_MAP_FAILED, -EBUSY,
+				    "NVMe target subsystem %s could not be removed (another "
+				    "namespace in it?)", out->nqn);
+	return 0;
+}

@@ -1,0 +1,61 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+# Layer 47: a `map --ublk` mapping exported over NVMe/TCP by the kernel's
+# own target, two VMs on Debian's stock 6.12 on a QEMU socket network:
+#   node  the npo2 namespace (48 MiB zones) served as a ublk device and
+#         exported through nvmet-tcp (tests/vm/ublk-tcp/node.sh); its
+#         server SIGKILLed and restarted when the host asks
+#   host  nvme connect -t tcp, the zone append limit of the head disk
+#         (stock 6.12 stacks it only from the second scan: a rescan),
+#         blkzone report against the configured geometry, fio zbd
+#         write+verify, btrfs with fsync'ed files across the server's
+#         kill, remount, verify, scrub, no I/O error
+#         (tests/vm/ublk-tcp/host.sh)
+# The guests sequence the fault over a control port (busybox nc).
+set -uo pipefail
+cd "$(dirname "$0")/../.." || exit 1
+. tests/vm/layer.sh
+
+L=47-vm-ublk-nvmet-tcp
+[ -x build/nvme-zns-npo2 ] || { echo "$L: nvme-zns-npo2 not built: run make" >&2; exit 1; }
+mkdir -p build/vm-logs
+# the host's mkfs.btrfs and btrfs (both guests get the files of tests/vm/ublk-tcp/)
+adds=()
+layer_btrfs_tools $L
+nlog=build/vm-logs/ublk-tcp-node.log hlog=build/vm-logs/ublk-tcp-host.log
+rm -f "$nlog" "$hlog"
+
+port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])') ||
+	exit 1
+listening() { grep -qE "^ *[0-9]+: 0100007F:$(printf %04X "$port") 00000000:0000 0A " /proc/net/tcp; }
+
+start=$SECONDS
+tests/vm/vm-run.sh --kernel stock --guest tests/vm/ublk-tcp/node.sh --quiet --mem 1G \
+	--ns ctrl=0,nsid=1,size=768M,lbas=4096,zoned=1,zsze=48M,zcap=48M \
+	--modules "ublk_drv nvmet nvmet-tcp virtio_net" --append no_timer_check \
+	--timeout 600 --net "listen=127.0.0.1:$port" --log "$nlog" &
+npid=$!
+i=0
+until listening || ! kill -0 $npid 2>/dev/null || [ $i -ge 1200 ]; do
+	sleep 0.1
+	i=$((i + 1))
+done
+hrc=1
+if listening; then
+	tests/vm/vm-run.sh --kernel stock --guest tests/vm/ublk-tcp/host.sh --quiet --mem 1G \
+		--modules "nvme-tcp virtio_net crc32c_generic crc32_generic btrfs" \
+		--append no_timer_check --timeout 600 --net "connect=127.0.0.1:$port" \
+		"${adds[@]}" --log "$hlog"
+	hrc=$?
+else
+	echo "$L: the node's QEMU does not listen on port $port" >&2
+	kill $npid 2>/dev/null
+fi
+wait $npid
+nrc=$?
+
+fail=0
+layer_report "$L (node)" "$nlog" $nrc $start || fail=1
+layer_report "$L (host)" "$hlog" $hrc $start || fail=1
+echo "$L: $(layer_totals "$nlog" "$hlog")"
+exit $fail

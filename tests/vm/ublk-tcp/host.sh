@@ -1,0 +1,139 @@
+# Layer 47, host VM: Debian's stock 6.12 (nvme-tcp, virtio_net, btrfs)
+# connected over NVMe/TCP to the storage node's export of its `map --ublk`
+# mapping (node.sh). Expected values come from common.sh: the geometry the
+# layer gives QEMU on the node, and the limits derived from it.
+#
+# The zone append limit: the remote controller advertises ZASL 4 (65536
+# bytes) and the path disk (nvmeXcYnZ) takes it, but stock 6.12's
+# multipath head disk (nvmeXnY, the one users get) never stacks it on the
+# namespace's first scan: multipath.c allocates the head with
+# max_zone_append_sectors 0 and blk_stack_limits() keeps min(0, ...) = 0,
+# which then reads as min(chunk_sectors, max_hw_sectors): a whole zone over
+# TCP (no MDTS). btrfs sizes its Zone Appends by the head's limit; the
+# path disk fails every larger one in blk_check_zone_append() (no request,
+# so no "I/O error" line): the issue's "errs: wr". A second scan stacks it
+# (the head's zone size is known by then): `nvme ns-rescan` before use.
+. /vm/guest/common.sh
+
+expect_ok "host: eth0 up with $HOST_IP" net_up "$HOST_IP"
+i=0
+until ping -c 1 -W 1 "$NODE_IP" >/dev/null 2>&1 || [ $i -ge 90 ]; do i=$((i + 1)); done
+i=0 rc=1
+while [ $i -lt 120 ]; do
+	nvme connect -t tcp -a "$NODE_IP" -s "$NVME_PORT" -n "$NQN" --ctrl-loss-tmo=600 \
+		--hostnqn="$HOSTNQN" --hostid="$HOSTID" >/tmp/connect.out 2>&1 && { rc=0; break; }
+	sleep 1
+	i=$((i + 1))
+done
+expect_eq "host: nvme connect -t tcp to $NODE_IP:$NVME_PORT" "$rc" 0
+[ $rc -eq 0 ] || tap_diag_file /tmp/connect.out 10
+vm_log "host: connected after $i retries"
+ctrl=
+for c in /sys/class/nvme/nvme*; do
+	[ "$(cat "$c/subsysnqn" 2>/dev/null)" = "$NQN" ] && ctrl=${c##*/}
+done
+expect_eq "host: controller transport" "$(cat /sys/class/nvme/"$ctrl"/transport 2>&1)" tcp
+H=$(nvmet_disk "$NQN" 1)
+D=/dev/$H
+p=$(ls -d /sys/class/nvme/"$ctrl"/nvme*c*n1 2>/dev/null | head -1)
+PATHD=${p##*/}
+vm_log "host: head disk $H, path disk $PATHD"
+q() { cat "/sys/block/$1/queue/$2" 2>/dev/null; }
+
+# ---- geometry: what the node's QEMU was configured with, in po2 zones
+expect_eq "host: $H host-managed, po2 zone, zone count, size" \
+	"$(q $H zoned) $(q $H chunk_sectors) $(q $H nr_zones) $(cat /sys/block/$H/size)" \
+	"host-managed $PO2 $NS_NZ $((NS_NZ * PO2))"
+zone_rows "$D" >/tmp/zr
+want=$(i=0; while [ $i -lt $NS_NZ ]; do echo "$((i * PO2)) $PO2 $CAP"; i=$((i + 1)); done)
+expect_eq "host: blkzone report: $NS_NZ zones of $PO2 sectors, capacity $CAP" \
+	"$(awk '{ print $1, $2, $3 }' /tmp/zr)" "$want"
+
+# ---- the zone append limit (see the head of this file)
+zasl=$(nvme zns id-ctrl /dev/"$ctrl" 2>/dev/null | sed -n 's/^zasl *: *//p')
+expect_eq "host: the node's ZASL = ilog2(31 pages) = $ZASL" "$zasl" "$ZASL"
+expect_eq "host: path disk $PATHD takes appends of 2^ZASL pages" \
+	"$(q $PATHD zone_append_max_bytes)" "$REMOTE_APPEND"
+head1=$(q $H zone_append_max_bytes)
+vm_log "host: first scan: head $H zone_append_max_bytes $head1, path $PATHD $(q $PATHD zone_append_max_bytes), max_hw_sectors_kb $(q $H max_hw_sectors_kb)"
+expect_eq "host: stock 6.12's first scan leaves the head at min(zone, max_hw) (the issue's mismatch)" \
+	"$head1" "$((PO2 * 512))"
+n0=$(dmesg | wc -l)
+expect_ok "host: nvme ns-rescan /dev/$ctrl" nvme ns-rescan /dev/"$ctrl"
+i=0
+until [ "$(q $H zone_append_max_bytes)" = "$REMOTE_APPEND" ] || [ $i -ge 50 ]; do sleep 0.2; i=$((i + 1)); done
+expect_eq "host: after the rescan head $H and path agree: $REMOTE_APPEND" \
+	"$(q $H zone_append_max_bytes) $(q $PATHD zone_append_max_bytes)" "$REMOTE_APPEND $REMOTE_APPEND"
+
+# ---- fio zbd write + verify on zones 8 and 9
+expect_ok "host: fio zbd write+verify, 2 zones" run_to 300 fio --name=zbd --filename="$D" \
+	--direct=1 --ioengine=io_uring --iodepth=4 --zonemode=zbd --rw=write --bs=128k \
+	--offset=$((8 * PO2 * 512)) --size=$((2 * PO2 * 512)) --max_open_zones=2 \
+	--verify=crc32c --verify_fatal=1 --do_verify=1 --output=/tmp/fio.out
+grep -E 'err=|WRITE:|READ:' /tmp/fio.out | sed 's/^/#   /'
+zone_rows "$D" >/tmp/zr
+expect_eq "host: fio filled zones 8 and 9 (full: condition 14)" \
+	"$(sed -n '9,10p' /tmp/zr | awk '{ print $5 }' | tr '\n' ' ')" "14 14 "
+expect_ok "host: reset every zone" blkzone reset "$D"
+
+# ---- btrfs zoned: files written with fsync, the node's server killed
+# under a writer, remount, verify, scrub
+i=0
+while [ $i -lt 4 ]; do
+	dd if=/dev/urandom of=/tmp/seed$i bs=1M count=$((3 + i)) 2>/dev/null
+	i=$((i + 1))
+done
+expect_ok "host: mkfs.btrfs on $H" run_to 120 mkfs.btrfs -f -d single -m single "$D"
+mkdir -p /mnt/z
+expect_ok "host: mount" mount -t btrfs "$D" /mnt/z
+# writer N COUNT: files wN-0.. from the seeds, each fsync'ed; the list of
+# those whose fsync returned goes to /tmp/acked
+writer() {
+	local k=0
+	while [ $k -lt "$2" ]; do
+		if dd if=/tmp/seed$((k % 4)) of=/mnt/z/w$1-$k bs=1M conv=fsync 2>/dev/null; then
+			echo "w$1-$k $((k % 4))" >>/tmp/acked
+		else
+			echo "w$1-$k" >>/tmp/failed
+		fi
+		k=$((k + 1))
+	done
+}
+: >/tmp/acked
+: >/tmp/failed
+writer 0 8
+expect_eq "host: 8 files written and fsync'ed before any fault" "$(wc -l </tmp/acked)" 8
+writer 1 16 &
+W=$!
+sleep 2
+n0=$(dmesg | wc -l)
+expect_ok "host: ask the node to SIGKILL its server" ctl_send kill
+st=$(proc_gone $W && echo done || echo writing)
+vm_log "host: the node killed its server with $(wc -l </tmp/acked) of 24 files acknowledged"
+expect_eq "host: the writer was writing when the node killed its server" "$st" writing
+wait $W
+expect_eq "host: every write of the writer across the kill was acknowledged" \
+	"$(wc -l </tmp/acked) $(wc -l </tmp/failed)" "24 0"
+dmesg | tail -n +$((n0 + 1)) | grep -E 'nvme|I/O|BTRFS' | sed 's/^/# host dmesg: /'
+expect_ok "host: umount" umount /mnt/z
+expect_ok "host: mount again" mount -t btrfs "$D" /mnt/z
+bad=0
+while read -r f s; do
+	cmp -s /mnt/z/"$f" /tmp/seed"$s" || { bad=$((bad + 1)); vm_log "host: $f differs"; }
+done </tmp/acked
+expect_eq "host: every acknowledged file verifies after the remount" "$bad" 0
+expect_ok "host: btrfs scrub" run_to 120 btrfs scrub start -B /mnt/z
+btrfs device stats /mnt/z >/tmp/stats 2>&1
+expect_eq "host: btrfs device stats all zero" "$(awk '$2 != 0' /tmp/stats | wc -l)" 0
+[ "$(awk '$2 != 0' /tmp/stats | wc -l)" = 0 ] || tap_diag_file /tmp/stats 10
+expect_ok "host: umount" umount /mnt/z
+
+# ---- a pattern at zone 3 that the node reads back from its namespace
+mk_pattern /tmp/pat.bin
+expect_ok "host: reset zone 3" blkzone reset -o $((3 * PO2)) -c 1 "$D"
+expect_ok "host: write the pattern at zone 3" wr "$D" $((3 * PO2)) /tmp/pat.bin
+expect_eq "host: no I/O error, no nvme error" \
+	"$(dmesg | grep -ciE 'I/O error|nvme.*(error|timeout|reset)')" 0
+expect_ok "host: nvme disconnect" nvme disconnect -n "$NQN"
+expect_ok "host: tell the node to finish" ctl_send done
+true

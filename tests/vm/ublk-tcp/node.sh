@@ -1,0 +1,99 @@
+# Layer 47, storage node VM (Debian's stock 6.12: ublk_drv, nvmet,
+# nvmet-tcp, virtio_net): serves its npo2 namespace with `map --ublk` and
+# exports the ublk device over NVMe/TCP to the host VM (host.sh). Then it
+# does what the host asks over the control port: "kill" SIGKILLs the
+# server and, after a stall, starts a new one that takes the device back;
+# "done" ends. Checks here: the ublk device's geometry and zone append
+# limit against the configured namespace, the export, each restart, and
+# at the end that the host's data is on the namespace (read through its
+# ng node).
+. /vm/guest/common.sh
+Z=nvme-zns-npo2
+CFS=/sys/kernel/config/nvmet
+S=$CFS/subsystems/$NQN
+P=$CFS/ports/1
+
+expect_ok "node: eth0 up with $NODE_IP" net_up "$NODE_IP"
+NG=$(vm_ng 0 1)
+expect_eq "node: the configured namespace (size, zone size)" \
+	"$(ns_conf 0 1 size) $(ns_conf 0 1 zsze)" "$NS_SIZE $NS_ZSZE"
+mkdir -p /var/log
+syslogd -O /tmp/syslog 2>/dev/null || vm_log "no syslogd"
+
+expect_ok "node: map --ublk $NG --name $MAPNAME" run_to 90 $Z map --ublk "$NG" --name $MAPNAME -o json
+cp /tmp/vm-cmd.out /tmp/map.json
+U=ublkb$(jget ublk_dev_id /tmp/map.json)
+PID=$(jget server_pid /tmp/map.json)
+expect_eq "node: $U geometry (chunk_sectors, nr_zones, size)" \
+	"$(cat /sys/block/$U/queue/chunk_sectors) $(cat /sys/block/$U/queue/nr_zones) $(cat /sys/block/$U/size)" \
+	"$PO2 $NS_NZ $((NS_NZ * PO2))"
+expect_eq "node: $U zone append limit (31 pages of the hidden namespace's 255 sectors)" \
+	"$(cat /sys/block/$U/queue/zone_append_max_bytes)" "$UBLK_APPEND"
+
+# the export: refused for the namespace node, made for the mapping's name
+expect_rc "node: export of the namespace node $NG refused (3)" 3 $Z export "$NG" --nqn "$NQN" \
+	--traddr "$NODE_IP" --hostnqn "$HOSTNQN"
+expect_match "node: ... naming the mapping to export" "its mapping is $MAPNAME \\(/dev/$U\\): export $MAPNAME" \
+	"$(cat /tmp/vm-cmd.out)"
+expect_ok "node: export $MAPNAME over TCP to the host" $Z export $MAPNAME --nqn "$NQN" \
+	--traddr "$NODE_IP" --trsvcid "$NVME_PORT" --hostnqn "$HOSTNQN" -o json
+cp /tmp/vm-cmd.out /tmp/export.json
+expect_eq "node: the export names the device and a new port" \
+	"$(jget device /tmp/export.json) $(jget port /tmp/export.json) $(jget port_created /tmp/export.json)" \
+	"/dev/$U 1 true"
+expect_eq "node: configfs: namespace 1 of $NQN is /dev/$U, enabled" \
+	"$(cat $S/namespaces/1/device_path) $(cat $S/namespaces/1/enable)" "/dev/$U 1"
+expect_eq "node: configfs: only $HOSTNQN may connect" \
+	"$(cat $S/attr_allow_any_host) $(ls $S/allowed_hosts)" "0 $HOSTNQN"
+expect_eq "node: configfs: port 1 is tcp ipv4 $NODE_IP:$NVME_PORT with $NQN" \
+	"$(cat $P/addr_trtype $P/addr_adrfam $P/addr_traddr $P/addr_trsvcid | tr '\n' ' ')$(ls $P/subsystems)" \
+	"tcp ipv4 $NODE_IP $NVME_PORT $NQN"
+expect_eq "node: nvmet-tcp listening on $NODE_IP:$NVME_PORT" \
+	"$(dmesg | grep -c "enabling port 1 ($NODE_IP:$NVME_PORT)")" 1
+vm_log "node: exported /dev/$U, waiting for the host"
+
+kills=0
+while :; do
+	msg=$(ctl_recv 500)
+	case "$msg" in
+	kill)
+		kills=$((kills + 1))
+		PID=$($Z status "$U" -o json 2>/dev/null | sed -n 's/.*"server_pid": \([0-9]*\).*/\1/p' | head -1)
+		kill -KILL "$PID"
+		i=0
+		while ! proc_gone "$PID" && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+		expect_eq "node: kill $kills: the server ($PID) is gone" "$(proc_gone "$PID" && echo gone)" gone
+		expect_eq "node: kill $kills: /dev/$U stays (quiesced)" "$([ -b /dev/$U ] && echo yes)" yes
+		expect_eq "node: kill $kills: namespace 1 still enabled" "$(cat $S/namespaces/1/enable)" 1
+		# the host's writes wait meanwhile
+		sleep 3
+		t0=$(cut -d' ' -f1 /proc/uptime)
+		expect_ok "node: kill $kills: a new map --ublk takes /dev/$U back" \
+			run_to 90 $Z map --ublk "$NG" --name $MAPNAME -o json
+		cp /tmp/vm-cmd.out /tmp/remap.json
+		expect_eq "node: kill $kills: same device, recovered" \
+			"ublkb$(jget ublk_dev_id /tmp/remap.json) $(jget recovered /tmp/remap.json)" "$U true"
+		vm_log "node: kill $kills: served again $t0 -> $(cut -d' ' -f1 /proc/uptime)"
+		;;
+	done) break ;;
+	*)
+		not_ok "node: control message" "got '$msg'"
+		break
+		;;
+	esac
+done
+expect_eq "node: the host asked for one kill" "$kills" 1
+
+# the host wrote a pattern at the start of zone 3 of the namespace it sees;
+# it lies at zone 3 of the npo2 namespace (LBA 3 x zone size)
+pat=/tmp/pat.bin
+mk_pattern "$pat"
+nvme read "$NG" -s $((3 * NS_ZSZE / 4096)) -c 15 -z 65536 -d /tmp/back.bin >/dev/null 2>&1
+expect_same "node: the host's pattern is on the namespace at LBA $((3 * NS_ZSZE / 4096))" "$pat" /tmp/back.bin
+
+expect_ok "node: export --remove $MAPNAME" $Z export --remove $MAPNAME -o json
+expect_eq "node: the subsystem is gone, the port stays without it" \
+	"$([ -e "$S" ] && echo there || echo gone) $(ls $P/subsystems | wc -l)" "gone 0"
+expect_ok "node: unmap $MAPNAME after the export is gone" run_to 60 $Z unmap $MAPNAME
+expect_eq "node: no I/O error for /dev/$U" "$(dmesg | grep -c "I/O error.*$U\|$U.*I/O error")" 0
+true
