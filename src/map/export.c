@@ -119,9 +119,12 @@ static int refuse_namespace(const struct znp_map_ctx *c, const char *arg, struct
 			    znp_map_found_name(&f), node, znp_map_found_name(&f));
 }
 
-/* Resolve @arg to a mapping that may be exported now. Return: 0 or a negative errno with @e. */
+/*
+ * Resolve @arg to a mapping that may be exported now; its name in @name
+ * (which outlives @f: a refusal's subject). Return: 0 or a negative errno with @e.
+ */
 static int export_find(const struct znp_map_ctx *c, const char *arg, struct znp_map_found *f,
-		       struct znp_map_err *e)
+		       char *name, size_t size, struct znp_map_err *e)
 {
 	int ret = refuse_namespace(c, arg, e);
 
@@ -130,8 +133,9 @@ static int export_find(const struct znp_map_ctx *c, const char *arg, struct znp_
 	ret = znp_map_find(c, arg, f, e);
 	if (ret)
 		return ret;
+	znp_strlcpy(name, znp_map_found_name(f), size);
 	if (f->route->via == ZNP_MAP_VIA_UBLK && f->ublk.health != ZNP_UBLK_ALIVE) {
-		e->subject = znp_map_found_name(f);
+		e->subject = name;
 		return znp_map_fail(e, ZNP_MAP_REFUSED, -EAGAIN,
 				    "its server does not serve (%s): the target would wait on "
 				    "/dev/%s when it reads the zones; start the server first "
@@ -254,10 +258,9 @@ int znp_map_export(const struct znp_map_ctx *c, const char *arg,
 		e->subject = r->hostnqn;
 		return znp_map_fail(e, ZNP_MAP_USAGE, -EINVAL, "not a host NQN");
 	}
-	ret = export_find(c, arg, &f, e);
+	ret = export_find(c, arg, &f, out->name, sizeof(out->name), e);
 	if (ret)
 		return ret;
-	znp_strlcpy(out->name, znp_map_found_name(&f), sizeof(out->name));
 	znp_map_found_device(&f, out->device, sizeof(out->device));
 	znp_strlcpy(out->nqn, r->nqn, sizeof(out->nqn));
 	e->subject = out->name;

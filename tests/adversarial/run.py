@@ -105,6 +105,8 @@ PROCEED = {
     'open': ['-s', '0'], 'close': ['-s', '0'], 'finish': ['-s', '0', '-f'],
     'reset': ['-s', '0', '-f'], 'offline': ['-s', '0', '-f'], 'discard': ['-f'],
     'map': ['--dry-run'], 'unmap': ['--dry-run'],
+    'export': ['--nqn', 'nqn.2026-12.org.zns-npo2:adversarial', '--allow-any-host',
+               '--traddr', '127.0.0.1'],
 }
 DEVICE_CMDS = ('report', 'check', 'open', 'close', 'finish', 'reset', 'offline', 'discard',
                'map', 'zonemap')
