@@ -201,6 +201,12 @@ cmd_cases() {
 		same "status" status
 		same "status -o json" status -o json
 		;;
+	export)
+		same "export without --nqn" export no-such-mapping
+		same "export of an unknown mapping" export no-such-mapping \
+			--nqn nqn.2026-12.org.zns-npo2:plugin --allow-any-host --traddr 127.0.0.1
+		same "export --remove of an unknown mapping, JSON" export no-such-mapping --remove -o json
+		;;
 	help)
 		# nvme-cli answers `help` itself: its overview of the plugin, and
 		# man pages for commands (checked below).
