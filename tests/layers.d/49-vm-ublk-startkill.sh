@@ -28,8 +28,5 @@ boot() {
 		--ns ctrl=0,nsid=1,size=1008M,lbas=4096,zoned=1,zsze=24M,zcap=24M \
 		--modules "ublk_drv" --append "no_timer_check" \
 		--timeout 1500 --log "$1" --quiet
-	local vm=$?
-	grep -a '^# SUMMARY' "$1" | sed 's/^# //'
-	return $vm
 }
 layer_kernels 49-vm-ublk-startkill ublk-startkill boot

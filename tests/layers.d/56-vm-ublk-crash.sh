@@ -30,8 +30,5 @@ boot() {
 		--ns ctrl=0,nsid=5,size=384M,lbas=4096,zoned=1,zsze=24M,zcap=24M \
 		--modules "ublk_drv crc32c_generic? crc32_generic? btrfs f2fs" "${adds[@]}" \
 		--timeout 1200 --log "$1" --quiet
-	local vm=$?
-	grep -a '^# SUMMARY' "$1" | sed 's/^# //'
-	return $vm
 }
 layer_kernels 56-vm-ublk-crash ublk-crash boot

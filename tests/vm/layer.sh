@@ -46,7 +46,8 @@ layer_boot() {
 # by ZNP_UBLK_KERNELS (default "6.12 7": Debian 12's 6.12 and the newest 7.x
 # of Debian 13, see layer_stock_kdir). RUN LOG is called with STOCK_KDIR
 # exported and runs tests/vm/vm-run.sh --kernel stock ... --log LOG; each
-# boot is reported as "LAYER (K: KVER)", then the totals. Returns 1 if any
+# boot's "# SUMMARY" lines are printed and the boot is reported as
+# "LAYER (K: KVER)", then the totals. Returns 1 if any
 # boot failed or a kernel could not be had.
 layer_kernels() {
 	local layer=$1 stem=$2 run=$3 k kdir log kstart vm rc=0 start=$SECONDS logs=()
@@ -59,6 +60,7 @@ layer_kernels() {
 		"$run" "$log"
 		vm=$?
 		unset STOCK_KDIR
+		grep -a '^# SUMMARY' "$log" | sed 's/^# //'
 		layer_report "$layer ($k${kdir:+: $(basename "$kdir")})" "$log" $vm $kstart || rc=1
 	done
 	echo "$layer: $(layer_totals "${logs[@]}"), $((SECONDS - start)) s"
