@@ -66,17 +66,21 @@ int znp_cli_confirm(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 int znp_cli_refused(const struct znp_cli *cli, const char *path, const char *what, int yes);
 
 /*
- * znp_cli_refuse_served() - the interlock of every command that writes zones
- * or data or changes a zone's state: when a mapping (ublk or dm) serves the
- * namespace @path (znp_map_serving(), by identity), one error line naming
- * the mapping, its device, and what to use instead ("use @blkzone
- * /dev/ublkb0, or unmap NAME first"; @blkzone NULL: "unmap NAME first").
- * --force does not pass it, a dry run is refused alike.
- * Return: 0 (not served), ZNP_EXIT_REFUSED, or the exit code of records
- * that cannot be read (one line too).
+ * znp_cli_claim() - the interlock of every command that writes zones or
+ * data or changes a zone's state: the namespace @path is claimed
+ * (znp_map_claim(): its lock, shared, until znp_cli_unclaim()), so no
+ * mapping starts serving it while the command runs. When a mapping (ublk or
+ * dm) serves it, one error line naming the mapping, its device, and what to
+ * use instead ("use @blkzone /dev/ublkb0, or unmap NAME first"; @blkzone
+ * NULL: "unmap NAME first"); when a mapping of it is being made, one line
+ * naming the process that holds its lock. --force does not pass it, a dry
+ * run is refused alike.
+ * Return: 0 (not served; *@claim held), ZNP_EXIT_REFUSED, or the exit code
+ * of records or a state directory that cannot be read (one line too).
  */
-int znp_cli_refuse_served(const struct znp_cli *cli, const char *path, const char *what,
-			  const char *blkzone);
+int znp_cli_claim(const struct znp_cli *cli, const char *path, const char *what,
+		  const char *blkzone, int *claim);
+void znp_cli_unclaim(int claim);
 
 /* --queue-depth, when given, is 1 to ZNP_AIO_MAX_QD; Return: 0 or exit 2. */
 int znp_cli_check_qd(const struct znp_cli *cli, const struct znp_opts *o);

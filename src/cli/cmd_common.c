@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 #include <unistd.h>
@@ -158,8 +160,31 @@ int znp_cli_open_report(const struct znp_cli *cli, const struct znp_opts *o,
 	return 0;
 }
 
-int znp_cli_refuse_served(const struct znp_cli *cli, const char *path, const char *what,
-			  const char *blkzone)
+/*
+ * Test hook (meson -Dtest_hooks=true only): ZNP_TEST_CLAIM_HOLD=FILE makes
+ * a command that claimed its namespace create FILE and wait (60 s at most)
+ * until the test removes it, so that the test can try what the claim must
+ * keep out while the command holds it.
+ */
+static void claim_hook(void)
+{
+#ifdef ZNP_TEST_HOOKS
+	const char *f = getenv("ZNP_TEST_CLAIM_HOLD");
+	int fd;
+
+	if (!f || !*f)
+		return;
+	fd = open(f, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return;
+	close(fd);
+	for (int i = 0; i < 6000 && !access(f, F_OK); i++)
+		usleep(10000);
+#endif
+}
+
+int znp_cli_claim(const struct znp_cli *cli, const char *path, const char *what,
+		  const char *blkzone, int *claim)
 {
 	struct znp_map_found f;
 	struct znp_map_err e = { 0 };
@@ -169,11 +194,13 @@ int znp_cli_refuse_served(const struct znp_cli *cli, const char *path, const cha
 	int ret;
 
 	znp_cli_map_ctx(cli, NULL, &c);
-	ret = znp_map_serving(&c, path, &f, &e);
-	if (ret < 0)	/* the ublk records cannot be read: not knowing is a no */
+	ret = znp_map_claim(&c, path, &f, claim, &e);
+	if (ret < 0)	/* held, or the records cannot be read: not knowing is a no */
 		return znp_cli_map_fail(cli, path, &e);
-	if (!ret)
+	if (!ret) {
+		claim_hook();
 		return 0;
+	}
 	name = znp_map_found_name(&f);
 	znp_map_found_device(&f, node, sizeof(node));
 	if (blkzone)
@@ -184,4 +211,9 @@ int znp_cli_refuse_served(const struct znp_cli *cli, const char *path, const cha
 	znp_cli_err(cli, path, "served by %s mapping %s as %s: %s refused, even with --force; %s",
 		    f.route->name, name, node, what, instead);
 	return ZNP_EXIT_REFUSED;
+}
+
+void znp_cli_unclaim(int claim)
+{
+	znp_map_unclaim(claim);
 }

@@ -338,11 +338,11 @@ int znp_cmd_discard(const struct znp_cli *cli, const struct znp_opts *o,
 	bool sync = force_sync();
 	struct discard d = { 0 };
 	char instead[64];
-	int ret;
+	int claim, ret;
 
 	/* through the mapped device the kernel's write pointers stay true */
 	snprintf(instead, sizeof(instead), "%s discard", cli->prog);
-	ret = znp_cli_refuse_served(cli, o->args[0], "discard", instead);
+	ret = znp_cli_claim(cli, o->args[0], "discard", instead, &claim);
 	if (ret)
 		return ret;
 	ret = prepare(cli, o, sync, &d);
@@ -362,5 +362,6 @@ out:
 	znp_discard_plan_free(&d.job);
 	znp_discard_close(d.t);
 	znp_range_list_free(&d.l);
+	znp_cli_unclaim(claim);
 	return ret;
 }

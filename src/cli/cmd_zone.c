@@ -160,18 +160,19 @@ static int zone_op(const struct znp_cli *cli, const struct znp_opts *o,
 	const char *why = NULL;
 	struct znp_dev *dev;
 	uint64_t done = 0, failed_idx = UINT64_MAX, slba = 0;
-	int ret;
+	int claim, ret;
 
 	ret = check_opts(cli, o);
 	if (ret)
 		return ret;
-	ret = znp_cli_refuse_served(cli, path, znp_zone_action_name(action),
-				    blkzone_cmd(action));
+	/* held to the end: no mapping starts serving the namespace meanwhile */
+	ret = znp_cli_claim(cli, path, znp_zone_action_name(action), blkzone_cmd(action),
+			    &claim);
 	if (ret)
 		return ret;
 	ret = znp_cli_open_dev(cli, o, flags, true, &dev);
 	if (ret)
-		return ret;
+		goto out_unclaim;
 	ret = znp_cli_start_lba(cli, o, dev, &slba);
 	if (ret)
 		goto out_close;
@@ -233,6 +234,8 @@ static int zone_op(const struct znp_cli *cli, const struct znp_opts *o,
 		ret = znp_cli_exit(cli, ret);
 out_close:
 	znp_dev_close(dev);
+out_unclaim:
+	znp_cli_unclaim(claim);
 	return ret;
 }
 

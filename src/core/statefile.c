@@ -240,7 +240,8 @@ static uint64_t now_ms(void)
 	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
 }
 
-int znp_lock_take(int dirfd, const char *name, unsigned int wait_ms, int *lockfd)
+/* The lock protocol, exclusive (@op LOCK_EX) or shared (LOCK_SH). */
+static int lock_take(int dirfd, const char *name, int op, unsigned int wait_ms, int *lockfd)
 {
 	uint64_t deadline = now_ms() + wait_ms;
 
@@ -249,7 +250,7 @@ int znp_lock_take(int dirfd, const char *name, unsigned int wait_ms, int *lockfd
 
 		if (fd < 0)
 			return fd;
-		while (flock(fd, LOCK_EX | LOCK_NB)) {
+		while (flock(fd, op | LOCK_NB)) {
 			struct timespec ts = { 0, LOCK_POLL_MS * 1000 * 1000 };
 			int err = errno;
 
@@ -271,6 +272,16 @@ int znp_lock_take(int dirfd, const char *name, unsigned int wait_ms, int *lockfd
 			return same;
 	}
 	return -EAGAIN;
+}
+
+int znp_lock_take(int dirfd, const char *name, unsigned int wait_ms, int *lockfd)
+{
+	return lock_take(dirfd, name, LOCK_EX, wait_ms, lockfd);
+}
+
+int znp_lock_share(int dirfd, const char *name, unsigned int wait_ms, int *lockfd)
+{
+	return lock_take(dirfd, name, LOCK_SH, wait_ms, lockfd);
 }
 
 int znp_lock_unlink(int dirfd, const char *name, int fd)

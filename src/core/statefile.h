@@ -89,6 +89,13 @@ int znp_out_commit(struct znp_outfile *of, bool keep);
 int znp_lock_take(int dirfd, const char *name, unsigned int wait_ms, int *fd);
 
 /**
+ * znp_lock_share() - znp_lock_take(), the lock shared: any number of
+ * holders of the shared lock, none while one holds it exclusive (-EBUSY
+ * after @wait_ms). The file's rules and the inode re-check are the same.
+ */
+int znp_lock_share(int dirfd, const char *name, unsigned int wait_ms, int *fd);
+
+/**
  * znp_lock_unlink() - remove lock file @name, whose lock @fd the caller holds
  *
  * Only when @name still is the file @fd locks (nothing else to remove).

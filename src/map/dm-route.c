@@ -255,8 +255,12 @@ int znp_map_dm_create(const struct znp_map_ctx *c, const struct znp_dev *dev,
 {
 	struct znp_dm_info info;
 	sigset_t block, old;
-	int at = c->kill_at, ret;
+	int at = c->kill_at, lockfd, ret;
 
+	/* no server starts, no command claims the namespace while it is made */
+	ret = znp_map_lock_ns(c, pl->ident, &lockfd, e);
+	if (ret)
+		return ret;
 	pl->req.before_step = at ? kill_hook : NULL;
 	pl->req.arg = &at;
 	/* Only SIGKILL may interrupt the steps; its leftover is cleaned up later. */
@@ -280,6 +284,7 @@ int znp_map_dm_create(const struct znp_map_ctx *c, const struct znp_dev *dev,
 				   znp_dm_last_error());
 	}
 	sigprocmask(SIG_SETMASK, &old, NULL);
+	znp_ns_unlock(lockfd);
 	if (ret)
 		return ret;
 	snprintf(pl->dm_kname, sizeof(pl->dm_kname), "dm-%" PRIu32, info.minor);

@@ -18,4 +18,20 @@ int znp_map_dm_check_free(const struct znp_map_ctx *c, const char *kname, const 
 void znp_map_ublk_say(const struct znp_map_ublk_hooks *h, int prio, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
+/*
+ * The namespace's lock is held where a mapping wants it exclusive: one line
+ * naming the holder (a server starting, a dm mapping being made, a command
+ * with a claim). Return: -EBUSY with @e.
+ */
+int znp_map_lock_busy(const struct znp_map_ctx *c, int dirfd, const char *ident,
+		      struct znp_map_err *e);
+
+/*
+ * The namespace @ident's lock taken exclusive while a dm mapping of it is
+ * made (no claim, no server beside it). Return: 0 (*@lockfd, -1 for a device
+ * without @ident) or a negative errno with @e.
+ */
+int znp_map_lock_ns(const struct znp_map_ctx *c, const char *ident, int *lockfd,
+		    struct znp_map_err *e);
+
 #endif

@@ -538,6 +538,24 @@ int znp_map_find(const struct znp_map_ctx *c, const char *arg, struct znp_map_fo
 int znp_map_serving(const struct znp_map_ctx *c, const char *path, struct znp_map_found *f,
 		    struct znp_map_err *e);
 
+/*
+ * znp_map_claim() - znp_map_serving() kept true until the command ends:
+ * the namespace's lock is taken shared (znp_ns_claim()) before the question
+ * is asked, so no server starts on the namespace and no dm mapping of it is
+ * made between the answer and the command's last NVMe command. Where the
+ * lock is held exclusive and no mapping serves yet (a server starting, a dm
+ * mapping being made) the claim is refused. Nothing is claimed for a
+ * device without an identity, nor by a caller that cannot make the state
+ * directory (not root: the servers and their locks are root's). A dry run
+ * claims alike.
+ * Return: 1 served (@f; nothing held), 0 not served (*@claim: the lock, or
+ * -1; znp_map_unclaim() after the command), or a negative errno with @e
+ * (-EBUSY: held by another process, named).
+ */
+int znp_map_claim(const struct znp_map_ctx *c, const char *path, struct znp_map_found *f,
+		  int *claim, struct znp_map_err *e);
+void znp_map_unclaim(int claim);
+
 /* The name `unmap` takes for @f: the mapping's name (ublk: else its device, "ublkb0"). */
 const char *znp_map_found_name(const struct znp_map_found *f);
 

@@ -2,8 +2,10 @@
 /* The two routes behind one interface (map.h: struct znp_map_route). */
 #include <errno.h>
 #include <stdio.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
-#include "map.h"
+#include "map-priv.h"
 
 static int dm_refuse(const struct znp_map_ctx *c, const struct znp_dev *dev,
 		     struct znp_map_err *e)
@@ -89,30 +91,154 @@ int znp_map_find(const struct znp_map_ctx *c, const char *arg, struct znp_map_fo
 	return znp_map_fail(e, ZNP_MAP_UNSUITABLE, -ENXIO, "no such mapping");
 }
 
-int znp_map_serving(const struct znp_map_ctx *c, const char *path, struct znp_map_found *f,
-		    struct znp_map_err *e)
+/* Open and probe @path for its identity. Return: 0 with @dev, else 1 (cannot be told). */
+static int open_ns(const struct znp_map_ctx *c, const char *path, struct znp_dev **dev)
 {
-	struct znp_dev *dev;
 	const char *why;
+	int ret;
+
+	if (znp_dev_open(c->env, path, 0, dev, &why))
+		return 1;
+	/* the identity (NGUID, EUI-64) is the Identify's: probe, no zone report */
+	ret = znp_dev_probe_flags(*dev, ZNP_PROBE_DEFER_CAP);
+	if (ret && ret != -EMEDIUMTYPE && znp_dev_is_nvme(*dev)) {
+		/* cannot be told: the caller's own open and probe say why */
+		znp_dev_close(*dev);
+		return 1;
+	}
+	return 0;
+}
+
+static int serving(const struct znp_map_ctx *c, const struct znp_dev *dev,
+		   struct znp_map_found *f, struct znp_map_err *e)
+{
 	int ret = 0;
 
-	e->subject = path;
-	if (znp_dev_open(c->env, path, 0, &dev, &why))
-		return 0;
-	/* the identity (NGUID, EUI-64) is the Identify's: probe, no zone report */
-	ret = znp_dev_probe_flags(dev, ZNP_PROBE_DEFER_CAP);
-	if (ret && ret != -EMEDIUMTYPE && znp_dev_is_nvme(dev)) {
-		/* cannot be told: the caller's own open and probe say why */
-		znp_dev_close(dev);
-		return 0;
-	}
-	ret = 0;
 	for (unsigned int i = 0; i < ZNP_ARRAY_SIZE(order) && !ret; i++) {
 		*f = (struct znp_map_found){ .route = order[i] };
 		ret = order[i]->serving(c, dev, f, e);
 	}
+	return ret;
+}
+
+int znp_map_serving(const struct znp_map_ctx *c, const char *path, struct znp_map_found *f,
+		    struct znp_map_err *e)
+{
+	struct znp_dev *dev;
+	int ret;
+
+	e->subject = path;
+	if (open_ns(c, path, &dev))
+		return 0;
+	ret = serving(c, dev, f, e);
 	znp_dev_close(dev);
 	return ret;
+}
+
+int znp_map_lock_busy(const struct znp_map_ctx *c, int dirfd, const char *ident,
+		      struct znp_map_err *e)
+{
+	const char *proc = c->env && c->env->proc_root ? c->env->proc_root : "/proc";
+	char locks[PATH_MAX];
+	pid_t pid;
+
+	snprintf(locks, sizeof(locks), "%s/locks", proc);
+	pid = znp_ns_lock_holder(dirfd, ident, locks);
+	if (pid <= 0)
+		return znp_map_fail(e, ZNP_MAP_REFUSED, -EBUSY, "the namespace's lock in %s is "
+				    "held (a server starting, a mapping being made or a zone "
+				    "command running): try again when it ends", c->run_dir);
+	return znp_map_fail(e, ZNP_MAP_REFUSED, -EBUSY, "the namespace's lock in %s is held by "
+			    "pid %ld (a server starting, a mapping being made or a zone command "
+			    "running): try again when it ends", c->run_dir, (long)pid);
+}
+
+int znp_map_lock_ns(const struct znp_map_ctx *c, const char *ident, int *lockfd,
+		    struct znp_map_err *e)
+{
+	int dirfd, ret;
+
+	*lockfd = -1;
+	if (!ident[0])
+		return 0;
+	mkdir("/run", 0755);
+	dirfd = znp_run_dir_open(c->run_dir, true);
+	if (dirfd < 0)
+		return znp_map_fail(e, ZNP_MAP_FAILED, dirfd, "unsafe or unusable state "
+				    "directory %s: %s", c->run_dir, znp_strerror(dirfd));
+	ret = znp_ns_lock(dirfd, ident, lockfd);
+	if (ret == -EBUSY)
+		znp_map_lock_busy(c, dirfd, ident, e);
+	else if (ret)
+		znp_map_fail(e, ZNP_MAP_FAILED, ret, "cannot lock the namespace in %s: %s",
+			     c->run_dir, znp_strerror(ret));
+	close(dirfd);
+	return ret;
+}
+
+/* The namespace's lock, shared, in the state directory. Return: 0 (*@claim) or -errno with @e. */
+static int claim_lock(const struct znp_map_ctx *c, const struct znp_dev *dev, int *claim,
+		      struct znp_map_err *e)
+{
+	char ident[ZNP_IDENT_MAX];
+	int dirfd, ret;
+
+	if (!znp_dev_is_nvme(dev) || znp_ident_from_ns(&dev->ns, ident, sizeof(ident)))
+		return 0;
+	mkdir("/run", 0755);
+	dirfd = znp_run_dir_open(c->run_dir, true);
+	if (dirfd < 0 && geteuid())	/* the servers and their locks are root's */
+		return 0;
+	if (dirfd < 0)
+		return znp_map_fail(e, ZNP_MAP_FAILED, dirfd, "cannot claim the namespace: unsafe "
+				    "or unusable state directory %s: %s", c->run_dir,
+				    znp_strerror(dirfd));
+	ret = znp_ns_claim(dirfd, ident, claim);
+	if (ret == -EBUSY) {
+		znp_map_lock_busy(c, dirfd, ident, e);
+	} else if (ret) {
+		znp_map_fail(e, ZNP_MAP_FAILED, ret, "cannot claim the namespace in %s: %s",
+			     c->run_dir, znp_strerror(ret));
+	}
+	close(dirfd);
+	return ret;
+}
+
+int znp_map_claim(const struct znp_map_ctx *c, const char *path, struct znp_map_found *f,
+		  int *claim, struct znp_map_err *e)
+{
+	struct znp_dev *dev;
+	int ret;
+
+	*claim = -1;
+	e->subject = path;
+	if (open_ns(c, path, &dev))
+		return 0;
+	ret = claim_lock(c, dev, claim, e);
+	if (ret == -EBUSY) {
+		/* held exclusive: by the server that serves it, or by one starting */
+		struct znp_map_err held = *e;
+
+		*e = (struct znp_map_err){ .subject = path };
+		ret = serving(c, dev, f, e);
+		if (!ret) {
+			*e = held;
+			ret = -EBUSY;
+		}
+	} else if (!ret) {
+		ret = serving(c, dev, f, e);
+		if (ret) {
+			znp_map_unclaim(*claim);
+			*claim = -1;
+		}
+	}
+	znp_dev_close(dev);
+	return ret;
+}
+
+void znp_map_unclaim(int claim)
+{
+	znp_ns_unlock(claim);
 }
 
 const char *znp_map_found_name(const struct znp_map_found *f)

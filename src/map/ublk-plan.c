@@ -246,8 +246,7 @@ static int lock_ns(struct znp_map_ublk *u, struct znp_map_err *e)
 			return znp_map_fail(e, ZNP_MAP_REFUSED, ret, "already served by server pid "
 					    "%ld as /dev/ublkb%d: refusing a second server on this "
 					    "namespace", (long)old.pid, old.dev_id);
-		return znp_map_fail(e, ZNP_MAP_REFUSED, ret, "another server is starting on this "
-				    "namespace (its lock in %s is held)", dir);
+		return znp_map_lock_busy(u->c, u->dirfd, u->rec.ident, e);
 	}
 	if (ret)
 		return znp_map_fail(e, ZNP_MAP_FAILED, ret, "cannot lock the namespace in %s: %s",

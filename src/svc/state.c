@@ -118,6 +118,26 @@ int znp_ns_lock(int dirfd, const char *ident, int *lockfd)
 	return znp_lock_take(dirfd, name, 0, lockfd);
 }
 
+int znp_ns_claim(int dirfd, const char *ident, int *lockfd)
+{
+	char name[ZNP_SVC_KEY_MAX + 8];
+	int ret = znp_svc_file_name(ident, LOCK_SUFFIX, name, sizeof(name));
+
+	if (ret)
+		return ret;
+	return znp_lock_share(dirfd, name, 0, lockfd);
+}
+
+pid_t znp_ns_lock_holder(int dirfd, const char *ident, const char *locks)
+{
+	char name[ZNP_SVC_KEY_MAX + 8];
+	int ret = znp_svc_file_name(ident, LOCK_SUFFIX, name, sizeof(name));
+
+	if (ret)
+		return ret;
+	return znp_lock_holder(dirfd, name, locks);
+}
+
 void znp_ns_unlock(int lockfd)
 {
 	if (lockfd >= 0)

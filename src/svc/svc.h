@@ -77,6 +77,24 @@ int znp_ns_lock(int dirfd, const char *ident, int *lockfd);
 void znp_ns_unlock(int lockfd);
 
 /**
+ * znp_ns_claim() - the namespace's lock taken shared, without waiting: the
+ * claim of a command that sends zone or data commands to the namespace
+ * itself. Claims go beside each other; a server holds the lock exclusive
+ * from before ADD_DEV to its end and a dm mapping being made holds it while
+ * it is made, so neither starts while a command has it, nor a command while
+ * they do. Return: 0 (@lockfd, znp_ns_unlock()), -EBUSY (held exclusive), or
+ * -errno.
+ */
+int znp_ns_claim(int dirfd, const char *ident, int *lockfd);
+
+/*
+ * znp_ns_lock_holder() - the process that holds the namespace's lock (one of
+ * them, for a shared one), from @locks ("/proc/locks").
+ * Return: its pid, 0 none listed, or -errno.
+ */
+pid_t znp_ns_lock_holder(int dirfd, const char *ident, const char *locks);
+
+/**
  * znp_ns_lock_held() - does someone hold the namespace's lock?
  * Return: 1 held, 0 free (or no lock file), -errno.
  */

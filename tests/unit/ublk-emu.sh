@@ -381,6 +381,59 @@ zones5
 grep -Eq " (FULL|CLOSED) " "$root/zones5" && bad "reset -a left written zones" ||
 	ok "... every zone empty"
 
+# ---- the claim: no mapping starts between the interlock's answer and the command
+# A command that writes zones takes the namespace's lock shared for its whole
+# run; a server holds it exclusive from before ADD_DEV on, a dm mapping while
+# it is made. (ng0n5's stale record goes, as unmap would remove it: a
+# server that holds the lock and has a record serves; one without is starting.)
+rm "$root/run/$key5.ublk"
+ln -s /proc/locks "$root/proc/locks"	# who holds a lock: the host's own table
+"$BIN" finish "$D/ng0n5" -s 0 -f >/dev/null 2>&1 || bad "finish zone 0 of ng0n5"
+zones5 && cp "$root/zones5" "$root/zones5.before"
+exec 9>>"$root/run/$key5.lock"	# held exclusive: a server starting on ng0n5
+flock -x 9 || bad "cannot take ng0n5's lock"
+for c in "reset -s 0 -f" "reset -a -f" "discard -f" "reset -a --dry-run"; do
+	# shellcheck disable=SC2086 # $c is words
+	t "$c while a mapping of ng0n5 is being made: refused (4)" 4 "$BIN" ${c%% *} "$D/ng0n5" \
+		${c#* } 9>&-
+	has "... one line naming the lock's holder" "$root/err" \
+		"^nvme-zns-npo2: $D/ng0n5: the namespace's lock in $root/run is held by pid [1-9][0-9]* \(a server starting, a mapping being made or a zone command running\): try again when it ends\$"
+	lines "... in one line" "$root/err" 1
+done
+exec 9>&-
+zones5
+cmp -s "$root/zones5" "$root/zones5.before" && ok "... zones unchanged (zone 0 still full)" ||
+	bad "... zones changed: $(diff "$root/zones5.before" "$root/zones5" | head -3)"
+exec 9>>"$root/run/$key5.lock"	# held shared: a zone command on ng0n5
+flock -s 9 || bad "cannot share ng0n5's lock"
+t "map --ublk of ng0n5 beside a zone command: refused (4)" 4 "$BIN" map --ublk "$D/ng0n5" \
+	--force-ublk 9>&-
+has "... naming the holder" "$root/err" \
+	"^nvme-zns-npo2: $D/ng0n5: the namespace's lock in $root/run is held by pid [1-9][0-9]* \(a server starting, a mapping being made or a zone command running\): try again when it ends\$"
+t "a second zone command beside it: finish -s 0x6000 -f (0)" 0 "$BIN" finish "$D/ng0n5" \
+	-s 0x6000 -f 9>&-
+exec 9>&-
+if [ "${ZNP_HOOKS:-0}" = 1 ]; then
+	# a running command holds its claim until it ends (ZNP_TEST_CLAIM_HOLD
+	# stops it after the claim until the file is removed)
+	ZNP_TEST_CLAIM_HOLD=$root/hold "$BIN" reset "$D/ng0n5" -s 0 -f >"$root/bg.out" 2>&1 &
+	bg=$!
+	for _ in $(seq 100); do [ -e "$root/hold" ] && break; sleep 0.1; done
+	[ -e "$root/hold" ] && ok "reset -s 0 claimed ng0n5 and waits" || bad "reset never claimed"
+	t "map --ublk of ng0n5 while reset runs: refused (4)" 4 "$BIN" map --ublk "$D/ng0n5" \
+		--force-ublk
+	has "... naming the reset's pid" "$root/err" "the namespace's lock in $root/run is held by pid $bg "
+	flock -n -x "$root/run/$key5.lock" true && bad "an exclusive lock was taken beside the claim" ||
+		ok "... no exclusive lock beside the claim"
+	rm -f "$root/hold"
+	wait "$bg" && ok "reset -s 0 ended (0)" || bad "reset -s 0: exit $?: $(cat "$root/bg.out")"
+	zones5
+	grep -Eq "^ *0 .* EMPTY " "$root/zones5" && ok "... zone 0 empty" ||
+		bad "zone 0 not reset: $(head -4 "$root/zones5")"
+	flock -n -x "$root/run/$key5.lock" true && ok "... and the claim is gone with it" ||
+		bad "the lock is still held after reset ended"
+fi
+
 # ---- unmap proves the device unused: users only sysfs and configfs show ------
 # (the server's SIGTERM asks the same question; tests/vm/ublk-life/unseen.sh
 # has the real loop device, nvmet namespace and hidden process)

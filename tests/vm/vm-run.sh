@@ -22,7 +22,7 @@ fi
 # NAME or NAME:param=value[:param=value].
 STOCK_MODULES=${STOCK_MODULES:-"configfs nvme null_blk:nr_devices=0 dm-mod"}
 # Tools copied with their shared libraries (first match on PATH).
-TOOLS="nvme blkzone blkdiscard fio dmsetup mkfs.f2fs fsck.f2fs"
+TOOLS="nvme blkzone blkdiscard fio dmsetup mkfs.f2fs fsck.f2fs flock"
 
 usage() {
 	cat <<EOF

@@ -23,6 +23,19 @@ expect_ok "no udev: /run/udev/control absent" test ! -e /run/udev/control
 
 # ---- map A with --persist (default mapping file) ---------------------------
 expect_rc "check A: mappable" 0 $ZNP check "$A"
+# a dm mapping is made under the namespace's lock, taken exclusive: a zone
+# command claims it shared for its whole run (held here as one would), so
+# no mapping appears between the interlock's answer and its command. The
+# lock file's name is the identity, ':' written _3a (svc.h).
+mkdir -p -m 700 /run/zns-npo2
+exec 8>>/run/zns-npo2/sn_3aznsnpo2-c0_3ansid_3a1.lock
+flock -s 8
+expect_rc "map A beside a zone command's claim: refused (4)" 4 $ZNP map "$A" --persist
+expect_match "... one line naming the holder" \
+	"^$ZNP: $A: the namespace's lock in /run/zns-npo2 is held by pid [1-9][0-9]* \\(a server starting, a mapping being made or a zone command running\\): try again when it ends\$" \
+	"$(cat /tmp/vm-cmd.out)"
+expect_eq "... nothing mapped" "$(dmsetup ls --target po2zone 2>/dev/null | grep -c "$NA")" 0
+exec 8>&-
 expect_ok "map A --persist" $ZNP map "$A" --persist -o json
 cp /tmp/vm-cmd.out /tmp/mapA.json
 sed 's/^/# /' /tmp/mapA.json
