@@ -22,7 +22,7 @@ check: all
 	$(MESON) test -C $(BUILD) --suite fast --print-errorlogs
 	python3 tests/lib/meson-skips.py $(BUILD) >&2
 
-# The test hooks (ZNP_TEST_MAP_KILL_AT, ZNP_TEST_FORK_FAIL, ZNP_FORCE_SYNC, ZNP_UBLK_USER_COPY, ZNP_TEST_UBLK_*) are built in only here.
+# The test hooks (ZNP_TEST_MAP_KILL_AT, ZNP_TEST_FORK_FAIL, ZNP_TEST_CLAIM_HOLD, ZNP_FORCE_SYNC, ZNP_UBLK_USER_COPY, ZNP_TEST_UBLK_*) are built in only here.
 hooks: $(BUILD)/build.ninja
 	$(MESON) setup --reconfigure $(BUILD) -Dtest_hooks=true >/dev/null
 	ninja -C $(BUILD)
