@@ -153,8 +153,14 @@ int znp_map_lock_busy(const struct znp_map_ctx *c, int dirfd, const char *ident,
 			    "running): try again when it ends", c->run_dir, (long)pid);
 }
 
-int znp_map_lock_ns(const struct znp_map_ctx *c, const char *ident, int *lockfd,
-		    struct znp_map_err *e)
+/*
+ * The namespace @ident's lock in the state directory, exclusive or @shared
+ * (a claim: not taken by a caller that cannot open the directory, as the
+ * servers and their locks are root's). Return: 0 (*@lockfd, -1 when nothing
+ * was taken) or a negative errno with @e.
+ */
+static int ns_lock(const struct znp_map_ctx *c, const char *ident, bool shared, int *lockfd,
+		   struct znp_map_err *e)
 {
 	int dirfd, ret;
 
@@ -163,10 +169,12 @@ int znp_map_lock_ns(const struct znp_map_ctx *c, const char *ident, int *lockfd,
 		return 0;
 	mkdir("/run", 0755);
 	dirfd = znp_run_dir_open(c->run_dir, true);
+	if (dirfd < 0 && shared && geteuid())
+		return 0;
 	if (dirfd < 0)
 		return znp_map_fail(e, ZNP_MAP_FAILED, dirfd, "unsafe or unusable state "
 				    "directory %s: %s", c->run_dir, znp_strerror(dirfd));
-	ret = znp_ns_lock(dirfd, ident, lockfd);
+	ret = shared ? znp_ns_claim(dirfd, ident, lockfd) : znp_ns_lock(dirfd, ident, lockfd);
 	if (ret == -EBUSY)
 		znp_map_lock_busy(c, dirfd, ident, e);
 	else if (ret)
@@ -176,32 +184,21 @@ int znp_map_lock_ns(const struct znp_map_ctx *c, const char *ident, int *lockfd,
 	return ret;
 }
 
-/* The namespace's lock, shared, in the state directory. Return: 0 (*@claim) or -errno with @e. */
+int znp_map_lock_ns(const struct znp_map_ctx *c, const char *ident, int *lockfd,
+		    struct znp_map_err *e)
+{
+	return ns_lock(c, ident, false, lockfd, e);
+}
+
+/* The claim: the lock of @dev's namespace, shared. Return: 0 (*@claim) or -errno with @e. */
 static int claim_lock(const struct znp_map_ctx *c, const struct znp_dev *dev, int *claim,
 		      struct znp_map_err *e)
 {
-	char ident[ZNP_IDENT_MAX];
-	int dirfd, ret;
+	char ident[ZNP_IDENT_MAX] = "";
 
-	if (!znp_dev_is_nvme(dev) || znp_ident_from_ns(&dev->ns, ident, sizeof(ident)))
-		return 0;
-	mkdir("/run", 0755);
-	dirfd = znp_run_dir_open(c->run_dir, true);
-	if (dirfd < 0 && geteuid())	/* the servers and their locks are root's */
-		return 0;
-	if (dirfd < 0)
-		return znp_map_fail(e, ZNP_MAP_FAILED, dirfd, "cannot claim the namespace: unsafe "
-				    "or unusable state directory %s: %s", c->run_dir,
-				    znp_strerror(dirfd));
-	ret = znp_ns_claim(dirfd, ident, claim);
-	if (ret == -EBUSY) {
-		znp_map_lock_busy(c, dirfd, ident, e);
-	} else if (ret) {
-		znp_map_fail(e, ZNP_MAP_FAILED, ret, "cannot claim the namespace in %s: %s",
-			     c->run_dir, znp_strerror(ret));
-	}
-	close(dirfd);
-	return ret;
+	if (znp_dev_is_nvme(dev) && znp_ident_from_ns(&dev->ns, ident, sizeof(ident)))
+		ident[0] = '\0';
+	return ns_lock(c, ident, true, claim, e);
 }
 
 int znp_map_claim(const struct znp_map_ctx *c, const char *path, struct znp_map_found *f,
