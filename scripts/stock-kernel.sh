@@ -37,48 +37,12 @@ for n in "$@"; do
 done
 
 # ---- the private apt configuration ------------------------------------------
-# The system's Debian entry (not -security, not -updates): its URIs and Signed-By.
+# The system's Debian entry (not -security): its URIs and Signed-By, with
+# the suites of the matrix (scripts/debsrc.sh's znp_debsrc_binary).
 derive() {
-	local f line key val types='' suites='' u='' sb=''
-	uris='' signed=''
-	for f in /etc/apt/sources.list.d/*.sources; do
-		[ -f "$f" ] || continue
-		# deb822 paragraphs; the first "Types: deb" whose suites are not -security
-		while IFS= read -r line; do
-			case "$line" in
-			'')
-				case " $types :$suites" in
-				*" deb "*:*-security*) ;;
-				*" deb "*) [ -z "$u" ] || [ -n "$uris" ] || { uris=$u; signed=$sb; } ;;
-				esac
-				types='' suites='' u='' sb=''
-				;;
-			'#'*) ;;
-			*:*)
-				key=${line%%:*} val=${line#*:}
-				val=${val#"${val%%[![:space:]]*}"}
-				case "$key" in
-				Types) types=$val ;; Suites) suites=$val ;; URIs) u=$val ;; Signed-By) sb=$val ;;
-				esac
-				;;
-			esac
-		done < <(cat "$f"; echo)
-		[ -z "$uris" ] || break
-	done
-	if [ -z "$uris" ]; then
-		# one-line format: deb [options] URI SUITE COMPONENT...
-		uris=$(sed -n 's/^[[:space:]]*deb[[:space:]]\+\(\[[^]]*\][[:space:]]\+\)\?\([^[:space:]]\+\)[[:space:]]\+[a-z]\+[[:space:]].*/\2/p' \
-			/etc/apt/sources.list /etc/apt/sources.list.d/*.list 2>/dev/null | grep -v security | head -n1 || true)
-	fi
-	[ -n "$uris" ] || { echo "$P: no Debian deb entry in /etc/apt to take URIs from" >&2; exit 1; }
 	mkdir -p "$APT/sources.d" "$APT/lists/partial"
-	{
-		echo "Types: deb"
-		echo "URIs: $uris"
-		echo "Suites: trixie trixie-backports bookworm"
-		echo "Components: main"
-		[ -z "$signed" ] || echo "Signed-By: $signed"
-	} >"$APT/sources.d/stock-kernel.sources"
+	rm -f "$APT/sources.d/stock-kernel.sources"	# the name before debsrc.sh wrote it
+	znp_debsrc_binary "$APT/sources.d" "trixie trixie-backports bookworm" "$P"
 }
 
 # shellcheck source=scripts/debsrc.sh
