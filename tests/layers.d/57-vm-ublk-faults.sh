@@ -1,6 +1,8 @@
 #!/bin/bash
 # Layer 57: the ublk server against device faults and memory pressure on
-# Debian's stock 6.12 kernel (tests/vm/ublk-faults/guest.sh, three boots):
+# Debian's stock kernels (ZNP_UBLK_KERNELS, default 6.12 and the newest 7.x:
+# tests/vm/layer.sh; tests/vm/ublk-faults/guest.sh; faults and detach on
+# each kernel, memory pressure on 6.12):
 # - faults: two `nvme reset`s of the controller during a fio zbd write +
 #   verify (retried commands, writes reconciled with the write pointer: fio
 #   passes, no I/O error); the whole controller removed under the server
@@ -25,27 +27,46 @@ adds=()
 layer_btrfs_tools 57-vm-ublk-faults
 start=$SECONDS
 rc=0
-log1=build/vm-logs/ublk-faults-$(date +%Y%m%d-%H%M%S).log
-bash tests/vm/vm-run.sh --kernel stock --guest tests/vm/ublk-faults/guest.sh \
-	--ns ctrl=0,nsid=1,size=768M,lbas=4096,zoned=1,zsze=48M,zcap=48M \
-	--modules "ublk_drv" --append "no_timer_check FAULTS=1" \
-	--timeout 300 --log "$log1" --quiet
-vm=$?
-layer_report 57-vm-ublk-faults "$log1" $vm $start || rc=1
-log3=build/vm-logs/ublk-detach-$(date +%Y%m%d-%H%M%S).log
-bash tests/vm/vm-run.sh --kernel stock --guest tests/vm/ublk-faults/guest.sh --subsys 0 \
-	--ns ctrl=0,nsid=1,size=768M,lbas=4096,zoned=1,zsze=48M,zcap=48M \
-	--modules "ublk_drv" --append "no_timer_check DETACH=1" \
-	--timeout 420 --log "$log3" --quiet
-vm=$?
-layer_report 57-vm-ublk-faults "$log3" $vm $start || rc=1
-log2=build/vm-logs/ublk-mempress-$(date +%Y%m%d-%H%M%S).log
-bash tests/vm/vm-run.sh --kernel stock --guest tests/vm/ublk-faults/guest.sh \
-	--ns ctrl=0,nsid=1,size=2304M,lbas=4096,zoned=1,zsze=48M,zcap=48M \
-	--modules "ublk_drv crc32c_generic crc32_generic btrfs" "${adds[@]}" \
-	--mem 512M --append "no_timer_check MEMPRESS=1" \
-	--timeout 330 --log "$log2" --quiet
-vm=$?
-layer_report 57-vm-ublk-faults "$log2" $vm $start || rc=1
-echo "57-vm-ublk-faults: $(layer_totals "$log1" "$log3" "$log2"), $((SECONDS - start)) s"
+logs=()
+for k in ${ZNP_UBLK_KERNELS:-6.12 7}; do
+	kdir=$(layer_stock_kdir 57-vm-ublk-faults "$k") || { rc=1; continue; }
+	export STOCK_KDIR=$kdir
+	log1=build/vm-logs/ublk-faults-$k-$(date +%Y%m%d-%H%M%S).log
+	kstart=$SECONDS
+	bash tests/vm/vm-run.sh --kernel stock --guest tests/vm/ublk-faults/guest.sh \
+		--ns ctrl=0,nsid=1,size=768M,lbas=4096,zoned=1,zsze=48M,zcap=48M \
+		--modules "ublk_drv" --append "no_timer_check FAULTS=1" \
+		--timeout 300 --log "$log1" --quiet
+	vm=$?
+	layer_report "57-vm-ublk-faults ($k: faults)" "$log1" $vm $kstart || rc=1
+	log3=build/vm-logs/ublk-detach-$k-$(date +%Y%m%d-%H%M%S).log
+	kstart=$SECONDS
+	bash tests/vm/vm-run.sh --kernel stock --guest tests/vm/ublk-faults/guest.sh --subsys 0 \
+		--ns ctrl=0,nsid=1,size=768M,lbas=4096,zoned=1,zsze=48M,zcap=48M \
+		--modules "ublk_drv" --append "no_timer_check DETACH=1" \
+		--timeout 420 --log "$log3" --quiet
+	vm=$?
+	layer_report "57-vm-ublk-faults ($k: detach)" "$log3" $vm $kstart || rc=1
+	logs+=("$log1" "$log3")
+	# memory pressure on 6.12 only: on 7.3.4 the 908 MiB did not finish in
+	# the 240 s limit at load 8 (no hang, no I/O error: the write rate of
+	# issue 35's 7.3 regression), and a longer limit costs CI time that the
+	# two boots above, the fault paths the 7.x driver changed, use better
+	if [ "$k" != 6.12 ]; then
+		unset STOCK_KDIR
+		continue
+	fi
+	log2=build/vm-logs/ublk-mempress-$k-$(date +%Y%m%d-%H%M%S).log
+	kstart=$SECONDS
+	bash tests/vm/vm-run.sh --kernel stock --guest tests/vm/ublk-faults/guest.sh \
+		--ns ctrl=0,nsid=1,size=2304M,lbas=4096,zoned=1,zsze=48M,zcap=48M \
+		--modules "ublk_drv crc32c_generic? crc32_generic? btrfs" "${adds[@]}" \
+		--mem 512M --append "no_timer_check MEMPRESS=1" \
+		--timeout 330 --log "$log2" --quiet
+	vm=$?
+	layer_report "57-vm-ublk-faults ($k: memory pressure)" "$log2" $vm $kstart || rc=1
+	unset STOCK_KDIR
+	logs+=("$log2")
+done
+echo "57-vm-ublk-faults: $(layer_totals "${logs[@]}"), $((SECONDS - start)) s"
 exit $rc
