@@ -3,7 +3,9 @@
 # Layer 47: a `map --ublk` mapping exported over NVMe/TCP by the kernel's
 # own target, two VMs on Debian's stock 6.12 on a QEMU socket network:
 #   node  the npo2 namespace (48 MiB zones) served as a ublk device and
-#         exported through nvmet-tcp (tests/vm/ublk-tcp/node.sh); its
+#         exported through nvmet-tcp with --persist (the export unit's
+#         file checked, and the export made again from it)
+#         (tests/vm/ublk-tcp/node.sh); its
 #         server SIGKILLed, then sent SIGTERM (it parks: the export is an
 #         in-kernel user) and restarted when the host asks; unmap refused
 #         while exported

@@ -38,9 +38,16 @@ expect_rc "node: export of the namespace node $NG refused (3)" 3 $Z export "$NG"
 	--traddr "$NODE_IP" --hostnqn "$HOSTNQN"
 expect_match "node: ... naming the mapping to export" "its mapping is $MAPNAME \\(/dev/$U\\): export $MAPNAME" \
 	"$(cat /tmp/vm-cmd.out)"
-expect_ok "node: export $MAPNAME over TCP to the host" $Z export $MAPNAME --nqn "$NQN" \
-	--traddr "$NODE_IP" --trsvcid "$NVME_PORT" --hostnqn "$HOSTNQN" -o json
+CONF=/etc/zns-npo2/export-$MAPNAME.conf
+expect_ok "node: export $MAPNAME over TCP to the host, --persist" $Z export $MAPNAME --nqn "$NQN" \
+	--traddr "$NODE_IP" --trsvcid "$NVME_PORT" --hostnqn "$HOSTNQN" --persist -o json
 cp /tmp/vm-cmd.out /tmp/export.json
+expect_eq "node: --persist wrote $CONF, mode 644, named in the output" \
+	"$(stat -c '%F %a' "$CONF" 2>&1) $(jget config /tmp/export.json)" "regular file 644 $CONF"
+# what the export unit runs: ZNP_EXPORT_ARGS as one line of words
+expect_eq "node: ... holding the options given, for zns-npo2-export@$MAPNAME" \
+	"$(grep -v '^#' "$CONF")" \
+	"ZNP_EXPORT_ARGS=--nqn $NQN --transport tcp --traddr $NODE_IP --trsvcid $NVME_PORT --hostnqn $HOSTNQN"
 expect_eq "node: the export names the device and a new port" \
 	"$(jget device /tmp/export.json) $(jget port /tmp/export.json) $(jget port_created /tmp/export.json)" \
 	"/dev/$U 1 true"
@@ -131,8 +138,22 @@ expect_eq "node: ... /dev/$U, its server and namespace 1 are still there" \
 	"$([ -b /dev/$U ] && echo yes) $(proc_gone "$($Z status "$U" -o json 2>/dev/null | sed -n 's/.*"server_pid": \([0-9]*\).*/\1/p' | head -1)" && echo gone || echo serving) $(cat $S/namespaces/1/enable)" \
 	"yes serving 1"
 expect_ok "node: export --remove $MAPNAME" $Z export --remove $MAPNAME -o json
-expect_eq "node: the subsystem is gone, the port stays without it" \
-	"$([ -e "$S" ] && echo there || echo gone) $(ls $P/subsystems | wc -l)" "gone 0"
+expect_eq "node: the subsystem is gone, the port stays without it, $CONF stays" \
+	"$([ -e "$S" ] && echo there || echo gone) $(ls $P/subsystems | wc -l) $([ -f "$CONF" ] && echo kept)" \
+	"gone 0 kept"
+# the unit's ExecStart: export NAME $ZNP_EXPORT_ARGS, the value read as
+# EnvironmentFile= reads it and split at blanks
+ZNP_EXPORT_ARGS=$(sed -n 's/^ZNP_EXPORT_ARGS=//p' "$CONF")
+expect_ok "node: export $MAPNAME with the recorded ZNP_EXPORT_ARGS (the unit's ExecStart)" \
+	$Z export $MAPNAME $ZNP_EXPORT_ARGS
+expect_eq "node: ... configfs as configured: /dev/$U enabled, only $HOSTNQN, on port 1" \
+	"$(cat $S/namespaces/1/device_path $S/namespaces/1/enable $S/attr_allow_any_host | tr '\n' ' ')$(ls $S/allowed_hosts) $(ls $P/subsystems)" \
+	"/dev/$U 1 0 $HOSTNQN $NQN"
+expect_ok "node: export --remove --persist $MAPNAME" $Z export --remove $MAPNAME --persist -o json
+cp /tmp/vm-cmd.out /tmp/unexport.json
+expect_eq "node: ... the subsystem and $CONF are gone" \
+	"$([ -e "$S" ] && echo there || echo gone) $([ -e "$CONF" ] && echo there || echo gone) $(jget config /tmp/unexport.json)" \
+	"gone gone $CONF"
 expect_ok "node: unmap $MAPNAME after the export is gone" run_to 60 $Z unmap $MAPNAME
 expect_eq "node: no I/O error for /dev/$U" "$(dmesg | grep -c "I/O error.*$U\|$U.*I/O error")" 0
 true
