@@ -3,8 +3,10 @@
  * export: a power-of-2 mapping (dm-po2zone or ublk), found by its name
  * whatever device number it has this boot, as namespace 1 of an NVMe
  * target subsystem on a port (src/map/export.c); `export --remove` takes
- * the subsystem away again. The refusals (a namespace node, a ublk
- * mapping whose server does not serve, no nvmet) are the library's.
+ * the subsystem away again; --persist records the export for the unit
+ * that makes it at boot (or, with --remove, forgets it). The refusals (a
+ * namespace node, a ublk mapping whose server does not serve, no nvmet, an
+ * export file that is a symbolic link) are the library's.
  */
 #include <string.h>
 
@@ -30,7 +32,8 @@ int znp_cmd_export(const struct znp_cli *cli, const struct znp_opts *o, struct z
 		if (znp_map_unexport(&c, o->args[0], &d, &e))
 			return znp_cli_map_fail(cli, o->args[0], &e);
 		v = (struct znp_export_view){ .name = d.name, .device = d.device, .nqn = d.nqn,
-					       .port = d.port, .removed = true };
+					       .port = d.port, .removed = true,
+					       .config = d.config_changed ? d.config : NULL };
 		p->ops->export(p, &v);
 		return ZNP_EXIT_OK;
 	}
@@ -57,7 +60,7 @@ int znp_cmd_export(const struct znp_cli *cli, const struct znp_opts *o, struct z
 	v = (struct znp_export_view){
 		.name = d.name, .device = d.device, .nqn = d.nqn, .transport = r.transport,
 		.traddr = r.traddr, .trsvcid = r.trsvcid, .hostnqn = r.hostnqn, .port = d.port,
-		.port_created = d.port_created,
+		.port_created = d.port_created, .config = d.config_changed ? d.config : NULL,
 	};
 	p->ops->export(p, &v);
 	return ZNP_EXIT_OK;

@@ -21,6 +21,14 @@ const char *znp_cli_map_config(const struct znp_opts *o)
 	return o && o->config ? o->config : ZNP_DMCONF_PATH;
 }
 
+/* export --persist's directory: $ZNP_CONF_DIR (tests), else ZNP_EXPORT_CONF_DIR */
+static const char *conf_dir(void)
+{
+	const char *d = getenv("ZNP_CONF_DIR");
+
+	return d && *d ? d : ZNP_EXPORT_CONF_DIR;
+}
+
 const char *znp_cli_run_dir(void)
 {
 	const char *d = getenv("ZNP_RUN_DIR");
@@ -43,6 +51,7 @@ void znp_cli_map_ctx(const struct znp_cli *cli, const struct znp_opts *o, struct
 {
 	*c = (struct znp_map_ctx){
 		.env = &cli->env, .config = znp_cli_map_config(o), .run_dir = znp_cli_run_dir(),
+		.conf_dir = conf_dir(),
 	};
 	if (!o)
 		return;

@@ -165,7 +165,7 @@ static const enum znp_opt_id unmap_opts[] = {
 static const enum znp_opt_id export_opts[] = {
 	ZNP_O_OUTPUT_FORMAT, ZNP_O_VERBOSE, ZNP_O_HELP, ZNP_O_NQN, ZNP_O_TRANSPORT,
 	ZNP_O_TRADDR, ZNP_O_TRSVCID, ZNP_O_HOSTNQN, ZNP_O_ALLOW_ANY_HOST, ZNP_O_REMOVE,
-	ZNP_O_NR
+	ZNP_O_PERSIST, ZNP_O_NR
 };
 static const enum znp_opt_id status_opts[] = {
 	ZNP_O_OUTPUT_FORMAT, ZNP_O_VERBOSE, ZNP_O_HELP, ZNP_O_CONFIG, ZNP_O_NR
@@ -243,6 +243,13 @@ static const struct znp_opt_help unmap_help[] = {
 	{ ZNP_O_NR, NULL }
 };
 
+/* export --persist: the export unit's file, not the mapping file */
+static const struct znp_opt_help export_help[] = {
+	{ ZNP_O_PERSIST, "record the export for zns-npo2-export@NAME at boot "
+			 "(/etc/zns-npo2/export-NAME.conf); with --remove: forget it" },
+	{ ZNP_O_NR, NULL }
+};
+
 /* open and close never ask: -f is accepted, so that one script line fits every action */
 static const struct znp_opt_help open_close_help[] = {
 	{ ZNP_O_FORCE, "accepted and ignored: open and close never ask" },
@@ -291,7 +298,7 @@ const struct znp_cmd_desc znp_cmds[] = {
 	{ .name = "export",
 	  .help = "export a power-of-2 mapping through the kernel's NVMe target (NVMe-oF)",
 	  .args = "<mapping>", .min_args = 1, .max_args = 1, .fn = znp_cmd_export,
-	  .opts = export_opts, .rules = export_rules },
+	  .opts = export_opts, .rules = export_rules, .opt_help = export_help },
 	{ .name = "status", .help = "show the power-of-2 mappings made by this tool",
 	  .args = "[<mapping|device>]", .max_args = 1, .fn = znp_cmd_status,
 	  .opts = status_opts },

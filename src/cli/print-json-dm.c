@@ -108,8 +108,9 @@ void znp_json_export(struct znp_print *p, const struct znp_export_view *v)
 	j_begin(p);
 	j_put(p, "name", str(v->name));
 	j_put(p, "device", str(v->device));
-	j_put(p, "nqn", str(v->nqn));
+	j_put(p, "nqn", v->nqn[0] ? str(v->nqn) : NULL);
 	j_put(p, "removed", json_object_new_boolean(v->removed));
+	j_put(p, "config", str_or_null(v->config));
 	j_put(p, "port", json_object_new_int64(v->port));
 	if (!v->removed) {
 		j_put(p, "port_created", json_object_new_boolean(v->port_created));

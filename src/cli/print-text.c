@@ -419,9 +419,16 @@ static void text_unmap(struct znp_print *p, const struct znp_unmap_view *v)
 
 static void text_export(struct znp_print *p, const struct znp_export_view *v)
 {
+	if (v->removed && !v->nqn[0]) {
+		fprintf(p->out, "%s (%s) was not exported; forgot %s\n", v->name, v->device,
+			v->config);
+		return;
+	}
 	if (v->removed) {
 		fprintf(p->out, "%s (%s) no longer exported as %s%s\n", v->name, v->device, v->nqn,
 			v->port ? "" : " (it was on no port)");
+		if (v->config)
+			fprintf(p->out, "forgot %s\n", v->config);
 		return;
 	}
 	fprintf(p->out, "exported %s (%s) as %s namespace 1\n", v->name, v->device, v->nqn);
@@ -430,6 +437,8 @@ static void text_export(struct znp_print *p, const struct znp_export_view *v)
 		fprintf(p->out, " %s%s%s", v->traddr, v->trsvcid ? ":" : "",
 			v->trsvcid ? v->trsvcid : "");
 	fprintf(p->out, "\nhosts: %s\n", v->hostnqn ? v->hostnqn : "any");
+	if (v->config)
+		fprintf(p->out, "recorded in %s\n", v->config);
 }
 
 #define STATUS_FMT "%-24s %-7s %-10s %5s %-10s %-10s %6s %5s %-8s %s\n"

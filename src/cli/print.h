@@ -199,6 +199,7 @@ struct znp_export_view {
 	unsigned int port;		/* nvmet port, 0 none */
 	bool port_created;
 	bool removed;
+	const char *config;		/* --persist: the export file written or removed; NULL */
 };
 
 struct znp_ublk_rec;

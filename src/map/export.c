@@ -20,7 +20,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "map.h"
+#include "map-priv.h"
 
 #define NVMET_DIR	"kernel/config/nvmet"
 #define NQN_MAX		223	/* NVMF_NQN_SIZE - 1 */
@@ -238,6 +238,27 @@ static void subsys_undo(const char *s, const char *hostnqn)
 	rmdir(s);
 }
 
+/*
+ * --persist: record the export that was just made in out->config, or take
+ * it away again. Return: 0 or a negative errno with @e.
+ */
+static int export_record(const struct znp_map_ctx *c, const struct znp_map_export_req *r,
+			 struct znp_map_export_done *out, struct znp_map_err *e)
+{
+	struct znp_map_ctx once = *c;
+	struct znp_map_export_done undo;
+	struct znp_map_err ignored = { 0 };
+	int ret = znp_map_export_conf_write(out->config, r, e);
+
+	if (!ret) {
+		out->config_changed = true;
+		return 0;
+	}
+	once.persist = false;
+	znp_map_unexport(&once, out->name, &undo, &ignored);
+	return ret;
+}
+
 int znp_map_export(const struct znp_map_ctx *c, const char *arg,
 		   const struct znp_map_export_req *r, struct znp_map_export_done *out,
 		   struct znp_map_err *e)
@@ -277,6 +298,11 @@ int znp_map_export(const struct znp_map_ctx *c, const char *arg,
 		e->subject = r->nqn;
 		return znp_map_fail(e, ZNP_MAP_REFUSED, -EEXIST,
 				    "an NVMe target subsystem of that name exists");
+	}
+	if (c->persist) {
+		ret = znp_map_export_conf(c, out->name, r, out->config, sizeof(out->config), e);
+		if (ret < 0)
+			return ret;
 	}
 	znp_strlcpy(s + strlen(s), "/", sizeof(s) - strlen(s));
 	znp_strlcpy(s + strlen(s), r->nqn, sizeof(s) - strlen(s));
@@ -341,7 +367,7 @@ int znp_map_export(const struct znp_map_ctx *c, const char *arg,
 				    r->traddr ? r->traddr : "-", r->trsvcid ? r->trsvcid : "-",
 				    strerror(-ret), r->transport);
 	}
-	return 0;
+	return c->persist ? export_record(c, r, out, e) : 0;
 }
 
 /*
@@ -394,8 +420,8 @@ int znp_map_unexport(const struct znp_map_ctx *c, const char *arg,
 	char dir[PATH_MAX], s[PATH_MAX], path[PATH_MAX * 2];
 	struct znp_map_found f;
 	struct dirent *d;
+	int ret, conf = 0;
 	DIR *dp;
-	int ret;
 
 	memset(out, 0, sizeof(*out));
 	e->subject = arg;
@@ -407,10 +433,24 @@ int znp_map_unexport(const struct znp_map_ctx *c, const char *arg,
 	znp_strlcpy(out->name, znp_map_found_name(&f), sizeof(out->name));
 	znp_map_found_device(&f, out->device, sizeof(out->device));
 	e->subject = out->name;
+	if (c->persist) {
+		conf = znp_map_export_conf(c, out->name, NULL, out->config, sizeof(out->config),
+					   e);
+		if (conf < 0)
+			return conf;
+	}
 	ret = znp_map_export_holder(c, out->device, out->nqn, sizeof(out->nqn));
+	if (ret == -ENOENT && conf == 1) {
+		/* not exported (this boot): only the file to forget */
+		out->nqn[0] = '\0';
+		ret = znp_map_export_conf_remove(out->config, e);
+		out->config_changed = !ret;
+		return ret;
+	}
 	if (ret == -ENOENT)
 		return znp_map_fail(e, ZNP_MAP_UNSUITABLE, -ENOENT,
-				    "%s is not exported by the NVMe target", out->device);
+				    "%s is not exported by the NVMe target%s", out->device,
+				    c->persist ? " and has no export file" : "");
 	if (ret)
 		return znp_map_fail(e, ZNP_MAP_FAILED, ret, "cannot read the NVMe target: %s",
 				    strerror(-ret));
@@ -447,5 +487,9 @@ int znp_map_unexport(const struct znp_map_ctx *c, const char *arg,
 		return znp_map_fail(e, ZNP_MAP_FAILED, -EBUSY,
 				    "NVMe target subsystem %s could not be removed (another "
 				    "namespace in it?)", out->nqn);
-	return 0;
+	if (conf == 1) {
+		ret = znp_map_export_conf_remove(out->config, e);
+		out->config_changed = !ret;
+	}
+	return ret;
 }

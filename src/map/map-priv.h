@@ -34,4 +34,22 @@ int znp_map_lock_busy(const struct znp_map_ctx *c, int dirfd, const char *ident,
 int znp_map_lock_ns(const struct znp_map_ctx *c, const char *ident, int *lockfd,
 		    struct znp_map_err *e);
 
+/*
+ * export --persist: the export file of mapping @name in @path
+ * (<conf_dir>/export-<name as systemd-escape writes it>.conf), after
+ * checking that @r's values (if @r) can be recorded as one word each.
+ * Return: 1 a regular file is there, 0 none, or a negative errno with @e
+ * (a symbolic link or another file type at its name: ZNP_MAP_REFUSED).
+ */
+int znp_map_export_conf(const struct znp_map_ctx *c, const char *name,
+			const struct znp_map_export_req *r, char *path, size_t size,
+			struct znp_map_err *e);
+
+/* Replace @path atomically (0644) with @r as ZNP_EXPORT_ARGS. Return: 0 or -errno with @e. */
+int znp_map_export_conf_write(const char *path, const struct znp_map_export_req *r,
+			      struct znp_map_err *e);
+
+/* Remove @path (absent: done). Return: 0 or a negative errno with @e. */
+int znp_map_export_conf_remove(const char *path, struct znp_map_err *e);
+
 #endif

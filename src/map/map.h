@@ -73,6 +73,7 @@ struct znp_map_ctx {
 	const struct znp_env *env;
 	const char *config;		/* the mapping file */
 	const char *run_dir;		/* the ublk state directory */
+	const char *conf_dir;		/* export --persist's files, NULL: ZNP_EXPORT_CONF_DIR */
 	const char *name;		/* --name, NULL: the default */
 	bool dry_run;
 	bool persist;
@@ -424,12 +425,17 @@ struct znp_map_export_req {
 	const char *hostnqn;		/* the one host allowed; NULL: any host */
 };
 
+/* export --persist: where zns-npo2-export@NAME.service reads the export's options */
+#define ZNP_EXPORT_CONF_DIR "/etc/zns-npo2"
+
 struct znp_map_export_done {
 	char name[ZNP_DM_NAME_MAX];	/* the mapping's name */
 	char device[64];		/* its device: the namespace's device_path */
-	char nqn[224];
+	char nqn[224];			/* "" after --remove --persist of one not exported */
 	unsigned int port;		/* nvmet port number */
 	bool port_created;		/* made by this export (else shared) */
+	char config[PATH_MAX];		/* c->persist: the export file */
+	bool config_changed;		/* c->persist: written, or removed */
 };
 
 /**
@@ -438,7 +444,10 @@ struct znp_map_export_done {
  * on the port with r's address (made when there is none). Refused: a
  * namespace node (the npo2 namespace itself, or one no mapping serves),
  * a ublk mapping whose server does not serve, a device or NQN exported
- * already, no nvmet. What was made is undone on failure.
+ * already, no nvmet. What was made is undone on failure. With c->persist,
+ * then r is recorded in the export file (out->config) that the export unit
+ * reads at boot; a symbolic link or another file type there, or a value
+ * the file cannot hold, is refused before anything is made.
  * Return: 0 or a negative errno with @e.
  */
 int znp_map_export(const struct znp_map_ctx *c, const char *arg,
@@ -448,7 +457,9 @@ int znp_map_export(const struct znp_map_ctx *c, const char *arg,
 /**
  * znp_map_unexport() - remove the subsystem that exports the mapping @arg
  * names: its port links first, then the namespace, then the subsystem
- * (ports stay). Return: 0 or a negative errno with @e.
+ * (ports stay). With c->persist the export file goes too (a mapping not
+ * exported then only loses its file; a symbolic link there is refused
+ * before anything is removed). Return: 0 or a negative errno with @e.
  */
 int znp_map_unexport(const struct znp_map_ctx *c, const char *arg,
 		     struct znp_map_export_done *out, struct znp_map_err *e);

@@ -3,14 +3,26 @@
 # Layer 47: a `map --ublk` mapping exported over NVMe/TCP by the kernel's
 # own target, two VMs on Debian's stock 6.12 on a QEMU socket network:
 #   node  the npo2 namespace (48 MiB zones) served as a ublk device and
-#         exported through nvmet-tcp (tests/vm/ublk-tcp/node.sh); its
-#         server SIGKILLed and restarted when the host asks
+#         exported through nvmet-tcp with --persist (the export unit's
+#         file checked, and the export made again from it)
+#         (tests/vm/ublk-tcp/node.sh); its
+#         server SIGKILLed, then sent SIGTERM (it parks: the export is an
+#         in-kernel user) and restarted when the host asks; unmap refused
+#         while exported
 #   host  nvme connect -t tcp, the zone append limit of the head disk
 #         (stock 6.12 stacks it only from the second scan: a rescan),
 #         blkzone report against the configured geometry, fio zbd
 #         write+verify, btrfs with fsync'ed files across the server's
-#         kill, remount, verify, scrub, no I/O error
+#         kill and across its SIGTERM and restart (a pause, no error),
+#         remount, verify, scrub, no I/O error
 #         (tests/vm/ublk-tcp/host.sh)
+# The node is a busybox initramfs, not systemd: the SIGTERM is the one
+# `systemctl stop` sends, the restart the plain `map --ublk` the unit runs
+# (layer 90 runs the units themselves). The node boots 6.12 only: on 7.x
+# the server's own look finds the export in configfs before it would ask
+# the driver's TRY_STOP_DEV, so it parks with the same line (layer 52
+# checks that park under an nvmet export on 7.x), and a second pair of
+# boots would add 3-5 min to the layer.
 # The guests sequence the fault over a control port (busybox nc).
 set -uo pipefail
 cd "$(dirname "$0")/../.." || exit 1
@@ -33,7 +45,7 @@ start=$SECONDS
 tests/vm/vm-run.sh --kernel stock --guest tests/vm/ublk-tcp/node.sh --quiet --mem 1G \
 	--ns ctrl=0,nsid=1,size=768M,lbas=4096,zoned=1,zsze=48M,zcap=48M \
 	--modules "ublk_drv nvmet nvmet-tcp virtio_net" --append no_timer_check \
-	--timeout 600 --net "listen=127.0.0.1:$port" --log "$nlog" &
+	--timeout 900 --net "listen=127.0.0.1:$port" --log "$nlog" &
 npid=$!
 i=0
 until listening || ! kill -0 $npid 2>/dev/null || [ $i -ge 1200 ]; do
@@ -44,7 +56,7 @@ hrc=1
 if listening; then
 	tests/vm/vm-run.sh --kernel stock --guest tests/vm/ublk-tcp/host.sh --quiet --mem 1G \
 		--modules "nvme-tcp virtio_net crc32c_generic crc32_generic btrfs" \
-		--append no_timer_check --timeout 600 --net "connect=127.0.0.1:$port" \
+		--append no_timer_check --timeout 900 --net "connect=127.0.0.1:$port" \
 		"${adds[@]}" --log "$hlog"
 	hrc=$?
 else

@@ -98,6 +98,47 @@ has "... says so" "$root/err" "zexp: cannot set up subsystem $NQN"
 t "--remove of a mapping not exported (3)" 3 "$BIN" export --remove zexp
 has "... says so" "$root/err" "zexp: /dev/ublkb5 is not exported by the NVMe target"
 
+# ---- --persist: the export unit's file (ZNP_CONF_DIR for /etc/zns-npo2) -----------------
+export ZNP_CONF_DIR=$root/etc
+conf=$ZNP_CONF_DIR/export-zexp.conf
+snap() { { ls -lR "$root/etc" "$CFS" 2>&1; cat "$root"/victim 2>/dev/null; } | md5sum; }
+t "--persist: a failed export (1)" 1 "$BIN" export zexp "${go[@]}" --persist
+[ ! -e "$conf" ] && [ -z "$(ls -A "$CFS/subsystems")" ] && ok "... writes no export file" ||
+	bad "left: $(ls -lR "$root/etc" "$CFS/subsystems" 2>&1 | head -5)"
+mkdir -p "$root/etc"
+echo 'not to be touched' >"$root/victim"
+ln -s "$root/victim" "$conf"
+before=$(snap)
+t "--persist: the export file is a symbolic link (4)" 4 "$BIN" export zexp "${go[@]}" --persist
+has "... names the file and the link" "$root/err" "^[^:]*: zexp: $conf is a symbolic link"
+lines "... one line" "$root/err" 1
+[ "$(snap)" = "$before" ] && [ -L "$conf" ] && ok "... nothing changed: link, target, configfs" ||
+	bad "changed: $(ls -l "$conf"; cat "$root/victim")"
+t "--remove --persist: a symbolic link (4)" 4 "$BIN" export zexp --remove --persist
+[ "$(snap)" = "$before" ] && [ -L "$conf" ] && ok "... not removed" || bad "changed: $(ls -l "$conf")"
+rm "$conf"
+mkdir "$conf"
+t "--persist: a directory at the file's name (4)" 4 "$BIN" export zexp "${go[@]}" --persist
+has "... says so" "$root/err" "zexp: $conf exists and is not a regular file"
+rmdir "$conf"
+before=$(snap)
+t "--persist: an address with a blank (2)" 2 "$BIN" export zexp --nqn "$NQN" --allow-any-host \
+	--traddr '10.0.0.1 --allow-any-host' --persist
+has "... names it and why" "$root/err" "10.0.0.1 --allow-any-host: cannot be recorded for the export unit"
+t "--persist: a service with a quote (2)" 2 "$BIN" export zexp "${go[@]}" --trsvcid "44'20" --persist
+[ "$(snap)" = "$before" ] && ok "... nothing written" || bad "changed: $(ls -lR "$root/etc")"
+# a file left from an earlier boot, the mapping not exported now: only the file goes
+printf 'ZNP_EXPORT_ARGS=--nqn %s --allow-any-host --traddr 10.0.0.1\n' "$NQN" >"$conf"
+t "--remove --persist of a mapping not exported: the file goes (0)" 0 "$BIN" export zexp \
+	--remove --persist -o json
+[ ! -e "$conf" ] && ok "... removed" || bad "still there: $conf"
+has "... JSON names the file, no NQN" "$root/out" "\"config\": \"$conf\""
+has "... nqn null" "$root/out" '"nqn": null'
+t "--remove --persist with neither export nor file (3)" 3 "$BIN" export zexp --remove --persist
+has "... says so" "$root/err" "zexp: /dev/ublkb5 is not exported by the NVMe target and has no export file"
+t "--persist alone (2)" 2 "$BIN" export zexp --persist
+unset ZNP_CONF_DIR
+
 # ---- a server that does not serve -----------------------------------------------------------
 exec 9>&-
 t "status: zexp dead-quiesced" 0 "$BIN" status zexp -o json

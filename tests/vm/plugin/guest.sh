@@ -206,6 +206,11 @@ cmd_cases() {
 		same "export of an unknown mapping" export no-such-mapping \
 			--nqn nqn.2026-12.org.zns-npo2:plugin --allow-any-host --traddr 127.0.0.1
 		same "export --remove of an unknown mapping, JSON" export no-such-mapping --remove -o json
+		same "export --persist of an unknown mapping" export no-such-mapping \
+			--nqn nqn.2026-12.org.zns-npo2:plugin --allow-any-host --traddr 127.0.0.1 -p
+		same "export --remove --persist of an unknown mapping, JSON" export no-such-mapping \
+			--remove --persist -o json
+		same "export --persist without --nqn" export no-such-mapping --persist
 		;;
 	help)
 		# nvme-cli answers `help` itself: its overview of the plugin, and

@@ -77,7 +77,9 @@ expect_eq "host: fio filled zones 8 and 9 (full: condition 14)" \
 expect_ok "host: reset every zone" blkzone reset "$D"
 
 # ---- btrfs zoned: files written with fsync, the node's server killed
-# under a writer, remount, verify, scrub
+# under a writer, then stopped with SIGTERM (systemctl stop/restart) under
+# another: the node parks it (the export is an in-kernel user) and a new
+# server takes the device back; remount, verify, scrub
 i=0
 while [ $i -lt 4 ]; do
 	dd if=/dev/urandom of=/tmp/seed$i bs=1M count=$((3 + i)) 2>/dev/null
@@ -87,12 +89,13 @@ expect_ok "host: mkfs.btrfs on $H" run_to 120 mkfs.btrfs -f -d single -m single 
 mkdir -p /mnt/z
 expect_ok "host: mount" mount -t btrfs "$D" /mnt/z
 # writer N COUNT: files wN-0.. from the seeds, each fsync'ed; the list of
-# those whose fsync returned goes to /tmp/acked
+# those whose fsync returned goes to /tmp/acked (name, seed, uptime at the
+# acknowledgement)
 writer() {
 	local k=0
 	while [ $k -lt "$2" ]; do
 		if dd if=/tmp/seed$((k % 4)) of=/mnt/z/w$1-$k bs=1M conv=fsync 2>/dev/null; then
-			echo "w$1-$k $((k % 4))" >>/tmp/acked
+			echo "w$1-$k $((k % 4)) $(cut -d' ' -f1 /proc/uptime)" >>/tmp/acked
 		else
 			echo "w$1-$k" >>/tmp/failed
 		fi
@@ -101,6 +104,7 @@ writer() {
 }
 : >/tmp/acked
 : >/tmp/failed
+w0=$(cut -d' ' -f1 /proc/uptime)
 writer 0 8
 expect_eq "host: 8 files written and fsync'ed before any fault" "$(wc -l </tmp/acked)" 8
 writer 1 16 &
@@ -115,10 +119,42 @@ wait $W
 expect_eq "host: every write of the writer across the kill was acknowledged" \
 	"$(wc -l </tmp/acked) $(wc -l </tmp/failed)" "24 0"
 dmesg | tail -n +$((n0 + 1)) | grep -E 'nvme|I/O|BTRFS' | sed 's/^/# host dmesg: /'
+# the SIGTERM (what systemctl stop and restart send) under another writer:
+# the node's server parks, a new one takes the device back, nothing fails
+writer 2 12 &
+W=$!
+w2=$(cut -d' ' -f1 /proc/uptime)
+sleep 2
+n0=$(dmesg | wc -l)
+t0=$(cut -d' ' -f1 /proc/uptime)
+expect_ok "host: ask the node to SIGTERM its server (systemctl stop/restart)" ctl_send term
+st=$(proc_gone $W && echo done || echo writing)
+vm_log "host: the node stopped its server with $(wc -l </tmp/acked) of 36 files acknowledged"
+expect_eq "host: the writer was writing when the node stopped its server" "$st" writing
+wait $W
+expect_eq "host: every write of the writer across the SIGTERM and restart was acknowledged" \
+	"$(wc -l </tmp/acked) $(wc -l </tmp/failed)" "36 0"
+# the pause: no fsync returns while the node's server is gone (3 s of
+# sleep, then the restart), so the file written across it takes at least
+# 3 s more than writer 0's fastest file took without a fault: the longest
+# time between two of writer 2's acknowledgements from the SIGTERM on
+# (the file that ended after it being timed from the last one before; in
+# tenths of a second)
+fast=$(awk -v t="$w0" '$1 ~ /^w0-/ { d = $3 - t; if (m == "" || d < m) m = d; t = $3 }
+	END { printf "%d", m * 10 }' /tmp/acked)
+span=$(awk -v p="$w2" -v t0="$t0" '$1 ~ /^w2-/ {
+		if ($3 < t0) p = $3; else { if ($3 - p > d) d = $3 - p; p = $3 } }
+	END { printf "%d", d * 10 }' /tmp/acked)
+vm_log "host: the longest file after the SIGTERM took $span/10 s, writer 0's fastest $fast/10 s"
+grep '^w2-' /tmp/acked | tr '\n' ' ' | sed "s/^/# host: writer 2 acknowledgements (SIGTERM at $t0): /"
+echo
+expect_eq "host: the writer paused across the stall (>= 3 s more than its fastest file)" \
+	"$([ "$span" -ge $((fast + 30)) ] && echo paused || echo "no pause: $span vs $fast")" paused
+dmesg | tail -n +$((n0 + 1)) | grep -E 'nvme|I/O|BTRFS' | sed 's/^/# host dmesg: /'
 expect_ok "host: umount" umount /mnt/z
 expect_ok "host: mount again" mount -t btrfs "$D" /mnt/z
 bad=0
-while read -r f s; do
+while read -r f s _; do
 	cmp -s /mnt/z/"$f" /tmp/seed"$s" || { bad=$((bad + 1)); vm_log "host: $f differs"; }
 done </tmp/acked
 expect_eq "host: every acknowledged file verifies after the remount" "$bad" 0

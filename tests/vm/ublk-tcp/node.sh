@@ -2,11 +2,14 @@
 # nvmet-tcp, virtio_net): serves its npo2 namespace with `map --ublk` and
 # exports the ublk device over NVMe/TCP to the host VM (host.sh). Then it
 # does what the host asks over the control port: "kill" SIGKILLs the
-# server and, after a stall, starts a new one that takes the device back;
-# "done" ends. Checks here: the ublk device's geometry and zone append
-# limit against the configured namespace, the export, each restart, and
+# server, "term" sends it SIGTERM (what `systemctl stop` and `restart`
+# send: under the export, an in-kernel user, the server parks and says
+# why); after a stall a new `map --ublk` takes the device back; "done"
+# ends. Checks here: the ublk device's geometry and zone append limit
+# against the configured namespace, the export, each stop and restart,
 # at the end that the host's data is on the namespace (read through its
-# ng node).
+# ng node), and that unmap refuses an exported device until
+# `export --remove`.
 . /vm/guest/common.sh
 Z=nvme-zns-npo2
 CFS=/sys/kernel/config/nvmet
@@ -35,9 +38,16 @@ expect_rc "node: export of the namespace node $NG refused (3)" 3 $Z export "$NG"
 	--traddr "$NODE_IP" --hostnqn "$HOSTNQN"
 expect_match "node: ... naming the mapping to export" "its mapping is $MAPNAME \\(/dev/$U\\): export $MAPNAME" \
 	"$(cat /tmp/vm-cmd.out)"
-expect_ok "node: export $MAPNAME over TCP to the host" $Z export $MAPNAME --nqn "$NQN" \
-	--traddr "$NODE_IP" --trsvcid "$NVME_PORT" --hostnqn "$HOSTNQN" -o json
+CONF=/etc/zns-npo2/export-$MAPNAME.conf
+expect_ok "node: export $MAPNAME over TCP to the host, --persist" $Z export $MAPNAME --nqn "$NQN" \
+	--traddr "$NODE_IP" --trsvcid "$NVME_PORT" --hostnqn "$HOSTNQN" --persist -o json
 cp /tmp/vm-cmd.out /tmp/export.json
+expect_eq "node: --persist wrote $CONF, mode 644, named in the output" \
+	"$(stat -c '%F %a' "$CONF" 2>&1) $(jget config /tmp/export.json)" "regular file 644 $CONF"
+# what the export unit runs: ZNP_EXPORT_ARGS as one line of words
+expect_eq "node: ... holding the options given, for zns-npo2-export@$MAPNAME" \
+	"$(grep -v '^#' "$CONF")" \
+	"ZNP_EXPORT_ARGS=--nqn $NQN --transport tcp --traddr $NODE_IP --trsvcid $NVME_PORT --hostnqn $HOSTNQN"
 expect_eq "node: the export names the device and a new port" \
 	"$(jget device /tmp/export.json) $(jget port /tmp/export.json) $(jget port_created /tmp/export.json)" \
 	"/dev/$U 1 true"
@@ -52,28 +62,56 @@ expect_eq "node: nvmet-tcp listening on $NODE_IP:$NVME_PORT" \
 	"$(dmesg | grep -c "enabling port 1 ($NODE_IP:$NVME_PORT)")" 1
 vm_log "node: exported /dev/$U, waiting for the host"
 
-kills=0
+# stop SIG N: the host's Nth fault, SIGKILL or SIGTERM to the server; the
+# device and the export stay, and after a stall (the host's writes wait) a
+# new map --ublk takes the device back
+stop() {
+	local sig=$1 n="$1 $2" pid sl0 i
+	pid=$($Z status "$U" -o json 2>/dev/null | sed -n 's/.*"server_pid": \([0-9]*\).*/\1/p' | head -1)
+	sl0=$(grep -c . /tmp/syslog 2>/dev/null)
+	kill -"$sig" "$pid"
+	# a parking server first finishes the requests it started (up to 30 s)
+	i=0
+	while ! proc_gone "$pid" && [ $i -lt 600 ]; do sleep 0.1; i=$((i + 1)); done
+	expect_eq "node: $n: the server ($pid) is gone" "$(proc_gone "$pid" && echo gone)" gone
+	vm_log "node: $n: the server ended $((i / 10)).$((i % 10)) s after the signal"
+	if [ "$sig" = TERM ]; then
+		# the server's own look sees the export (configfs) before the
+		# driver is asked: the record of why it did not remove the device
+		expect_match "node: $n: the server parked and says why: the nvmet export" \
+			"ublk[0-9]*: /dev/$U may be in use \(exported by NVMe target subsystem $NQN namespace 1\): leaving it quiesced" \
+			"$(tail -n +$((sl0 + 1)) /tmp/syslog 2>/dev/null)"
+		tail -n +$((sl0 + 1)) /tmp/syslog 2>/dev/null | grep 'may be in use' |
+			sed 's/^.*nvme-zns-npo2/# node: server: nvme-zns-npo2/'
+		expect_eq "node: $n: no STOP_DEV or TRY_STOP_DEV failure logged" \
+			"$(tail -n +$((sl0 + 1)) /tmp/syslog 2>/dev/null | grep -c 'STOP_DEV failed')" 0
+	fi
+	expect_eq "node: $n: /dev/$U stays (quiesced)" "$([ -b /dev/$U ] && echo yes)" yes
+	expect_eq "node: $n: namespace 1 is still /dev/$U, enabled, on port 1" \
+		"$(cat $S/namespaces/1/device_path $S/namespaces/1/enable | tr '\n' ' ')$(ls $P/subsystems)" \
+		"/dev/$U 1 $NQN"
+	# the host's writes wait meanwhile
+	sleep 3
+	t0=$(cut -d' ' -f1 /proc/uptime)
+	expect_ok "node: $n: a new map --ublk takes /dev/$U back" \
+		run_to 90 $Z map --ublk "$NG" --name $MAPNAME -o json
+	cp /tmp/vm-cmd.out /tmp/remap.json
+	expect_eq "node: $n: same device, recovered" \
+		"ublkb$(jget ublk_dev_id /tmp/remap.json) $(jget recovered /tmp/remap.json)" "$U true"
+	vm_log "node: $n: served again $t0 -> $(cut -d' ' -f1 /proc/uptime)"
+}
+
+kills=0 terms=0
 while :; do
 	msg=$(ctl_recv 500)
 	case "$msg" in
 	kill)
 		kills=$((kills + 1))
-		PID=$($Z status "$U" -o json 2>/dev/null | sed -n 's/.*"server_pid": \([0-9]*\).*/\1/p' | head -1)
-		kill -KILL "$PID"
-		i=0
-		while ! proc_gone "$PID" && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
-		expect_eq "node: kill $kills: the server ($PID) is gone" "$(proc_gone "$PID" && echo gone)" gone
-		expect_eq "node: kill $kills: /dev/$U stays (quiesced)" "$([ -b /dev/$U ] && echo yes)" yes
-		expect_eq "node: kill $kills: namespace 1 still enabled" "$(cat $S/namespaces/1/enable)" 1
-		# the host's writes wait meanwhile
-		sleep 3
-		t0=$(cut -d' ' -f1 /proc/uptime)
-		expect_ok "node: kill $kills: a new map --ublk takes /dev/$U back" \
-			run_to 90 $Z map --ublk "$NG" --name $MAPNAME -o json
-		cp /tmp/vm-cmd.out /tmp/remap.json
-		expect_eq "node: kill $kills: same device, recovered" \
-			"ublkb$(jget ublk_dev_id /tmp/remap.json) $(jget recovered /tmp/remap.json)" "$U true"
-		vm_log "node: kill $kills: served again $t0 -> $(cut -d' ' -f1 /proc/uptime)"
+		stop KILL $kills
+		;;
+	term)
+		terms=$((terms + 1))
+		stop TERM $terms
 		;;
 	done) break ;;
 	*)
@@ -82,7 +120,7 @@ while :; do
 		;;
 	esac
 done
-expect_eq "node: the host asked for one kill" "$kills" 1
+expect_eq "node: the host asked for one kill and one SIGTERM" "$kills $terms" "1 1"
 
 # the host wrote a pattern at the start of zone 3 of the namespace it sees;
 # it lies at zone 3 of the npo2 namespace (LBA 3 x zone size)
@@ -91,9 +129,31 @@ mk_pattern "$pat"
 nvme read "$NG" -s $((3 * NS_ZSZE / 4096)) -c 15 -z 65536 -d /tmp/back.bin >/dev/null 2>&1
 expect_same "node: the host's pattern is on the namespace at LBA $((3 * NS_ZSZE / 4096))" "$pat" /tmp/back.bin
 
+# unmap of an exported device: the export is a user unmap sees (exit 4),
+# nothing is removed
+expect_rc "node: unmap $MAPNAME refused while exported (4)" 4 run_to 60 $Z unmap $MAPNAME
+expect_match "node: ... naming the export" "exported by NVMe target subsystem $NQN" \
+	"$(cat /tmp/vm-cmd.out)"
+expect_eq "node: ... /dev/$U, its server and namespace 1 are still there" \
+	"$([ -b /dev/$U ] && echo yes) $(proc_gone "$($Z status "$U" -o json 2>/dev/null | sed -n 's/.*"server_pid": \([0-9]*\).*/\1/p' | head -1)" && echo gone || echo serving) $(cat $S/namespaces/1/enable)" \
+	"yes serving 1"
 expect_ok "node: export --remove $MAPNAME" $Z export --remove $MAPNAME -o json
-expect_eq "node: the subsystem is gone, the port stays without it" \
-	"$([ -e "$S" ] && echo there || echo gone) $(ls $P/subsystems | wc -l)" "gone 0"
+expect_eq "node: the subsystem is gone, the port stays without it, $CONF stays" \
+	"$([ -e "$S" ] && echo there || echo gone) $(ls $P/subsystems | wc -l) $([ -f "$CONF" ] && echo kept)" \
+	"gone 0 kept"
+# the unit's ExecStart: export NAME $ZNP_EXPORT_ARGS, the value read as
+# EnvironmentFile= reads it and split at blanks
+ZNP_EXPORT_ARGS=$(sed -n 's/^ZNP_EXPORT_ARGS=//p' "$CONF")
+expect_ok "node: export $MAPNAME with the recorded ZNP_EXPORT_ARGS (the unit's ExecStart)" \
+	$Z export $MAPNAME $ZNP_EXPORT_ARGS
+expect_eq "node: ... configfs as configured: /dev/$U enabled, only $HOSTNQN, on port 1" \
+	"$(cat $S/namespaces/1/device_path $S/namespaces/1/enable $S/attr_allow_any_host | tr '\n' ' ')$(ls $S/allowed_hosts) $(ls $P/subsystems)" \
+	"/dev/$U 1 0 $HOSTNQN $NQN"
+expect_ok "node: export --remove --persist $MAPNAME" $Z export --remove $MAPNAME --persist -o json
+cp /tmp/vm-cmd.out /tmp/unexport.json
+expect_eq "node: ... the subsystem and $CONF are gone" \
+	"$([ -e "$S" ] && echo there || echo gone) $([ -e "$CONF" ] && echo there || echo gone) $(jget config /tmp/unexport.json)" \
+	"gone gone $CONF"
 expect_ok "node: unmap $MAPNAME after the export is gone" run_to 60 $Z unmap $MAPNAME
 expect_eq "node: no I/O error for /dev/$U" "$(dmesg | grep -c "I/O error.*$U\|$U.*I/O error")" 0
 true
