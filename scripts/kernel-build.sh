@@ -9,6 +9,10 @@
 #                                        (same config; for bench/kernel-perf.sh)
 #   scripts/kernel-build.sh --no-xarray  npo2 series only -> build/kernel-npo2/bzImage
 #                                        (same config; for bench/kernel-xarray.sh)
+#   scripts/kernel-build.sh --v4         Debian's linux-source-7.3 (fetched by
+#                                        scripts/kernel-source-7.3.sh) + the v4
+#                                        series, kernel-patches/v4/series
+#                                        -> build/kernel-7.3/bzImage (same config)
 #
 # Nothing is rebuilt when the source version, the series, the config fragment
 # and this script are unchanged and the bzImage exists. A changed series is
@@ -16,7 +20,10 @@
 # the patches touch are recompiled.
 #
 # Environment: BUILD (default build), JOBS (default nproc), KSRC_TAR,
-# CCACHE_DIR (ccache's default when unset).
+# KSRC_TAR_V4 (--v4: the 7.3 tarball, default the one kernel-source-7.3.sh
+# prints), CCACHE_DIR (ccache's default when unset).
+# Besides bzImage, each output directory holds config (the .config built),
+# applied (one line per applied patch), build.log and src (the git tree).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
@@ -35,14 +42,32 @@ case "${1:-}" in
 '') ;;
 --base) mode=base ;;
 --no-xarray) mode=npo2 ;;
--h|--help) sed -n '2,20p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
-*) echo "kernel: unknown option $1 (use --base, --no-xarray or nothing)" >&2; exit 2 ;;
+--v4) mode=v4 ;;
+-h|--help) sed -n '2,/^set /{/^#/p}' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+*) echo "kernel: unknown option $1 (use --base, --no-xarray, --v4 or nothing)" >&2; exit 2 ;;
 esac
+
+if [ "$mode" = v4 ]; then
+	# the v4 series is rebased on 7.3: its own source package and patch
+	# directory; kernel-source-7.3.sh checks the .deb's SHA-256 and records
+	# the version next to the tarball
+	KSRC_PKG=linux-source-7.3
+	KSRC_VERSION=7.3.4-1~bpo13+1
+	KVER=7.3.4
+	PATCHES=$ROOT/kernel-patches/v4
+	if [ -z "${KSRC_TAR_V4:-}" ]; then
+		KSRC_TAR_V4=$("$ROOT/scripts/kernel-source-7.3.sh") ||
+			{ echo "kernel: scripts/kernel-source-7.3.sh failed" >&2; exit 1; }
+	fi
+	KSRC_TAR=$KSRC_TAR_V4
+fi
 
 if [ "$mode" = base ]; then
 	OUT=$ROOT/$BUILD/kernel-base
 elif [ "$mode" = npo2 ]; then
 	OUT=$ROOT/$BUILD/kernel-npo2
+elif [ "$mode" = v4 ]; then
+	OUT=$ROOT/$BUILD/kernel-7.3
 else
 	OUT=$ROOT/$BUILD/kernel
 fi
@@ -53,9 +78,16 @@ die() { echo "kernel: $*" >&2; exit 1; }
 say() { echo "kernel: $*"; }
 
 [ -r "$KSRC_TAR" ] || die "$KSRC_TAR missing: run make deps"
-have=$(dpkg-query -W -f='${Version}' "$KSRC_PKG" 2>/dev/null || true)
-[ "$have" = "$KSRC_VERSION" ] ||
-	die "$KSRC_PKG is '${have:-not installed}', the series is written for $KSRC_VERSION (run make deps)"
+if [ "$mode" = v4 ]; then
+	# not installed: the version kernel-source-7.3.sh wrote next to the tarball
+	have=$(cat "$(dirname "$KSRC_TAR")/VERSION" 2>/dev/null || true)
+	[ "$have" = "$KSRC_VERSION" ] ||
+		die "$KSRC_TAR is '${have:-of unknown version}', the v4 series is written for $KSRC_VERSION"
+else
+	have=$(dpkg-query -W -f='${Version}' "$KSRC_PKG" 2>/dev/null || true)
+	[ "$have" = "$KSRC_VERSION" ] ||
+		die "$KSRC_PKG is '${have:-not installed}', the series is written for $KSRC_VERSION (run make deps)"
+fi
 for t in gcc make bc bison flex ccache git; do
 	command -v "$t" >/dev/null || die "$t not installed: run make deps"
 done
@@ -114,7 +146,7 @@ if [ ! -d "$SRC/.git" ] || ! g rev-parse -q --verify $BASE >/dev/null 2>&1; then
 	rm -rf "$SRC" "$OUT/src.tmp"
 	mkdir -p "$OUT/src.tmp"
 	tar -xf "$KSRC_TAR" -C "$OUT/src.tmp"
-	mv "$OUT/src.tmp/linux-source-6.12" "$SRC"
+	mv "$OUT/src.tmp/$KSRC_PKG" "$SRC"
 	rmdir "$OUT/src.tmp"
 	grep -q "^SUBLEVEL = ${KVER##*.}\$" "$SRC/Makefile" || die "$KSRC_TAR is not Linux $KVER"
 	say "recording the pristine tree (git)"
@@ -135,7 +167,7 @@ g checkout -q --detach $BASE
 g reset -q --hard $BASE
 for f in $added; do rm -f "$SRC/$f"; done
 if [ ${#series[@]} -gt 0 ]; then
-	say "applying ${#series[@]} patches ($mode: kernel-patches/series$([ "$mode" = patched ] && echo " + xarray/series"))"
+	say "applying ${#series[@]} patches ($mode: ${PATCHES#"$ROOT"/}/series$([ "$mode" = patched ] && echo " + xarray/series"))"
 	for p in "${series[@]}"; do
 		g am -q --whitespace=nowarn "$PATCHES/$p" >/dev/null 2>"$OUT/am.err" || {
 			cat "$OUT/am.err" >&2

@@ -10,8 +10,7 @@ set -uo pipefail
 cd "$(dirname "$0")/../.." || exit 1
 . tests/vm/layer.sh
 
-bash scripts/kernel-build.sh || exit 1
-img=build/kernel/bzImage
+layer_patched_kernel 70-vm-patched || exit 1
 out=build/vm-patched
 mkdir -p "$out"
 gcc -static -O2 -Wall -Wextra -Werror -o "$out/zonectl" tests/vm/patched/helpers/zonectl.c || exit 1

@@ -20,8 +20,7 @@ cd "$(dirname "$0")/../.." || exit 1
 . tests/vm/layer.sh
 
 L=71-vm-nvmet-tcp
-bash scripts/kernel-build.sh || exit 1
-img=build/kernel/bzImage
+layer_patched_kernel $L || exit 1
 out=build/vm-nvmet-tcp
 mkdir -p "$out" build/vm-logs
 gcc -static -O2 -Wall -Wextra -Werror -o "$out/zonectl" tests/vm/patched/helpers/zonectl.c || exit 1

@@ -23,9 +23,8 @@ set -uo pipefail
 cd "$(dirname "$0")/../.." || exit 1
 . tests/vm/layer.sh
 
-bash scripts/kernel-build.sh || exit 1
+layer_patched_kernel 72-vm-zoned-suites || exit 1
 bash scripts/build-suites.sh || { echo "72-vm-zoned-suites: FAILED: the external suites could not be built" >&2; exit 1; }
-img=build/kernel/bzImage
 out=build/vm-suites
 mkdir -p "$out"
 gcc -static -O2 -Wall -Wextra -Werror -o "$out/zonectl" tests/vm/patched/helpers/zonectl.c || exit 1

@@ -10,9 +10,8 @@ set -uo pipefail
 cd "$(dirname "$0")/../.." || exit 1
 . tests/vm/layer.sh
 
-bash scripts/kernel-build.sh || exit 1
+layer_patched_kernel 76-vm-series || exit 1
 bash scripts/f2fs-tools-build.sh || exit 1
-img=build/kernel/bzImage
 out=build/vm-patched
 mkdir -p "$out"
 gcc -static -O2 -Wall -Wextra -Werror -o "$out/zonectl" tests/vm/patched/helpers/zonectl.c || exit 1

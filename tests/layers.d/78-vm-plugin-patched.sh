@@ -8,13 +8,13 @@ set -uo pipefail
 cd "$(dirname "$0")/../.."
 . tests/vm/layer.sh
 [ -x build/nvme-zns-npo2 ] || { echo "78-vm-plugin-patched: build/nvme-zns-npo2 missing: run make" >&2; exit 1; }
-bash scripts/kernel-build.sh || { echo "78-vm-plugin-patched: kernel build failed" >&2; exit 1; }
+layer_patched_kernel 78-vm-plugin-patched || { echo "78-vm-plugin-patched: no patched kernel" >&2; exit 1; }
 bash scripts/build-nvme-cli.sh || { echo "78-vm-plugin-patched: building nvme-cli failed" >&2; exit 1; }
 
 mkdir -p build/vm-logs
 log=build/vm-logs/plugin-patched-$(date +%Y%m%d-%H%M%S).log
 start=$SECONDS
-bash tests/vm/vm-run.sh --kernel build/kernel/bzImage --preset standard --guest tests/vm/plugin/guest.sh \
+bash tests/vm/vm-run.sh --kernel "$img" --preset standard --guest tests/vm/plugin/guest.sh \
 	--add build/nvme-cli/nvme:/usr/bin/nvme-zp --add build/nvme-zns-npo2:/usr/bin/nvme-zns-npo2 \
 	--timeout 280 --log "$log" --quiet
 vm=$?

@@ -12,7 +12,8 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 . tests/vm/layer.sh
 
-kernel=${KERNEL:-build/kernel/bzImage}
+# KERNEL, or ZNP_PATCHED_KERNEL as in tests/vm/layer.sh (layer_patched_kernel)
+kernel=${KERNEL:-${ZNP_PATCHED_KERNEL:-build/kernel/bzImage}}
 if [ ! -f "$kernel" ]; then
 	echo "80-vm-map: $kernel not found: run make kernel first" >&2
 	exit 1

@@ -12,9 +12,9 @@ set -uo pipefail
 cd "$(dirname "$0")/../.." || exit 1
 . tests/vm/layer.sh
 
-bash scripts/kernel-build.sh || exit 1
-img=build/kernel/bzImage
-grep -q 'nvme: track the namespaces of a controller in an xarray' build/kernel/applied ||
+layer_patched_kernel 85-vm-xarray || exit 1
+# the list of patches scripts/kernel-build.sh writes next to the image
+grep -qs 'nvme: track the namespaces of a controller in an xarray' "$(dirname "$img")/applied" ||
 	{ echo "85-vm-xarray: $img lacks the xarray series"; exit 1; }
 out=build/vm-xarray
 mkdir -p "$out"
