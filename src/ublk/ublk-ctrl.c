@@ -300,7 +300,10 @@ int znp_ublk_server_create(struct znp_dev *ns, const struct znp_ublk_opts *o,
 	/* reissue: no request fails across a restart; see README.md for why none doubles */
 	info->flags = UBLK_F_ZONED | UBLK_F_USER_COPY | UBLK_F_USER_RECOVERY |
 		      UBLK_F_USER_RECOVERY_REISSUE | UBLK_F_CMD_IOCTL_ENCODE;
-	/* where the driver offers them (GET_FEATURES): no partition scan at start */
+	/*
+	 * where the driver offers them (GET_FEATURES): no partition scan at
+	 * start; QUIESCE_DEV for parking (ublk-run.c; it needs user recovery)
+	 */
 	info->flags |= s->features & ZNP_UBLK_F_OPTIONAL;
 	/* beside the user copy, which zone reports (and any later server) use */
 	if (znp_ublk_zero_copy_offered(s))

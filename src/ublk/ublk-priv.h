@@ -36,12 +36,16 @@
 #ifndef UBLK_U_CMD_TRY_STOP_DEV
 #define UBLK_U_CMD_TRY_STOP_DEV		_IOWR('u', 0x17, struct ublksrv_ctrl_cmd)
 #endif
+#ifndef UBLK_F_QUIESCE
+#define UBLK_F_QUIESCE			(1ULL << 12)
+#endif
 #ifndef UBLK_F_SAFE_STOP_DEV
 #define UBLK_F_SAFE_STOP_DEV		(1ULL << 17)
 #endif
 #ifndef UBLK_F_NO_AUTO_PART_SCAN
 #define UBLK_F_NO_AUTO_PART_SCAN	(1ULL << 18)
 #endif
+_Static_assert(UBLK_F_QUIESCE == ZNP_UBLK_F_QUIESCE, "ublk feature bits differ from the kernel's");
 _Static_assert(UBLK_F_SAFE_STOP_DEV == ZNP_UBLK_F_SAFE_STOP_DEV,
 	       "ublk feature bits differ from the kernel's");
 _Static_assert(UBLK_F_NO_AUTO_PART_SCAN == ZNP_UBLK_F_NO_AUTO_PART_SCAN,
@@ -201,6 +205,7 @@ struct znp_ublk_queue {
 	bool abandon;			/* start failed: drain NVMe commands, commit nothing */
 	bool parking;			/* stop without STOP_DEV: finish what was started,
 					 * start nothing new, then leave */
+	bool quiesced;			/* ... after QUIESCE_DEV: serve every request given */
 	unsigned int busy;		/* tags serving a request (started, not committed) */
 	unsigned int deferred;		/* commits waiting for an SQE */
 	bool gone;			/* the namespace went away: leave, for a restart */
@@ -250,6 +255,8 @@ struct znp_ublk_server {
 	int qefd;			/* to the queues: abandon (start failed) */
 	int pefd;			/* to the queues: park (leave the device quiesced) */
 	bool parked;			/* run() left the device quiesced for the next server */
+	atomic_bool quiesced;		/* QUIESCE_DEV succeeded: the queues park serving */
+	atomic_uint park_left;		/* requests given while parking and left untouched */
 	uint64_t fingerprint;		/* znp_ublk_fingerprint() of the namespace */
 	uint64_t features;		/* the driver's UBLK_F_* (GET_FEATURES), 0 unknown */
 	bool zero_copy;			/* the device has UBLK_F_SUPPORT_ZERO_COPY: requests'

@@ -293,13 +293,16 @@ static void ublk_done(struct znp_ublk_queue *q, struct znp_ublk_tag *t, int res)
 {
 	q->cmds--;
 	if (res == UBLK_IO_RES_OK) {
-		if (q->parking) {
+		if (q->parking && !q->quiesced) {
 			/*
 			 * Never started, so safe to serve again: the driver
 			 * requeues it for the next server when this one leaves
-			 * (UBLK_F_USER_RECOVERY_REISSUE).
+			 * (UBLK_F_USER_RECOVERY_REISSUE). After QUIESCE_DEV
+			 * it is served: it was dispatched before, and nothing
+			 * comes after it.
 			 */
 			t->parked = true;
+			atomic_fetch_add(&q->s->park_left, 1);
 			return;
 		}
 		q->busy++;
@@ -367,6 +370,7 @@ static void handle(struct znp_ublk_queue *q, const struct io_uring_cqe *cqe)
 	}
 	if (kind == UD_PARK) {
 		q->parking = true;
+		q->quiesced = atomic_load(&q->s->quiesced);
 		return;
 	}
 	if (kind == UD_INBOX) {
@@ -523,12 +527,25 @@ void *znp_ublk_queue_thread(void *arg)
 			break;	/* the namespace went away: leave, for a restart */
 		if (q->parking && !q->nvme && !q->copies && !q->busy && !q->deferred) {
 			/* every commit goes in before the ring closes */
-			io_uring_submit(&q->ring);
-			break;
+			if (!q->quiesced) {
+				io_uring_submit(&q->ring);
+				break;
+			}
+			/*
+			 * A request dispatched before QUIESCE_DEV may still
+			 * be on its way (task work, run when the ring is
+			 * entered): leave only once an entry brought nothing
+			 * (or failed: the driver then requeues it, as without
+			 * QUIESCE_DEV).
+			 */
+			ret = io_uring_submit_and_get_events(&q->ring);
+			if (ret < 0 || !io_uring_cq_ready(&q->ring))
+				break;
+		} else {
+			ret = q->busy ? znp_ublk_test_submit_fail() : 0;
+			if (!ret)
+				ret = io_uring_submit_and_wait(&q->ring, 1);
 		}
-		ret = q->busy ? znp_ublk_test_submit_fail() : 0;
-		if (!ret)
-			ret = io_uring_submit_and_wait(&q->ring, 1);
 		if (ret < 0 && ret != -EINTR && ret != -EAGAIN && ret != -EBUSY) {
 			znp_ublk_log(s, LOG_ERR, "ublk%d: queue %u: io_uring: %s", s->dev_id,
 				     q->qid, strerror(-ret));

@@ -22,6 +22,11 @@
 #define PARK_WAIT_MS	30000
 /* how long TRY_STOP_DEV waits out a short-lived opener (udev's probe) */
 #define TRY_STOP_WAIT_MS	1000
+/*
+ * How long QUIESCE_DEV may wait for a tag on every queue that it can end
+ * (never 0: the driver would wait for ever, holding the device's mutex).
+ */
+#define QUIESCE_WAIT_MS		5000
 
 static void wake(struct znp_ublk_server *s)
 {
@@ -307,23 +312,85 @@ static bool may_delete(struct znp_ublk_server *s, int *exfd, char *why, size_t s
 	return false;
 }
 
+static long ms_since(const struct timespec *t0)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (t.tv_sec - t0->tv_sec) * 1000 + (t.tv_nsec - t0->tv_nsec) / 1000000;
+}
+
 /*
- * Leave the device quiesced for the next server: the queues finish the
- * requests they started (NVMe commands and commits), start no new one and
- * end; closing their rings then makes the driver quiesce the device, and
- * the requests taken but never started are requeued for the next server
- * (UBLK_F_USER_RECOVERY_REISSUE). Nothing the file system above sent fails.
+ * Where the device has UBLK_F_QUIESCE (7.x): QUIESCE_DEV makes the driver
+ * dispatch nothing more (a new request waits in its requeue list for the
+ * next server), wait until every queue has a tag that holds no request,
+ * and end each such tag's FETCH_REQ with UBLK_IO_RES_ABORT. The device
+ * stays LIVE until the queues close their rings. Return: true, or false
+ * with the reason logged: then the device is parked as without it (the
+ * driver's quiesce when the rings close requeues what was not started;
+ * after a refusal by time the driver dispatches nothing more already).
+ */
+static bool quiesce_dev(struct znp_ublk_server *s)
+{
+	struct timespec t0;
+	const char *why;
+	int ret;
+
+	if (!(s->info.flags & UBLK_F_QUIESCE))
+		return false;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	ret = znp_ublk_ctrl(s, UBLK_U_CMD_QUIESCE_DEV, QUIESCE_WAIT_MS, NULL, 0);
+	if (!ret) {
+		atomic_store(&s->quiesced, true);
+		znp_ublk_log(s, LOG_NOTICE, "ublk%d: parking by QUIESCE_DEV: the driver "
+			     "dispatches nothing more (%ld ms); the queues answer every request "
+			     "they were given", s->dev_id, ms_since(&t0));
+		return true;
+	}
+	switch (ret) {
+	case -EBUSY:
+		why = "a queue kept every tag busy";
+		break;
+	case -ENODEV:
+		why = "the device is being removed";
+		break;
+	default:
+		why = "the driver refused it";
+		break;
+	}
+	znp_ublk_log(s, LOG_WARNING, "ublk%d: QUIESCE_DEV failed after %ld ms: %s (%s): "
+		     "parking by closing the rings instead", s->dev_id, ms_since(&t0),
+		     strerror(-ret), why);
+	return false;
+}
+
+/*
+ * Leave the device quiesced for the next server. With QUIESCE_DEV
+ * (quiesce_dev()) the driver stops dispatching first and the queues answer
+ * every request they were given: nothing is in flight when they end.
+ * Without it (6.12, or a device added without UBLK_F_QUIESCE), the queues
+ * finish the requests they started (NVMe commands and commits), start no
+ * new one and end; closing their rings then makes the driver quiesce the
+ * device, and the requests taken but never started are requeued for the
+ * next server (UBLK_F_USER_RECOVERY_REISSUE). Either way nothing the file
+ * system above sent fails.
  */
 static void park(struct znp_ublk_server *s, const char *why)
 {
 	struct timespec ts = { 0, 10 * 1000 * 1000 };
 	uint64_t one = 1;
-	unsigned int i, waited = 0;
+	unsigned int i, waited = 0, left;
+	bool quiesced;
 	ssize_t r;
 
 	znp_ublk_log(s, LOG_NOTICE, "ublk%d: /dev/ublkb%d may be in use (%s): leaving it "
 		     "quiesced for the next server instead of removing it (unmap removes it)",
 		     s->dev_id, s->dev_id, why);
+	quiesced = quiesce_dev(s);
+	if (!(s->info.flags & UBLK_F_QUIESCE))
+		znp_ublk_log(s, LOG_NOTICE, "ublk%d: parking by closing the rings (the device "
+			     "has no QUIESCE_DEV): requests given meanwhile are left to the next "
+			     "server", s->dev_id);
 	r = write(s->pefd, &one, sizeof(one));
 	(void)r;
 	for (i = 0; i < s->nr_queues; i++) {
@@ -337,6 +404,10 @@ static void park(struct znp_ublk_server *s, const char *why)
 			     "leaving anyway (the next server reconciles them)", s->dev_id,
 			     waited);
 		abandon(s);
+	} else {
+		left = atomic_load(&s->park_left);
+		znp_ublk_log(s, LOG_NOTICE, "ublk%d: parked%s: %u request(s) left untouched for "
+			     "the next server", s->dev_id, quiesced ? " by QUIESCE_DEV" : "", left);
 	}
 	s->parked = true;
 	s->del_on_free = false;

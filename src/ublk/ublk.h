@@ -34,8 +34,8 @@
 #define ZNP_UBLK_F_QUIESCE		(1ULL << 12)	/* UBLK_U_CMD_QUIESCE_DEV */
 #define ZNP_UBLK_F_SAFE_STOP_DEV	(1ULL << 17)	/* UBLK_U_CMD_TRY_STOP_DEV (7.x) */
 #define ZNP_UBLK_F_NO_AUTO_PART_SCAN	(1ULL << 18)	/* no partition scan at START_DEV */
-/* Asked for at ADD_DEV when the driver offers them (and used: see ublk-ctrl.c). */
-#define ZNP_UBLK_F_OPTIONAL	ZNP_UBLK_F_NO_AUTO_PART_SCAN
+/* Asked for at ADD_DEV when the driver offers them (and used: see ublk-ctrl.c, ublk-run.c). */
+#define ZNP_UBLK_F_OPTIONAL	(ZNP_UBLK_F_QUIESCE | ZNP_UBLK_F_NO_AUTO_PART_SCAN)
 #define ZNP_UBLK_F_NEEDED	(ZNP_UBLK_F_ZONED | ZNP_UBLK_F_USER_COPY | ZNP_UBLK_F_USER_RECOVERY)
 
 /* Device states (the kernel's UBLK_S_DEV_*). */
@@ -184,7 +184,8 @@ const struct znp_ublk_geom *znp_ublk_server_geom(const struct znp_ublk_server *s
  * every queue thread joined. On znp_ublk_server_stop() a device proven
  * unused (znp_blk_prove_unused()) is written back and stopped (STOP_DEV);
  * any other is never removed: the server logs why, finishes the requests
- * it started and leaves it quiesced for the next server
+ * it started (where the device has UBLK_F_QUIESCE, after QUIESCE_DEV: every
+ * request it was given) and leaves it quiesced for the next server
  * (znp_ublk_server_parked() is then true), so a restart is invisible to
  * its users.
  * Return: 0 on a clean stop, -errno on failure.

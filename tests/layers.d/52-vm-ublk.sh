@@ -4,7 +4,7 @@
 # `map --ublk --foreground` (tests/vm/ublk/ublk.sh), one boot per kernel:
 # Debian 12's 6.12 and the newest 7.x of Debian 13 (scripts/stock-kernel.sh;
 # there the server uses TRY_STOP_DEV and no partition scan, checked under a
-# loop device and an nvmet export). ZNP_UBLK_KERNELS="6.12 7" picks.
+# loop device and an nvmet export, where it parks by QUIESCE_DEV). ZNP_UBLK_KERNELS="6.12 7" picks.
 # Namespaces are small (8 zones of 96 MiB) to keep the run within a few
 # minutes under TCG.
 # no_timer_check: a loaded host can make TCG miss the boot-time IO-APIC

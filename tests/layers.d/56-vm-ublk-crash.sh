@@ -6,7 +6,9 @@
 # SIGSTOPped at the moment, so that they stay in flight until the signal;
 # zoned btrfs with fsync'ing and buffered writers, f2fs, fio zbd write+verify
 # at iodepth 16, no writer frozen), SIGTERMed under the same load (systemd's
-# restart), each time a new `map --ublk --foreground` taking the device back;
+# restart: the server parks by QUIESCE_DEV on 7.x, by closing its rings on
+# 6.12, as its log must say), each time a new `map --ublk --foreground`
+# taking the device back;
 # double faults under btrfs (SIGKILL or SIGTERM, then the recovering server
 # SIGKILLed during its start, a third one serving); and recovery binding (a
 # server asked to take back another namespace's device, a record with a stale

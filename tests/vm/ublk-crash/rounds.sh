@@ -125,7 +125,7 @@ wl_setup() {
 	fio) W_NG=$P W_MNT= ;;
 	esac
 	srv_start "$W_NG" "$W_SCEN" || { not_ok "$W_SCEN: a server for $W_NG"; return 1; }
-	W_DEV=$SRV_DEV W_SRV=$SRV_PID
+	W_DEV=$SRV_DEV W_SRV=$SRV_PID W_ERR=$SRV_ERR
 	W_PO2=$(cat /sys/block/${W_DEV#/dev/}/queue/chunk_sectors)
 	mkdir -p /mnt/b /mnt/f
 	case $W_KIND in
@@ -248,6 +248,51 @@ srv_log_on_trouble() {
 		sed 's/^/#   server log: /'
 }
 
+# How a SIGTERMed server parks, by kernel: 7.x's ublk_drv offers
+# UBLK_F_QUIESCE, and the server (which asks for it at ADD_DEV) parks with
+# QUIESCE_DEV: the driver dispatches nothing more, the queues answer every
+# request they were given; 6.12's has no QUIESCE_DEV, and the server parks
+# by closing its rings (the driver requeues what it had not started).
+if [ "$(uname -r | cut -d. -f1)" -ge 7 ]; then PARK_QUIESCE=yes; else PARK_QUIESCE=no; fi
+echo "# kernel $(uname -r): parking by QUIESCE_DEV expected: $PARK_QUIESCE"
+
+# dev_state UBLKB: the driver's state of the device (GET_DEV_INFO, through
+# status -o json: 1 live, 2 quiesced), empty if none
+dev_state() {
+	$Z status "$1" -o json >/tmp/st.json 2>/dev/null
+	sed -n 's/.*"dev_state": \([0-9]*\).*/\1/p' /tmp/st.json | head -1
+}
+
+# park_check DESC UBLKB ERRFILE: the parked server's log (ERRFILE) says how
+# it parked, as the kernel's driver allows; the driver's state of UBLKB is
+# quiesced (the driver sets it once the server's files are released: up to
+# 2 s)
+park_check() {
+	local l i=0 st
+	l=$(grep -E 'parking by|QUIESCE_DEV failed|: parked' "$3")
+	if [ $PARK_QUIESCE = yes ]; then
+		expect_match "$1: the device has UBLK_F_QUIESCE (features: quiesce)" \
+			'features: .* quiesce .*\(driver offers 0x' "$(grep -m1 ': features: ' "$3")"
+		expect_match "$1: parked by QUIESCE_DEV: the driver dispatched nothing more" \
+			'parking by QUIESCE_DEV: the driver dispatches nothing more \([0-9]+ ms\)' "$l"
+		expect_match "$1: parked by QUIESCE_DEV with nothing left in flight" \
+			'parked by QUIESCE_DEV: 0 request\(s\) left untouched' "$l"
+		expect_eq "$1: QUIESCE_DEV did not fail" "$(grep 'QUIESCE_DEV failed' "$3")" ""
+	else
+		expect_eq "$1: no quiesce in the features (6.12 has no UBLK_F_QUIESCE)" \
+			"$(grep -m1 ': features: ' "$3" | grep -c ' quiesce ')" 0
+		expect_match "$1: parked by closing the rings (no QUIESCE_DEV on $(uname -r))" \
+			'parking by closing the rings \(the device has no QUIESCE_DEV\)' "$l"
+		expect_match "$1: the park ended" ': parked: [0-9]+ request\(s\) left untouched' "$l"
+	fi
+	while st=$(dev_state "$2") && [ "$st" != 2 ] && [ $i -lt 20 ]; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+	expect_eq "$1: the driver's state of $2 is quiesced (GET_DEV_INFO)" "$st" 2
+	printf '%s\n' "$l" | sed 's/^/#   parked server: /'
+}
+
 # one_round MODE(KILL|TERM|KILL2|TERM2) R: one round; returns 1 when the
 # scenario cannot go on (no server, device or file system lost). KILL2 and
 # TERM2: a second fault, the server that takes the device back SIGKILLed
@@ -343,6 +388,7 @@ one_round() {
 	fi
 	h=$(health "$W_DEV")
 	expect_eq "$W_SCEN $r: the device is left quiesced for the next server" "${h:-no mapping}" dead-quiesced
+	[ "$mode" = TERM ] && park_check "$W_SCEN $r" "$W_DEV" "$W_ERR"
 	if [ -n "$dbl" ]; then
 		# the second fault: the recovering server dies 0-1.5 s into its
 		# start (systemd's start timeout, the OOM killer), writers waiting
@@ -372,7 +418,7 @@ one_round() {
 		S_LOST=1
 		return 1
 	fi
-	W_SRV=$SRV_PID
+	W_SRV=$SRV_PID W_ERR=$SRV_ERR
 	expect_eq "$W_SCEN $r: the new server took back the same device ($SRV_MS ms)" "$SRV_DEV" "$W_DEV"
 	wl_wait 900 "$tag"
 	if [ "$mode" = TERM ]; then

@@ -1,8 +1,9 @@
 # Sourced by ublk.sh: what the server uses of the running kernel's ublk_drv,
 # by kernel. Linux 7.x's driver has TRY_STOP_DEV (UBLK_F_SAFE_STOP_DEV:
 # the stop happens only if nobody has the device open, in-kernel openers
-# included) and UBLK_F_NO_AUTO_PART_SCAN; 6.12's has neither. The layer
-# boots each kernel; the expectations follow the one running.
+# included), UBLK_F_NO_AUTO_PART_SCAN and UBLK_F_QUIESCE (a device it
+# parks is quiesced by QUIESCE_DEV first); 6.12's has none of them. The
+# layer boots each kernel; the expectations follow the one running.
 kmajor=$(uname -r | cut -d. -f1)
 if [ "$kmajor" -ge 7 ]; then safe_stop=yes; else safe_stop=no; fi
 echo "# kernel $(uname -r): TRY_STOP_DEV expected: $safe_stop"
@@ -17,11 +18,11 @@ features_check() {
 	expect_match "$1: zoned device with user copy and user recovery" \
 		'features: .*user-recovery recovery-reissue ioctl-encode user-copy zoned' "$l"
 	if [ $safe_stop = yes ]; then
-		expect_match "$1: safe stop and no partition scan on $(uname -r)" \
-			'features: .* safe-stop no-part-scan \(driver offers 0x' "$l"
+		expect_match "$1: quiesce, safe stop and no partition scan on $(uname -r)" \
+			'features: .* quiesce .* safe-stop no-part-scan \(driver offers 0x' "$l"
 	else
-		expect_eq "$1: neither safe stop nor no partition scan on $(uname -r)" \
-			"$(echo "$l" | grep -c 'safe-stop\|no-part-scan')" 0
+		expect_eq "$1: neither quiesce nor safe stop nor no partition scan on $(uname -r)" \
+			"$(echo "$l" | grep -c ' quiesce \|safe-stop\|no-part-scan')" 0
 	fi
 }
 
@@ -40,4 +41,7 @@ held_term() {
 	expect_match "$1: the server says why" \
 		'may be in use \((open: the driver refused TRY_STOP_DEV|backing loop device .*|exported by NVMe target subsystem .*)\): leaving it quiesced' \
 		"$(cat "$4")"
+	# 7.x: the driver dispatches nothing more before the queues end
+	expect_match "$1: parked by QUIESCE_DEV, nothing left in flight" \
+		'parked by QUIESCE_DEV: 0 request\(s\) left untouched' "$(cat "$4")"
 }
