@@ -79,16 +79,7 @@ expect_ok "$label: reset mapped zone $z" blkzone reset -o $((z * p)) -c 1 "$m"
 expect_zone "$label: namespace zone $z empty again" "$dev" $((z * zs)) $C_EMPTY $((z * zs))
 
 # ---- fio zbd write + verify through the mapping ----------------------------
-out=$(run_to 240 fio --name=smoke --filename="$m" --direct=1 --zonemode=zbd \
-	--ioengine=psync --rw=write --bs=128k --offset=$((4 * p * 512)) \
-	--size=$((3 * p * 512)) --verify=crc32c --do_verify=1 --verify_fatal=1 2>&1)
-rc=$?
-if [ $rc -eq 0 ]; then
-	ok "$label: fio zbd write + verify over mapped zones 4-6"
-else
-	not_ok "$label: fio zbd write + verify over mapped zones 4-6" "fio exit $rc"
-	echo "$out" | tail -15 | sed 's/^/#   | /'
-fi
+check_fio "$label" "$m" "$p" 3 4
 expect_zone "$label: fio filled namespace zone 4 to its capacity" "$dev" $((4 * zs)) $C_FULL \
 	$((4 * zs + zs))
 expect_ok "$label: unmap" $ZNP unmap "$name"
