@@ -68,7 +68,7 @@ int znp_cli_refused(const struct znp_cli *cli, const char *path, const char *wha
 /*
  * znp_cli_claim() - the interlock of every command that writes zones or
  * data or changes a zone's state: the namespace @path is claimed
- * (znp_map_claim(): its lock, shared, until znp_cli_unclaim()), so no
+ * (znp_map_claim(): its lock, shared, until znp_map_unclaim()), so no
  * mapping starts serving it while the command runs. When a mapping (ublk or
  * dm) serves it, one error line naming the mapping, its device, and what to
  * use instead ("use @blkzone /dev/ublkb0, or unmap NAME first"; @blkzone
@@ -80,7 +80,6 @@ int znp_cli_refused(const struct znp_cli *cli, const char *path, const char *wha
  */
 int znp_cli_claim(const struct znp_cli *cli, const char *path, const char *what,
 		  const char *blkzone, int *claim);
-void znp_cli_unclaim(int claim);
 
 /* --queue-depth, when given, is 1 to ZNP_AIO_MAX_QD; Return: 0 or exit 2. */
 int znp_cli_check_qd(const struct znp_cli *cli, const struct znp_opts *o);

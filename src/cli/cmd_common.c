@@ -212,8 +212,3 @@ int znp_cli_claim(const struct znp_cli *cli, const char *path, const char *what,
 		    f.route->name, name, node, what, instead);
 	return ZNP_EXIT_REFUSED;
 }
-
-void znp_cli_unclaim(int claim)
-{
-	znp_map_unclaim(claim);
-}

@@ -362,6 +362,6 @@ out:
 	znp_discard_plan_free(&d.job);
 	znp_discard_close(d.t);
 	znp_range_list_free(&d.l);
-	znp_cli_unclaim(claim);
+	znp_map_unclaim(claim);
 	return ret;
 }

@@ -235,7 +235,7 @@ static int zone_op(const struct znp_cli *cli, const struct znp_opts *o,
 out_close:
 	znp_dev_close(dev);
 out_unclaim:
-	znp_cli_unclaim(claim);
+	znp_map_unclaim(claim);
 	return ret;
 }
 

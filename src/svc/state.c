@@ -107,7 +107,8 @@ int znp_svc_file_name(const char *ident, const char *suffix, char *buf, size_t s
 	return 0;
 }
 
-int znp_ns_lock(int dirfd, const char *ident, int *lockfd)
+/* The namespace's lock file, taken exclusive or @shared, without waiting. */
+static int ns_take(int dirfd, const char *ident, bool shared, int *lockfd)
 {
 	char name[ZNP_SVC_KEY_MAX + 8];
 	int ret = znp_svc_file_name(ident, LOCK_SUFFIX, name, sizeof(name));
@@ -115,17 +116,19 @@ int znp_ns_lock(int dirfd, const char *ident, int *lockfd)
 	if (ret)
 		return ret;
 	/* the inode re-check: a second server never locks a lock file unmap removed */
+	if (shared)
+		return znp_lock_share(dirfd, name, 0, lockfd);
 	return znp_lock_take(dirfd, name, 0, lockfd);
+}
+
+int znp_ns_lock(int dirfd, const char *ident, int *lockfd)
+{
+	return ns_take(dirfd, ident, false, lockfd);
 }
 
 int znp_ns_claim(int dirfd, const char *ident, int *lockfd)
 {
-	char name[ZNP_SVC_KEY_MAX + 8];
-	int ret = znp_svc_file_name(ident, LOCK_SUFFIX, name, sizeof(name));
-
-	if (ret)
-		return ret;
-	return znp_lock_share(dirfd, name, 0, lockfd);
+	return ns_take(dirfd, ident, true, lockfd);
 }
 
 pid_t znp_ns_lock_holder(int dirfd, const char *ident, const char *locks)
