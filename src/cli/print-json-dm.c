@@ -107,7 +107,7 @@ void znp_json_export(struct znp_print *p, const struct znp_export_view *v)
 {
 	j_begin(p);
 	j_put(p, "name", str(v->name));
-	j_put(p, "device", str(v->device));
+	j_put(p, "device", v->device[0] ? str(v->device) : NULL);
 	j_put(p, "nqn", v->nqn[0] ? str(v->nqn) : NULL);
 	j_put(p, "removed", json_object_new_boolean(v->removed));
 	j_put(p, "config", str_or_null(v->config));

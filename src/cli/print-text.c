@@ -419,6 +419,10 @@ static void text_unmap(struct znp_print *p, const struct znp_unmap_view *v)
 
 static void text_export(struct znp_print *p, const struct znp_export_view *v)
 {
+	if (v->removed && !v->device[0]) {
+		fprintf(p->out, "%s is not mapped; forgot %s\n", v->name, v->config);
+		return;
+	}
 	if (v->removed && !v->nqn[0]) {
 		fprintf(p->out, "%s (%s) was not exported; forgot %s\n", v->name, v->device,
 			v->config);

@@ -414,6 +414,31 @@ int znp_map_export_holder(const struct znp_map_ctx *c, const char *device, char 
 	return ret;
 }
 
+/*
+ * --remove --persist of a name no mapping has (unmapped since it was
+ * exported): the export file is all there is to forget. With no file the
+ * refusal @e of the mapping's lookup stands.
+ */
+static int forget_unmapped(const struct znp_map_ctx *c, const char *name, int refused,
+			   struct znp_map_export_done *out, struct znp_map_err *e)
+{
+	struct znp_map_err fe = { 0 };
+	int conf;
+
+	conf = znp_map_export_conf(c, name, NULL, out->config, sizeof(out->config), &fe);
+	if (conf == 0)
+		return refused;
+	if (conf < 0) {
+		*e = fe;
+		return conf;
+	}
+	znp_strlcpy(out->name, name, sizeof(out->name));
+	e->subject = out->name;
+	conf = znp_map_export_conf_remove(out->config, e);
+	out->config_changed = !conf;
+	return conf;
+}
+
 int znp_map_unexport(const struct znp_map_ctx *c, const char *arg,
 		     struct znp_map_export_done *out, struct znp_map_err *e)
 {
@@ -428,6 +453,9 @@ int znp_map_unexport(const struct znp_map_ctx *c, const char *arg,
 	ret = refuse_namespace(c, arg, e);
 	if (!ret)
 		ret = znp_map_find(c, arg, &f, e);
+	if (ret && c->persist && !strchr(arg, '/') &&
+	    (e->kind == ZNP_MAP_UNSUITABLE || e->kind == ZNP_MAP_UNSUPPORTED))
+		return forget_unmapped(c, arg, ret, out, e);
 	if (ret)
 		return ret;
 	znp_strlcpy(out->name, znp_map_found_name(&f), sizeof(out->name));

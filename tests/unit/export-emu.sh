@@ -137,6 +137,34 @@ has "... nqn null" "$root/out" '"nqn": null'
 t "--remove --persist with neither export nor file (3)" 3 "$BIN" export zexp --remove --persist
 has "... says so" "$root/err" "zexp: /dev/ublkb5 is not exported by the NVMe target and has no export file"
 t "--persist alone (2)" 2 "$BIN" export zexp --persist
+# a name no mapping has (unmapped after it was exported with --persist): only its file
+conf2=$ZNP_CONF_DIR/export-zgone.conf
+printf 'ZNP_EXPORT_ARGS=--nqn %s --allow-any-host --traddr 10.0.0.1\n' "$NQN" >"$conf2"
+before=$(ls -A "$CFS/subsystems" "$CFS/ports")
+t "--remove --persist of a name no longer mapped: the file goes (0)" 0 "$BIN" export zgone \
+	--remove --persist -o json
+[ ! -e "$conf2" ] && ok "... removed" || bad "still there: $conf2"
+has "... JSON: no device" "$root/out" '"device": null'
+has "... JSON names the file" "$root/out" "\"config\": \"$conf2\""
+[ "$(ls -A "$CFS/subsystems" "$CFS/ports")" = "$before" ] && ok "... the target untouched" ||
+	bad "target changed: $(ls -R "$CFS")"
+printf 'ZNP_EXPORT_ARGS=--nqn %s --allow-any-host --traddr 10.0.0.1\n' "$NQN" >"$conf2"
+t "... in text" 0 "$BIN" export zgone --remove --persist
+has "... says it is not mapped and names the file" "$root/out" "^zgone is not mapped; forgot $conf2\$"
+# with neither mapping nor file, the lookup's own refusal (here: no device-mapper, 5)
+t "--remove of a name not mapped (5)" 5 "$BIN" export zgone --remove
+want=$(cat "$root/err")
+t "--remove --persist of a name with neither mapping nor file (5)" 5 "$BIN" export zgone \
+	--remove --persist
+[ "$(cat "$root/err")" = "$want" ] && ok "... the lookup's refusal, as without --persist" ||
+	bad "said: $(cat "$root/err") (want: $want)"
+lines "... one line" "$root/err" 1
+ln -s "$root/victim" "$conf2"
+t "--remove --persist of a name no longer mapped, its file a symbolic link (4)" 4 "$BIN" \
+	export zgone --remove --persist
+[ -L "$conf2" ] && [ "$(cat "$root/victim")" = 'not to be touched' ] && ok "... not removed" ||
+	bad "changed: $(ls -l "$conf2")"
+rm -f "$conf2"
 unset ZNP_CONF_DIR
 
 # ---- a server that does not serve -----------------------------------------------------------
