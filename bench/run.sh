@@ -23,7 +23,7 @@ run() {
 run python3 bench/report-bench.py "$@"
 
 # other layers' benchmarks, when present (guest-side parts are run by their host script)
-for s in bench/discard-*.sh bench/kernel-*.sh bench/dm-*.sh bench/ublk-*.sh; do
+for s in bench/discard-*.sh bench/kernel-*.sh bench/dm-*.sh bench/ublk-*.sh bench/tcp-*.sh; do
 	[ -f "$s" ] || continue
 	case "$s" in *-guest.sh) continue ;; esac
 	run bash "$s"
