@@ -52,4 +52,11 @@ const char *znp_line_next(const char *buf, size_t len, size_t *off, size_t *n);
  */
 int znp_dec_u64(const char *s, size_t n, uint64_t *v);
 
+/**
+ * znp_fnv1a128() - the 128-bit FNV-1a hash of @len bytes at @buf, most
+ * significant byte first in @out: a stable name for a string (the export's
+ * namespace identity), not a cryptographic digest
+ */
+void znp_fnv1a128(const void *buf, size_t len, uint8_t out[16]);
+
 #endif

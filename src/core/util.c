@@ -70,3 +70,20 @@ int znp_dec_u64(const char *s, size_t n, uint64_t *v)
 	*v = x;
 	return 0;
 }
+
+void znp_fnv1a128(const void *buf, size_t len, uint8_t out[16])
+{
+	/* the FNV 128-bit offset basis and prime */
+	unsigned __int128 h = ((unsigned __int128)0x6c62272e07bb0142ULL << 64) | 0x62b821756295c58dULL;
+	const unsigned __int128 prime = ((unsigned __int128)0x0000000001000000ULL << 64) | 0x13bULL;
+	const uint8_t *p = buf;
+
+	for (size_t i = 0; i < len; i++) {
+		h ^= p[i];
+		h *= prime;
+	}
+	for (int i = 15; i >= 0; i--) {
+		out[i] = (uint8_t)h;
+		h >>= 8;
+	}
+}

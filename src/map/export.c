@@ -8,8 +8,10 @@
  * and that a ublk mapping is exported only while its server serves
  * (nvmet reads the zones when it enables the namespace).
  *
- * One subsystem per export, the mapping's device as its namespace 1; the
- * port is shared with other subsystems on the same address.
+ * One subsystem per export, the mapping's device as its namespace 1, with
+ * a UUID, NGUID and serial number derived from the namespace's identity
+ * (export_ids()); the port is shared with other subsystems on the same
+ * address.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -259,11 +261,62 @@ static int export_record(const struct znp_map_ctx *c, const struct znp_map_expor
 	return ret;
 }
 
+/*
+ * The names hosts know the export by, the same for the same namespace
+ * whenever and wherever it is exported (a node's reboot, the export unit
+ * restarted, another mapping route): nvmet otherwise draws a random
+ * namespace UUID and subsystem serial each time, and a host that
+ * reconnects to a namespace whose identifiers changed removes it, under
+ * whatever it had mounted (the kernel logs "identifiers changed"). Each
+ * is the FNV-1a hash of the backing namespace's identity in a domain of
+ * its own, so none equals an identifier of the namespace itself.
+ */
+struct export_ids {
+	char uuid[37];			/* device_uuid: version 8 (custom), RFC 9562 variant */
+	char nguid[33];			/* device_nguid */
+	char serial[21];		/* attr_serial: 20 hex digits */
+};
+
+static int export_ids(const struct znp_map_found *f, struct export_ids *ids)
+{
+	struct znp_dm_info info;
+	const char *ident = f->ublk.rec.ident;
+	char buf[ZNP_DM_UUID_MAX + ZNP_IDENT_MAX + 32];
+	uint8_t h[16];
+	int n;
+
+	if (f->route->via == ZNP_MAP_VIA_DM) {
+		if (znp_dm_get(f->name, &info) || !info.uuid[0])
+			return -ENODATA;
+		ident = info.uuid;
+	}
+	if (!ident[0])
+		return -ENODATA;
+	n = snprintf(buf, sizeof(buf), "zns-npo2 export uuid\n%s", ident);
+	znp_fnv1a128(buf, (size_t)n, h);
+	h[6] = (h[6] & 0x0f) | 0x80;
+	h[8] = (h[8] & 0x3f) | 0x80;
+	snprintf(ids->uuid, sizeof(ids->uuid),
+		 "%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x",
+		 h[0], h[1], h[2], h[3], h[4], h[5], h[6], h[7], h[8], h[9], h[10], h[11],
+		 h[12], h[13], h[14], h[15]);
+	n = snprintf(buf, sizeof(buf), "zns-npo2 export nguid\n%s", ident);
+	znp_fnv1a128(buf, (size_t)n, h);
+	for (int i = 0; i < 16; i++)
+		snprintf(ids->nguid + 2 * i, 3, "%02x", h[i]);
+	n = snprintf(buf, sizeof(buf), "zns-npo2 export serial\n%s", ident);
+	znp_fnv1a128(buf, (size_t)n, h);
+	for (int i = 0; i < 10; i++)
+		snprintf(ids->serial + 2 * i, 3, "%02x", h[i]);
+	return 0;
+}
+
 int znp_map_export(const struct znp_map_ctx *c, const char *arg,
 		   const struct znp_map_export_req *r, struct znp_map_export_done *out,
 		   struct znp_map_err *e)
 {
 	char s[PATH_MAX], path[PATH_MAX + 300], host[PATH_MAX + 300], holder[256];
+	struct export_ids ids;
 	struct znp_map_found f;
 	int ret;
 
@@ -283,6 +336,11 @@ int znp_map_export(const struct znp_map_ctx *c, const char *arg,
 	if (ret)
 		return ret;
 	znp_map_found_device(&f, out->device, sizeof(out->device));
+	if (export_ids(&f, &ids)) {
+		e->subject = out->name;
+		return znp_map_fail(e, ZNP_MAP_FAILED, -ENODATA, "cannot tell the identity of the "
+				    "namespace it maps: not exported");
+	}
 	znp_strlcpy(out->nqn, r->nqn, sizeof(out->nqn));
 	e->subject = out->name;
 
@@ -309,8 +367,11 @@ int znp_map_export(const struct znp_map_ctx *c, const char *arg,
 	if (mkdir(s, 0755))
 		return znp_map_fail(e, ZNP_MAP_FAILED, -errno, "cannot create subsystem %s: %s",
 				    r->nqn, strerror(errno));
+	snprintf(path, sizeof(path), "%s/attr_serial", s);
+	ret = attr_write(path, ids.serial);
 	snprintf(path, sizeof(path), "%s/attr_allow_any_host", s);
-	ret = attr_write(path, r->hostnqn ? "0" : "1");
+	if (!ret)
+		ret = attr_write(path, r->hostnqn ? "0" : "1");
 	if (!ret && r->hostnqn) {
 		if (cfs_path(c, host, sizeof(host), "hosts"))
 			ret = -ENAMETOOLONG;
@@ -330,6 +391,12 @@ int znp_map_export(const struct znp_map_ctx *c, const char *arg,
 	snprintf(path, sizeof(path), "%s/namespaces/1/device_path", s);
 	if (!ret)
 		ret = attr_write(path, out->device);
+	snprintf(path, sizeof(path), "%s/namespaces/1/device_uuid", s);
+	if (!ret)
+		ret = attr_write(path, ids.uuid);
+	snprintf(path, sizeof(path), "%s/namespaces/1/device_nguid", s);
+	if (!ret)
+		ret = attr_write(path, ids.nguid);
 	if (ret) {
 		subsys_undo(s, r->hostnqn);
 		return znp_map_fail(e, ZNP_MAP_FAILED, ret, "cannot set up subsystem %s: %s",

@@ -3,7 +3,8 @@
  * The state-file toolkit's record reading (core): the number parser every
  * file and attribute reader uses, the key=value field splitter, and the
  * one-field-per-line record walker (the ublk records; the mapping file
- * splits its fields the same way).
+ * splits its fields the same way), and the FNV-1a hash that names an
+ * export's namespace.
  */
 #include <errno.h>
 #include <string.h>
@@ -112,10 +113,30 @@ static void test_record(void)
 	CHECK_STR(why, "line too long");
 }
 
+/* The published FNV-1a 128 test vectors (offset basis for ""; "a"; "foobar"). */
+static void test_fnv(void)
+{
+	static const struct { const char *in, *hex; } v[] = {
+		{ "", "6c62272e07bb014262b821756295c58d" },
+		{ "a", "d228cb696f1a8caf78912b704e4a8964" },
+		{ "foobar", "343e1662793c64bf6f0d3597ba446f18" },
+	};
+	for (size_t i = 0; i < ZNP_ARRAY_SIZE(v); i++) {
+		uint8_t out[16];
+		char hex[33];
+
+		znp_fnv1a128(v[i].in, strlen(v[i].in), out);
+		for (int j = 0; j < 16; j++)
+			snprintf(hex + 2 * j, 3, "%02x", out[j]);
+		CHECK_STR(hex, v[i].hex);
+	}
+}
+
 int main(void)
 {
 	test_dec();
 	test_kv();
 	test_record();
+	test_fnv();
 	return t_done("record");
 }

@@ -101,7 +101,27 @@ stop() {
 	vm_log "node: $n: served again $t0 -> $(cut -d' ' -f1 /proc/uptime)"
 }
 
-kills=0 terms=0
+# reexport: what `systemctl restart zns-npo2-export@` does while the host
+# writes: export --remove (ExecStop), then the export from the recorded
+# file (ExecStart); the namespace's UUID and NGUID and the subsystem's
+# serial come back the same (nvmet would draw new ones)
+reexport() {
+	local ids0 ids1 args
+	cfs_ids() { cat $S/namespaces/1/device_uuid $S/namespaces/1/device_nguid $S/attr_serial | tr '\n' ' '; }
+	ids0=$(cfs_ids)
+	vm_log "node: reexport: identifiers $ids0"
+	expect_match "node: reexport: a version 8 UUID, an NGUID and a 20-digit serial" \
+		'^[0-9a-f]{8}-[0-9a-f]{4}-8[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12} [0-9a-f-]{32,36} [0-9a-f]{20} $' \
+		"$ids0"
+	expect_ok "node: reexport: export --remove $MAPNAME (ExecStop)" $Z export --remove $MAPNAME
+	sleep 2
+	args=$(sed -n 's/^ZNP_EXPORT_ARGS=//p' "$CONF")
+	expect_ok "node: reexport: export $MAPNAME \$ZNP_EXPORT_ARGS (ExecStart)" $Z export $MAPNAME $args
+	ids1=$(cfs_ids)
+	expect_eq "node: reexport: the same UUID, NGUID and serial" "$ids1" "$ids0"
+}
+
+kills=0 terms=0 reexports=0
 while :; do
 	msg=$(ctl_recv 500)
 	case "$msg" in
@@ -113,6 +133,10 @@ while :; do
 		terms=$((terms + 1))
 		stop TERM $terms
 		;;
+	reexport)
+		reexports=$((reexports + 1))
+		reexport
+		;;
 	done) break ;;
 	*)
 		not_ok "node: control message" "got '$msg'"
@@ -120,7 +144,8 @@ while :; do
 		;;
 	esac
 done
-expect_eq "node: the host asked for one kill and one SIGTERM" "$kills $terms" "1 1"
+expect_eq "node: the host asked for one kill, one SIGTERM, one export restart" \
+	"$kills $terms $reexports" "1 1 1"
 
 # the host wrote a pattern at the start of zone 3 of the namespace it sees;
 # it lies at zone 3 of the npo2 namespace (LBA 3 x zone size)
