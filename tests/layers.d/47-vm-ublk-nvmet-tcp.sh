@@ -8,13 +8,15 @@
 #         (tests/vm/ublk-tcp/node.sh); its
 #         server SIGKILLed, then sent SIGTERM (it parks: the export is an
 #         in-kernel user) and restarted when the host asks; unmap refused
-#         while exported
+#         while exported; the export restarted (its unit's stop and start)
+#         with the namespace's identifiers kept
 #   host  nvme connect -t tcp, the zone append limit of the head disk
 #         (stock 6.12 stacks it only from the second scan: a rescan),
 #         blkzone report against the configured geometry, fio zbd
 #         write+verify, btrfs with fsync'ed files across the server's
 #         kill and across its SIGTERM and restart (a pause, no error),
-#         remount, verify, scrub, no I/O error
+#         remount, verify, scrub, no I/O error; across the export's
+#         restart the same disk with the same UUID/NGUID, no I/O error
 #         (tests/vm/ublk-tcp/host.sh)
 # The node is a busybox initramfs, not systemd: the SIGTERM is the one
 # `systemctl stop` sends, the restart the plain `map --ublk` the unit runs
