@@ -237,6 +237,55 @@ static int start_queues(struct znp_ublk_server *s)
 	return 0;
 }
 
+/*
+ * A new device's request timeout: DEV_TIMEOUT_MS where it is still the
+ * kernel's default. On 6.12 the driver notices a dead server whose queue
+ * was saturated (every tag held) only when a request times out, so a
+ * restart waits that long, and a host reaching the device over NVMe-oF
+ * fails its own commands after its 30 s (nvme_core.io_timeout): the stall
+ * must end well before. A live server's requests never fail by it (6.12
+ * and 7.x re-arm the timer while the server lives); an administrator's
+ * own value (not the default) is kept.
+ */
+#define DEV_TIMEOUT_DEFAULT_MS	30000
+#define DEV_TIMEOUT_MS		10000
+
+static void set_dev_timeout(struct znp_ublk_server *s)
+{
+	char path[64], buf[32];
+	int fd, ret = 0;
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "/sys/block/ublkb%d/queue/io_timeout", s->dev_id);
+	fd = open(path, O_RDWR | O_CLOEXEC | O_NOFOLLOW);
+	if (fd < 0) {
+		znp_ublk_log(s, LOG_WARNING, "ublk%d: cannot open %s: %s", s->dev_id, path,
+			     strerror(errno));
+		return;
+	}
+	n = read(fd, buf, sizeof(buf) - 1);
+	if (n > 0) {
+		buf[n] = '\0';
+		if (strtoul(buf, NULL, 10) != DEV_TIMEOUT_DEFAULT_MS) {
+			close(fd);
+			return;
+		}
+		n = snprintf(buf, sizeof(buf), "%d", DEV_TIMEOUT_MS);
+		if (pwrite(fd, buf, (size_t)n, 0) != n)
+			ret = -errno;
+	} else {
+		ret = n < 0 ? -errno : -EIO;
+	}
+	close(fd);
+	if (ret)
+		znp_ublk_log(s, LOG_WARNING, "ublk%d: request timeout left at the kernel's "
+			     "default: %s", s->dev_id, strerror(-ret));
+	else
+		znp_ublk_log(s, LOG_INFO, "ublk%d: request timeout %d ms (the kernel's %d ms "
+			     "would outlast a remote host's own)", s->dev_id, DEV_TIMEOUT_MS,
+			     DEV_TIMEOUT_DEFAULT_MS);
+}
+
 /* Both block until every tag is fetched; START_DEV reads the zones. */
 static int start_dev(struct znp_ublk_server *s)
 {
@@ -263,6 +312,7 @@ static int start_dev(struct znp_ublk_server *s)
 	}
 	s->started = true;
 	s->del_on_free = false;
+	set_dev_timeout(s);
 	znp_ublk_log(s, LOG_NOTICE, "ublk%d: /dev/ublkb%d serving %s", s->dev_id, s->dev_id,
 		     s->ns->path);
 	return 0;

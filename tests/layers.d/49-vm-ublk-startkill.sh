@@ -14,7 +14,7 @@
 # serves on its first try, every zone written before verifies; double faults:
 # a saturated queue (every tag held by the server), SIGKILL, the recovering
 # server SIGKILLed too, and a third server takes the device back on its first
-# try, with the default 30 s request timeout and with 5 s; no hung task, no
+# try, with a 30 s request timeout (the kernel's default) and with 5 s; no hung task, no
 # I/O error. Measured 588 s on a 2-core machine at load 20 (starts took 1-9
 # s); a quieter run took 266 s (7.3: 108 s beside a full test run): hence the
 # limit.

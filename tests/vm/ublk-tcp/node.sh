@@ -30,6 +30,10 @@ PID=$(jget server_pid /tmp/map.json)
 expect_eq "node: $U geometry (chunk_sectors, nr_zones, size)" \
 	"$(cat /sys/block/$U/queue/chunk_sectors) $(cat /sys/block/$U/queue/nr_zones) $(cat /sys/block/$U/size)" \
 	"$PO2 $NS_NZ $((NS_NZ * PO2))"
+# the server shortens the kernel's 30 s request timeout (a saturated dead
+# server is noticed by it on 6.12; the host's own commands time out at 30 s)
+expect_eq "node: $U request timeout 10 s, not the kernel's 30 s" \
+	"$(cat /sys/block/$U/queue/io_timeout)" 10000
 expect_eq "node: $U zone append limit (31 pages of the hidden namespace's 255 sectors)" \
 	"$(cat /sys/block/$U/queue/zone_append_max_bytes)" "$UBLK_APPEND"
 
