@@ -152,29 +152,35 @@ echo
 expect_eq "host: the writer paused across the stall (>= 3 s more than its fastest file)" \
 	"$([ "$span" -ge $((fast + 30)) ] && echo paused || echo "no pause: $span vs $fast")" paused
 dmesg | tail -n +$((n0 + 1)) | grep -E 'nvme|I/O|BTRFS' | sed 's/^/# host dmesg: /'
-# the export restarted under a writer (systemctl restart of
-# zns-npo2-export@: its ExecStop's `export --remove`, its ExecStart's
-# export from the recorded file): the host loses the controller,
-# reconnects, and must find the namespace with the identifiers it had, or
-# it removes the disk under the mount ("identifiers changed")
+# the export restarted (systemctl restart of zns-npo2-export@: its
+# ExecStop's `export --remove`, its ExecStart's export from the recorded
+# file) while the file system is mounted and idle: the host loses the
+# controller, reconnects, and must find the namespace with the identifiers
+# it had, or it removes the disk under the mount ("identifiers changed").
+# Idle, because a restart under writes is not safe for zoned hosts: the
+# target ends the connection after executing what it had received, the
+# host sends what it never saw completed again, and a Zone Append is then
+# written twice (btrfs's zone accounting fails on the copy: seen here,
+# README). A server's restart is safe (the connection stays).
 ids() { echo "$(cat /sys/block/$H/uuid 2>&1) $(cat /sys/block/$H/nguid 2>&1) $(cat /sys/block/$H/wwid 2>&1)"; }
+sync
 ids0=$(ids)
 vm_log "host: $H identifiers before: $ids0"
-writer 3 12 &
-W=$!
-sleep 2
 nre0=$(dmesg | wc -l)
 expect_ok "host: ask the node to restart its export (systemctl restart zns-npo2-export@)" \
 	ctl_send reexport
-st=$(proc_gone $W && echo done || echo writing)
-expect_eq "host: the writer was writing when the node removed the export" "$st" writing
-wait $W
-expect_eq "host: every write of the writer across the export's restart was acknowledged" \
-	"$(wc -l </tmp/acked) $(wc -l </tmp/failed)" "48 0"
+i=0
+until dmesg | tail -n +$((nre0 + 1)) | grep -q "Successfully reconnected" || [ $i -ge 600 ]; do
+	sleep 0.1
+	i=$((i + 1))
+done
 dmesg | tail -n +$((nre0 + 1)) | grep -E 'nvme|I/O|BTRFS' | sed 's/^/# host dmesg: /'
 expect_match "host: ... the host lost the controller and reconnected" "Successfully reconnected" \
 	"$(dmesg | tail -n +$((nre0 + 1)))"
 expect_eq "host: $H still there, with the same identifiers" "$(ids)" "$ids0"
+writer 3 12
+expect_eq "host: every write after the export's restart was acknowledged" \
+	"$(wc -l </tmp/acked) $(wc -l </tmp/failed)" "48 0"
 expect_eq "host: ... no identifier change, I/O error or btrfs error in the kernel log" \
 	"$(dmesg | tail -n +$((nre0 + 1)) | grep -ciE 'identifiers changed|I/O error|BTRFS (error|critical)')" 0
 nre1=$(dmesg | wc -l)

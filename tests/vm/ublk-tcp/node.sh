@@ -105,8 +105,9 @@ stop() {
 	vm_log "node: $n: served again $t0 -> $(cut -d' ' -f1 /proc/uptime)"
 }
 
-# reexport: what `systemctl restart zns-npo2-export@` does while the host
-# writes: export --remove (ExecStop), then the export from the recorded
+# reexport: what `systemctl restart zns-npo2-export@` does (the host's
+# file system mounted, idle): export --remove (ExecStop), then the export
+# from the recorded
 # file (ExecStart); the namespace's UUID and NGUID and the subsystem's
 # serial come back the same (nvmet would draw new ones)
 reexport() {
