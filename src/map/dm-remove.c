@@ -145,6 +145,13 @@ int znp_map_dm_remove(const struct znp_map_ctx *c, const char *name,
 				    "tool (UUID '%s'): not removed", info->uuid);
 	backing_of(c->env, info, out->backing, sizeof(out->backing));
 	if (info->open_count > 0 && !c->force) {
+		char node[ZNP_DM_NAME_MAX + 16], nqn[256];
+
+		snprintf(node, sizeof(node), "/dev/mapper/%s", name);
+		if (!znp_map_export_holder(c, node, nqn, sizeof(nqn)))
+			return znp_map_fail(e, ZNP_MAP_REFUSED, -EBUSY, "in use (open count %d, "
+					    "exported by NVMe target subsystem %s namespace 1): not "
+					    "removed; export --remove it first", info->open_count, nqn);
 		znp_blk_mount_point(info->major, info->minor, mnt, sizeof(mnt));
 		return znp_map_fail(e, ZNP_MAP_REFUSED, -EBUSY, "in use (open count %d%s%s): not "
 				    "removed; unmount or close it, or use --force to remove it at "

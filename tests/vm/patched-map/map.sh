@@ -103,6 +103,34 @@ expect_match "map E: says where it mapped" "^mapped $E as /dev/mapper/$NE \(dm-[
 expect_report "map E: report (512-byte LBAs)" /dev/mapper/$NE "$ze" "$ne"
 data_roundtrip "map E" /dev/mapper/$NE "$E" "$ze" 2
 
+# ---- export: the dm-po2zone mapping A as an NVMe target namespace -------------
+# over the loop transport (the host is this kernel): a po2 ZNS namespace
+# with A's geometry, whose data lands on A at the npo2 offsets, under
+# identifiers of its own (the loop host would refuse a namespace with A's)
+XNQN=nqn.2026-12.org.zns-npo2:dm-export
+expect_ok "export $NA (dm route) over the loop transport" $ZNP export "$NA" --nqn "$XNQN" \
+	--transport loop --allow-any-host -o json
+cp /tmp/vm-cmd.out /tmp/exportA.json
+expect_eq "export: device /dev/mapper/$NA" "$(jget device /tmp/exportA.json)" "/dev/mapper/$NA"
+expect_ok "nvme connect -t loop" nvme connect -t loop -n "$XNQN" -q nqn.2026-12.org.zns-npo2:host \
+	-I 5b0ed1e4-6a61-4c3b-9d47-0c0ffee0c0de
+X=$(nvmet_disk "$XNQN" 1) || X=missing-export
+expect_eq "export: the host's disk is host-managed, po2 zones, A's zone count" \
+	"$(cat /sys/block/$X/queue/zoned) $(cat /sys/block/$X/queue/chunk_sectors) $(cat /sys/block/$X/queue/nr_zones)" \
+	"host-managed $(po2_roundup "$za") $na"
+expect_report "export: report of /dev/$X: A's zones, po2 size, A's capacity" "/dev/$X" "$za" "$na"
+data_roundtrip "export" "/dev/$X" "$A" "$za" 3
+expect_eq "export: its UUID is its own, not A's" \
+	"$([ "$(cat /sys/block/$X/uuid 2>&1)" != "$(cat /sys/block/$(basename "$A")/uuid 2>&1)" ] && echo differs)" differs
+expect_rc "unmap $NA refused while exported (4)" 4 $ZNP unmap "$NA"
+expect_match "... naming the export and the way out" \
+	"in use \\(open count 1, exported by NVMe target subsystem $XNQN namespace 1\\): not removed; export --remove it first" \
+	"$(cat /tmp/vm-cmd.out)"
+expect_ok "nvme disconnect" nvme disconnect -n "$XNQN"
+expect_ok "export --remove $NA" $ZNP export --remove "$NA"
+expect_eq "export: the subsystem is gone" \
+	"$([ -e /sys/kernel/config/nvmet/subsystems/$XNQN ] && echo there || echo gone)" gone
+
 # ---- status, list ------------------------------------------------------------
 expect_ok "status -o json" $ZNP status -o json
 cp /tmp/vm-cmd.out /tmp/status.json
