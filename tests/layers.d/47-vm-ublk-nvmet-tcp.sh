@@ -9,14 +9,17 @@
 #         server SIGKILLed, then sent SIGTERM (it parks: the export is an
 #         in-kernel user) and restarted when the host asks; unmap refused
 #         while exported; the export restarted (its unit's stop and start)
-#         with the namespace's identifiers kept
+#         with the namespace's identifiers kept; a reboot (reboot -f), after
+#         which the next boot maps and exports again from what its own
+#         disk (ctrl 1) kept
 #   host  nvme connect -t tcp, the zone append limit of the head disk
 #         (stock 6.12 stacks it only from the second scan: a rescan),
 #         blkzone report against the configured geometry, fio zbd
 #         write+verify, btrfs with fsync'ed files across the server's
 #         kill and across its SIGTERM and restart (a pause, no error),
 #         remount, verify, scrub, no I/O error; across the export's
-#         restart the same disk with the same UUID/NGUID, no I/O error
+#         restart and the node's reboot (ctrl_loss_tmo 600 s): the same
+#         disk with the same UUID/NGUID, writes on, no I/O error
 #         (tests/vm/ublk-tcp/host.sh)
 # The node is a busybox initramfs, not systemd: the SIGTERM is the one
 # `systemctl stop` sends, the restart the plain `map --ublk` the unit runs
@@ -46,6 +49,7 @@ listening() { grep -qE "^ *[0-9]+: 0100007F:$(printf %04X "$port") 00000000:0000
 start=$SECONDS
 tests/vm/vm-run.sh --kernel stock --guest tests/vm/ublk-tcp/node.sh --quiet --mem 1G \
 	--ns ctrl=0,nsid=1,size=768M,lbas=4096,zoned=1,zsze=48M,zcap=48M \
+	--ns ctrl=1,nsid=1,size=4M,lbas=4096 --reboots 1 \
 	--modules "ublk_drv nvmet nvmet-tcp virtio_net" --append no_timer_check \
 	--timeout 900 --net "listen=127.0.0.1:$port" --log "$nlog" &
 npid=$!

@@ -10,6 +10,15 @@ layer_lines() {
 	grep -aE '^(ok|not ok|#)' "$1" | grep -av '^### ' | sed "s/^/${2:-}/" || true
 }
 
+# layer_guest_result LOG: "GUEST-RESULT: P passed, F failed", the counts of
+# every boot of the run added (a run with vm-run.sh --reboots has one line
+# per boot); nothing when there is no such line
+layer_guest_result() {
+	grep -a '^GUEST-RESULT: ' "$1" 2>/dev/null |
+		sed -nE 's/^GUEST-RESULT: ([0-9]+) passed, ([0-9]+) failed.*/\1 \2/p' |
+		awk '{ p += $1; f += $2; n++ } END { if (n) printf "GUEST-RESULT: %d passed, %d failed", p, f }'
+}
+
 # layer_result LAYER LOG RC START [HOST_RC]: the summary of one boot:
 # "LAYER: GUEST-RESULT: P passed, F failed[, host pass|FAIL], S s" with the
 # seconds since START, then the console log. RC is tests/vm/vm-run.sh's exit
@@ -18,7 +27,7 @@ layer_lines() {
 layer_result() {
 	local layer=$1 log=$2 rc=$3 start=$4 host=${5:-} h=
 	[ -z "$host" ] || h=", host $([ "$host" -eq 0 ] && echo pass || echo FAIL)"
-	echo "$layer: $(grep -a '^GUEST-RESULT' "$log" 2>/dev/null | tail -1)$h, $((SECONDS - start)) s"
+	echo "$layer: $(layer_guest_result "$log")$h, $((SECONDS - start)) s"
 	if [ "$rc" -ne 0 ] || [ "${host:-0}" -ne 0 ]; then
 		echo "$layer: FAILED; console log: $log"
 		return 1
@@ -72,7 +81,7 @@ layer_kernels() {
 layer_totals() {
 	local l r p f tot_p=0 tot_f=0
 	for l in "$@"; do
-		r=$(grep -a '^GUEST-RESULT: ' "$l" 2>/dev/null | tail -1)
+		r=$(layer_guest_result "$l")
 		p=$(echo "$r" | sed -nE 's/GUEST-RESULT: ([0-9]+) passed.*/\1/p')
 		f=$(echo "$r" | sed -nE 's/.* ([0-9]+) failed.*/\1/p')
 		tot_p=$((tot_p + ${p:-0})) tot_f=$((tot_f + ${f:-0}))

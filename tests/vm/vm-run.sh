@@ -48,6 +48,10 @@ usage: $0 --kernel stock|BZIMAGE --guest SCRIPT [options]
   --net listen=ADDR:PORT|connect=ADDR:PORT[,mac=MAC]
                         a virtio-net NIC (eth0) on a QEMU socket network shared with another run:
                         start the listen side first; --ns may then be left out
+  --reboots N           the guest may reboot N times (a node's reboot): QEMU runs without
+                        -no-reboot; a guest script that creates /tmp/vm-reboot ends its boot
+                        with a reboot instead of a poweroff; each boot prints a GUEST-RESULT
+                        line, and the run needs N+1 of them (their counts are added)
   --quiet               do not echo the console on stdout
 Exit: 0 pass; 1 failed tests, missing result line, kernel BUG/WARNING/Oops/panic,
 or timeout; 2 usage.
@@ -56,7 +60,7 @@ EOF
 
 die() { echo "vm-run: $*" >&2; exit 2; }
 
-kernel= guest= preset= timeout=300 log= mem=2G append= quiet=0
+kernel= guest= preset= timeout=300 log= mem=2G append= quiet=0 reboots=0
 nsspecs=() adds=() extra_modules= net=
 declare -A subsys=()
 while [ $# -gt 0 ]; do
@@ -76,6 +80,9 @@ while [ $# -gt 0 ]; do
 	--modules) extra_modules=$2; shift ;;
 	--net) net=$2; shift ;;
 	--quiet) quiet=1 ;;
+	--reboots)
+		case "$2" in ''|*[!0-9]*) die "bad --reboots $2" ;; esac
+		reboots=$2; shift ;;
 	-h|--help) usage; exit 0 ;;
 	*) usage >&2; exit 2 ;;
 	esac
@@ -424,7 +431,7 @@ set +e
 if [ "$quiet" = 1 ]; then out=/dev/null; else out=/dev/stdout; fi
 timeout -k 5 "$timeout" qemu-system-x86_64 \
 	-machine q35 -accel tcg,thread=single -cpu max -smp 2 -m "$mem" \
-	-nodefaults -no-user-config -nographic -serial stdio -no-reboot \
+	-nodefaults -no-user-config -nographic -serial stdio $([ "$reboots" = 0 ] && echo -no-reboot) \
 	-kernel "$kimage" -initrd "$run/initrd.cpio" \
 	-append "console=ttyS0 quiet panic=-1 oops=panic rdinit=/init $append" \
 	${cargs[@]+"${cargs[@]}"} ${nargs[@]+"${nargs[@]}"} ${netargs[@]+"${netargs[@]}"} </dev/null 2>&1 |
@@ -441,6 +448,13 @@ bad=$(grep -v -e 'Kernel command line' "$log" |
 	grep -E 'BUG:|WARNING:|Oops|[Pp]anic' | grep -v 'panic=' | head -5 || true)
 [ -n "$bad" ] && fail+=("kernel trouble in the console log: $(echo "$bad" | head -1)")
 result=$(grep -a '^GUEST-RESULT: ' "$log" | tail -1 || true)
+if [ "$reboots" != 0 ]; then
+	# one line per boot: N+1 of them, their counts added
+	nboots=$(grep -ac '^GUEST-RESULT: ' "$log" || true)
+	[ "$nboots" = $((reboots + 1)) ] || fail+=("$nboots boot(s) gave a GUEST-RESULT line, not $((reboots + 1))")
+	[ -z "$result" ] || result=$(grep -a '^GUEST-RESULT: ' "$log" | sed -E 's/GUEST-RESULT: ([0-9]+) passed, ([0-9]+) failed.*/\1 \2/' |
+		awk '{ p += $1; f += $2 } END { printf "GUEST-RESULT: %d passed, %d failed", p, f }')
+fi
 if [ -z "$result" ]; then
 	fail+=("no GUEST-RESULT line")
 else

@@ -183,6 +183,30 @@ expect_eq "host: every write after the export's restart was acknowledged" \
 	"$(wc -l </tmp/acked) $(wc -l </tmp/failed)" "48 0"
 expect_eq "host: ... no identifier change, I/O error or btrfs error in the kernel log" \
 	"$(dmesg | tail -n +$((nre0 + 1)) | grep -ciE 'identifiers changed|I/O error|BTRFS (error|critical)')" 0
+# the node reboots (reboot -f: a crash or power cycle) while the file
+# system is mounted and idle; its next boot maps the namespace again and
+# exports it from the recorded file (what its units do). The host's
+# ctrl_loss_tmo (600 s) outlasts the reboot: it reconnects to the same
+# namespace, same identifiers, and writes on.
+sync
+nrb0=$(dmesg | wc -l)
+t0=$(cut -d' ' -f1 /proc/uptime)
+expect_ok "host: ask the node to reboot" ctl_send reboot
+i=0
+until dmesg | tail -n +$((nrb0 + 1)) | grep -q "Successfully reconnected" || [ $i -ge 3000 ]; do
+	sleep 0.1
+	i=$((i + 1))
+done
+vm_log "host: reconnected $t0 -> $(cut -d' ' -f1 /proc/uptime) after the node's reboot"
+dmesg | tail -n +$((nrb0 + 1)) | grep -E 'nvme|I/O|BTRFS' | sed 's/^/# host dmesg: /'
+expect_match "host: reconnected after the node's reboot" "Successfully reconnected" \
+	"$(dmesg | tail -n +$((nrb0 + 1)))"
+expect_eq "host: $H still there after the node's reboot, same identifiers" "$(ids)" "$ids0"
+writer 4 8
+expect_eq "host: every write after the node's reboot was acknowledged" \
+	"$(wc -l </tmp/acked) $(wc -l </tmp/failed)" "56 0"
+expect_eq "host: ... no identifier change, I/O error or btrfs error in the kernel log" \
+	"$(dmesg | tail -n +$((nrb0 + 1)) | grep -ciE 'identifiers changed|I/O error|BTRFS (error|critical)')" 0
 nre1=$(dmesg | wc -l)
 expect_ok "host: umount" umount /mnt/z
 expect_ok "host: mount again" mount -t btrfs "$D" /mnt/z

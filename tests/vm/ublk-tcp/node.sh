@@ -4,8 +4,11 @@
 # does what the host asks over the control port: "kill" SIGKILLs the
 # server, "term" sends it SIGTERM (what `systemctl stop` and `restart`
 # send: under the export, an in-kernel user, the server parks and says
-# why); after a stall a new `map --ublk` takes the device back; "done"
-# ends. Checks here: the ublk device's geometry and zone append limit
+# why); after a stall a new `map --ublk` takes the device back;
+# "reexport" restarts the export; "reboot" reboots the node (reboot -f:
+# a crash or power cycle of a node whose host is idle) and the next boot
+# does what systemd would, from what the node's own disk (ctrl 1) kept:
+# `map --ublk`, then the export from the recorded file; "done" ends. Checks here: the ublk device's geometry and zone append limit
 # against the configured namespace, the export, each stop and restart,
 # at the end that the host's data is on the namespace (read through its
 # ng node), and that unmap refuses an exported device until
@@ -18,53 +21,82 @@ P=$CFS/ports/1
 
 expect_ok "node: eth0 up with $NODE_IP" net_up "$NODE_IP"
 NG=$(vm_ng 0 1)
-expect_eq "node: the configured namespace (size, zone size)" \
-	"$(ns_conf 0 1 size) $(ns_conf 0 1 zsze)" "$NS_SIZE $NS_ZSZE"
+CONF=/etc/zns-npo2/export-$MAPNAME.conf
+# the node's own disk (ctrl 1): what a node's root file system keeps across
+# a reboot (/etc/zns-npo2, and here which boot this is)
+DISK=$(vm_blk 1 1) || DISK=/dev/missing-node-disk
+dd if="$DISK" bs=4096 count=1 2>/dev/null | tr -d '\000' >/tmp/kept
+BOOT=$(sed -n 's/^boot=//p' /tmp/kept)
+BOOT=${BOOT:-1}
+vm_log "node: boot $BOOT"
 mkdir -p /var/log
 syslogd -O /tmp/syslog 2>/dev/null || vm_log "no syslogd"
+cfs_ids() { cat $S/namespaces/1/device_uuid $S/namespaces/1/device_nguid $S/attr_serial | tr '\n' ' '; }
+# the boot after "reboot": a new kernel, a new ublk device over the same
+# namespace (its zones and data kept by the drive), the export made again
+# from the recorded file with the identifiers it had
+boot2() {
+	mkdir -p /etc/zns-npo2
+	sed -n 's/^conf=//p' /tmp/kept >"$CONF"
+	expect_ok "node: boot 2: map --ublk $NG --name $MAPNAME (the mapping's unit)" \
+		run_to 90 $Z map --ublk "$NG" --name $MAPNAME -o json
+	cp /tmp/vm-cmd.out /tmp/map.json
+	U=ublkb$(jget ublk_dev_id /tmp/map.json)
+	expect_eq "node: boot 2: a new device, not a recovered one" "$(jget recovered /tmp/map.json)" false
+	args=$(sed -n 's/^ZNP_EXPORT_ARGS=//p' "$CONF")
+	expect_ok "node: boot 2: export $MAPNAME \$ZNP_EXPORT_ARGS (the export unit)" $Z export $MAPNAME $args
+	expect_eq "node: boot 2: the same UUID, NGUID and serial as before the reboot" \
+		"$(cfs_ids)" "$(sed -n 's/^ids=//p' /tmp/kept)"
+	vm_log "node: boot 2: exported /dev/$U again, waiting for the host"
+}
+if [ "$BOOT" = 2 ]; then
+	boot2
+else
+	expect_eq "node: the configured namespace (size, zone size)" \
+		"$(ns_conf 0 1 size) $(ns_conf 0 1 zsze)" "$NS_SIZE $NS_ZSZE"
 
-expect_ok "node: map --ublk $NG --name $MAPNAME" run_to 90 $Z map --ublk "$NG" --name $MAPNAME -o json
-cp /tmp/vm-cmd.out /tmp/map.json
-U=ublkb$(jget ublk_dev_id /tmp/map.json)
-PID=$(jget server_pid /tmp/map.json)
-expect_eq "node: $U geometry (chunk_sectors, nr_zones, size)" \
-	"$(cat /sys/block/$U/queue/chunk_sectors) $(cat /sys/block/$U/queue/nr_zones) $(cat /sys/block/$U/size)" \
-	"$PO2 $NS_NZ $((NS_NZ * PO2))"
-# the server shortens the kernel's 30 s request timeout (a saturated dead
-# server is noticed by it on 6.12; the host's own commands time out at 30 s)
-expect_eq "node: $U request timeout 10 s, not the kernel's 30 s" \
-	"$(cat /sys/block/$U/queue/io_timeout)" 10000
-expect_eq "node: $U zone append limit (31 pages of the hidden namespace's 255 sectors)" \
-	"$(cat /sys/block/$U/queue/zone_append_max_bytes)" "$UBLK_APPEND"
+	expect_ok "node: map --ublk $NG --name $MAPNAME" run_to 90 $Z map --ublk "$NG" --name $MAPNAME -o json
+	cp /tmp/vm-cmd.out /tmp/map.json
+	U=ublkb$(jget ublk_dev_id /tmp/map.json)
+	PID=$(jget server_pid /tmp/map.json)
+	expect_eq "node: $U geometry (chunk_sectors, nr_zones, size)" \
+		"$(cat /sys/block/$U/queue/chunk_sectors) $(cat /sys/block/$U/queue/nr_zones) $(cat /sys/block/$U/size)" \
+		"$PO2 $NS_NZ $((NS_NZ * PO2))"
+	# the server shortens the kernel's 30 s request timeout (a saturated dead
+	# server is noticed by it on 6.12; the host's own commands time out at 30 s)
+	expect_eq "node: $U request timeout 10 s, not the kernel's 30 s" \
+		"$(cat /sys/block/$U/queue/io_timeout)" 10000
+	expect_eq "node: $U zone append limit (31 pages of the hidden namespace's 255 sectors)" \
+		"$(cat /sys/block/$U/queue/zone_append_max_bytes)" "$UBLK_APPEND"
 
-# the export: refused for the namespace node, made for the mapping's name
-expect_rc "node: export of the namespace node $NG refused (3)" 3 $Z export "$NG" --nqn "$NQN" \
-	--traddr "$NODE_IP" --hostnqn "$HOSTNQN"
-expect_match "node: ... naming the mapping to export" "its mapping is $MAPNAME \\(/dev/$U\\): export $MAPNAME" \
-	"$(cat /tmp/vm-cmd.out)"
-CONF=/etc/zns-npo2/export-$MAPNAME.conf
-expect_ok "node: export $MAPNAME over TCP to the host, --persist" $Z export $MAPNAME --nqn "$NQN" \
-	--traddr "$NODE_IP" --trsvcid "$NVME_PORT" --hostnqn "$HOSTNQN" --persist -o json
-cp /tmp/vm-cmd.out /tmp/export.json
-expect_eq "node: --persist wrote $CONF, mode 644, named in the output" \
-	"$(stat -c '%F %a' "$CONF" 2>&1) $(jget config /tmp/export.json)" "regular file 644 $CONF"
-# what the export unit runs: ZNP_EXPORT_ARGS as one line of words
-expect_eq "node: ... holding the options given, for zns-npo2-export@$MAPNAME" \
-	"$(grep -v '^#' "$CONF")" \
-	"ZNP_EXPORT_ARGS=--nqn $NQN --transport tcp --traddr $NODE_IP --trsvcid $NVME_PORT --hostnqn $HOSTNQN"
-expect_eq "node: the export names the device and a new port" \
-	"$(jget device /tmp/export.json) $(jget port /tmp/export.json) $(jget port_created /tmp/export.json)" \
-	"/dev/$U 1 true"
-expect_eq "node: configfs: namespace 1 of $NQN is /dev/$U, enabled" \
-	"$(cat $S/namespaces/1/device_path) $(cat $S/namespaces/1/enable)" "/dev/$U 1"
-expect_eq "node: configfs: only $HOSTNQN may connect" \
-	"$(cat $S/attr_allow_any_host) $(ls $S/allowed_hosts)" "0 $HOSTNQN"
-expect_eq "node: configfs: port 1 is tcp ipv4 $NODE_IP:$NVME_PORT with $NQN" \
-	"$(cat $P/addr_trtype $P/addr_adrfam $P/addr_traddr $P/addr_trsvcid | tr '\n' ' ')$(ls $P/subsystems)" \
-	"tcp ipv4 $NODE_IP $NVME_PORT $NQN"
-expect_eq "node: nvmet-tcp listening on $NODE_IP:$NVME_PORT" \
-	"$(dmesg | grep -c "enabling port 1 ($NODE_IP:$NVME_PORT)")" 1
-vm_log "node: exported /dev/$U, waiting for the host"
+	# the export: refused for the namespace node, made for the mapping's name
+	expect_rc "node: export of the namespace node $NG refused (3)" 3 $Z export "$NG" --nqn "$NQN" \
+		--traddr "$NODE_IP" --hostnqn "$HOSTNQN"
+	expect_match "node: ... naming the mapping to export" "its mapping is $MAPNAME \\(/dev/$U\\): export $MAPNAME" \
+		"$(cat /tmp/vm-cmd.out)"
+	expect_ok "node: export $MAPNAME over TCP to the host, --persist" $Z export $MAPNAME --nqn "$NQN" \
+		--traddr "$NODE_IP" --trsvcid "$NVME_PORT" --hostnqn "$HOSTNQN" --persist -o json
+	cp /tmp/vm-cmd.out /tmp/export.json
+	expect_eq "node: --persist wrote $CONF, mode 644, named in the output" \
+		"$(stat -c '%F %a' "$CONF" 2>&1) $(jget config /tmp/export.json)" "regular file 644 $CONF"
+	# what the export unit runs: ZNP_EXPORT_ARGS as one line of words
+	expect_eq "node: ... holding the options given, for zns-npo2-export@$MAPNAME" \
+		"$(grep -v '^#' "$CONF")" \
+		"ZNP_EXPORT_ARGS=--nqn $NQN --transport tcp --traddr $NODE_IP --trsvcid $NVME_PORT --hostnqn $HOSTNQN"
+	expect_eq "node: the export names the device and a new port" \
+		"$(jget device /tmp/export.json) $(jget port /tmp/export.json) $(jget port_created /tmp/export.json)" \
+		"/dev/$U 1 true"
+	expect_eq "node: configfs: namespace 1 of $NQN is /dev/$U, enabled" \
+		"$(cat $S/namespaces/1/device_path) $(cat $S/namespaces/1/enable)" "/dev/$U 1"
+	expect_eq "node: configfs: only $HOSTNQN may connect" \
+		"$(cat $S/attr_allow_any_host) $(ls $S/allowed_hosts)" "0 $HOSTNQN"
+	expect_eq "node: configfs: port 1 is tcp ipv4 $NODE_IP:$NVME_PORT with $NQN" \
+		"$(cat $P/addr_trtype $P/addr_adrfam $P/addr_traddr $P/addr_trsvcid | tr '\n' ' ')$(ls $P/subsystems)" \
+		"tcp ipv4 $NODE_IP $NVME_PORT $NQN"
+	expect_eq "node: nvmet-tcp listening on $NODE_IP:$NVME_PORT" \
+		"$(dmesg | grep -c "enabling port 1 ($NODE_IP:$NVME_PORT)")" 1
+	vm_log "node: exported /dev/$U, waiting for the host"
+fi
 
 # stop SIG N: the host's Nth fault, SIGKILL or SIGTERM to the server; the
 # device and the export stay, and after a stall (the host's writes wait) a
@@ -112,7 +144,6 @@ stop() {
 # serial come back the same (nvmet would draw new ones)
 reexport() {
 	local ids0 ids1 args
-	cfs_ids() { cat $S/namespaces/1/device_uuid $S/namespaces/1/device_nguid $S/attr_serial | tr '\n' ' '; }
 	ids0=$(cfs_ids)
 	vm_log "node: reexport: identifiers $ids0"
 	expect_match "node: reexport: a version 8 UUID, an NGUID and a 20-digit serial" \
@@ -124,6 +155,19 @@ reexport() {
 	expect_ok "node: reexport: export $MAPNAME \$ZNP_EXPORT_ARGS (ExecStart)" $Z export $MAPNAME $args
 	ids1=$(cfs_ids)
 	expect_eq "node: reexport: the same UUID, NGUID and serial" "$ids1" "$ids0"
+}
+
+# reboot: keep the export file and the identifiers on the node's disk,
+# then reboot -f (no unit stops: a crash or power cycle; the host is idle)
+node_reboot() {
+	expect_eq "node: the host asked for one kill, one SIGTERM, one export restart" \
+		"$kills $terms $reexports" "1 1 1"
+	{ echo boot=2; echo "conf=$(grep '^ZNP_EXPORT_ARGS=' "$CONF")"; echo "ids=$(cfs_ids)"; } >/tmp/keep
+	expect_ok "node: the export file and identifiers kept on $DISK" \
+		dd if=/tmp/keep of="$DISK" bs=4096 count=1 conv=sync
+	sync
+	vm_log "node: rebooting"
+	touch /tmp/vm-reboot
 }
 
 kills=0 terms=0 reexports=0
@@ -142,6 +186,10 @@ while :; do
 		reexports=$((reexports + 1))
 		reexport
 		;;
+	reboot)
+		node_reboot
+		exit 0
+		;;
 	done) break ;;
 	*)
 		not_ok "node: control message" "got '$msg'"
@@ -149,8 +197,7 @@ while :; do
 		;;
 	esac
 done
-expect_eq "node: the host asked for one kill, one SIGTERM, one export restart" \
-	"$kills $terms $reexports" "1 1 1"
+expect_eq "node: boot 2: the host asked for nothing but the end" "$kills $terms $reexports" "0 0 0"
 
 # the host wrote a pattern at the start of zone 3 of the namespace it sees;
 # it lies at zone 3 of the npo2 namespace (LBA 3 x zone size)
