@@ -42,6 +42,9 @@ vm_log "host: head disk $H, path disk $PATHD"
 q() { cat "/sys/block/$1/queue/$2" 2>/dev/null; }
 
 # ---- geometry: what the node's QEMU was configured with, in po2 zones
+# (nvme-cli's and util-linux's own view, for the log)
+nvme list 2>&1 | sed 's/^/# host: nvme list: /'
+blkzone report "$D" 2>&1 | sed -n '1,3p;$p' | sed 's/^/# host: blkzone report: /'
 expect_eq "host: $H host-managed, po2 zone, zone count, size" \
 	"$(q $H zoned) $(q $H chunk_sectors) $(q $H nr_zones) $(cat /sys/block/$H/size)" \
 	"host-managed $PO2 $NS_NZ $((NS_NZ * PO2))"
