@@ -27,33 +27,16 @@ runtime=${TCP_BENCH_RUNTIME:-10}
 mkdir -p build/bench build/vm-logs
 stamp=$(date +%Y%m%d-%H%M%S)
 nlog=build/vm-logs/tcp-bench-$stamp-node.log hlog=build/vm-logs/tcp-bench-$stamp-host.log
-port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])') ||
-	exit 1
-listening() { grep -qE "^ *[0-9]+: 0100007F:$(printf %04X "$port") 00000000:0000 0A " /proc/net/tcp; }
+. tests/vm/layer.sh
 common=(--add tests/vm/ublk-tcp/common.sh:/vm/guest/tcp-common.sh
 	--append "no_timer_check TB_RUNTIME=$runtime" --timeout $((900 + 12 * runtime)) --quiet --mem 1G)
-
-tests/vm/vm-run.sh --kernel stock --guest bench/tcp-node-guest.sh "${common[@]}" \
-	--ns ctrl=0,nsid=1,size=768M,lbas=4096,zoned=1,zsze=48M,zcap=48M \
-	--modules "ublk_drv nvmet nvmet-tcp virtio_net" --net "listen=127.0.0.1:$port" \
-	--log "$nlog" &
-npid=$!
-i=0
-until listening || ! kill -0 $npid 2>/dev/null || [ $i -ge 1200 ]; do
-	sleep 0.1
-	i=$((i + 1))
-done
-hrc=1
-if listening; then
-	tests/vm/vm-run.sh --kernel stock --guest bench/tcp-host-guest.sh "${common[@]}" \
-		--modules "nvme-tcp virtio_net" --net "connect=127.0.0.1:$port" --log "$hlog"
-	hrc=$?
-else
-	echo "tcp-bench: the node's QEMU does not listen on port $port" >&2
-	kill $npid 2>/dev/null
-fi
-wait $npid
-nrc=$?
+node=(--kernel stock --guest bench/tcp-node-guest.sh "${common[@]}"
+	--ns ctrl=0,nsid=1,size=768M,lbas=4096,zoned=1,zsze=48M,zcap=48M
+	--modules "ublk_drv nvmet nvmet-tcp virtio_net" --log "$nlog")
+host=(--kernel stock --guest bench/tcp-host-guest.sh "${common[@]}"
+	--modules "nvme-tcp virtio_net" --log "$hlog")
+layer_pair node host
+nrc=$pair_lrc hrc=$pair_crc
 [ $nrc -eq 0 ] || echo "tcp-bench: the node's run failed (log $nlog)" >&2
 [ $hrc -eq 0 ] || echo "tcp-bench: the host's run failed (log $hlog)" >&2
 raw=build/bench/tcp-bench.raw

@@ -42,35 +42,17 @@ layer_btrfs_tools $L
 nlog=build/vm-logs/ublk-tcp-node.log hlog=build/vm-logs/ublk-tcp-host.log
 rm -f "$nlog" "$hlog"
 
-port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])') ||
-	exit 1
-listening() { grep -qE "^ *[0-9]+: 0100007F:$(printf %04X "$port") 00000000:0000 0A " /proc/net/tcp; }
-
 start=$SECONDS
-tests/vm/vm-run.sh --kernel stock --guest tests/vm/ublk-tcp/node.sh --quiet --mem 1G \
-	--ns ctrl=0,nsid=1,size=768M,lbas=4096,zoned=1,zsze=48M,zcap=48M \
-	--ns ctrl=1,nsid=1,size=4M,lbas=4096 --reboots 1 \
-	--modules "ublk_drv nvmet nvmet-tcp virtio_net" --append no_timer_check \
-	--timeout 900 --net "listen=127.0.0.1:$port" --log "$nlog" &
-npid=$!
-i=0
-until listening || ! kill -0 $npid 2>/dev/null || [ $i -ge 1200 ]; do
-	sleep 0.1
-	i=$((i + 1))
-done
-hrc=1
-if listening; then
-	tests/vm/vm-run.sh --kernel stock --guest tests/vm/ublk-tcp/host.sh --quiet --mem 1G \
-		--modules "nvme-tcp virtio_net crc32c_generic crc32_generic btrfs" \
-		--append no_timer_check --timeout 900 --net "connect=127.0.0.1:$port" \
-		"${adds[@]}" --log "$hlog"
-	hrc=$?
-else
-	echo "$L: the node's QEMU does not listen on port $port" >&2
-	kill $npid 2>/dev/null
-fi
-wait $npid
-nrc=$?
+node=(--kernel stock --guest tests/vm/ublk-tcp/node.sh --quiet --mem 1G
+	--ns ctrl=0,nsid=1,size=768M,lbas=4096,zoned=1,zsze=48M,zcap=48M
+	--ns ctrl=1,nsid=1,size=4M,lbas=4096 --reboots 1
+	--modules "ublk_drv nvmet nvmet-tcp virtio_net" --append no_timer_check
+	--timeout 900 --log "$nlog")
+host=(--kernel stock --guest tests/vm/ublk-tcp/host.sh --quiet --mem 1G
+	--modules "nvme-tcp virtio_net crc32c_generic crc32_generic btrfs"
+	--append no_timer_check --timeout 900 "${adds[@]}" --log "$hlog")
+layer_pair node host
+nrc=$pair_lrc hrc=$pair_crc
 
 fail=0
 layer_report "$L (node)" "$nlog" $nrc $start || fail=1

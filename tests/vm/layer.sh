@@ -138,3 +138,34 @@ layer_patched_kernel() {
 	bash scripts/kernel-build.sh || return 1
 	img=build/kernel/bzImage
 }
+
+# layer_pair LISTEN CONNECT: two tests/vm/vm-run.sh runs on one QEMU socket
+# network at a free port of 127.0.0.1; LISTEN and CONNECT name arrays of
+# their vm-run.sh arguments (without --net). The first run listens; the
+# second starts once the first's QEMU listens (it connects at its start,
+# and a probe connection would be taken as the peer). Sets pair_lrc and
+# pair_crc to their exit statuses (1: a run that could not start).
+layer_pair() {
+	local -n pair_l=$1 pair_c=$2
+	local port i=0 lpid
+	pair_lrc=1 pair_crc=1
+	port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])') ||
+		return 0
+	# a socket in state LISTEN (0A) on 127.0.0.1:port
+	listening() { grep -qE "^ *[0-9]+: 0100007F:$(printf %04X "$port") 00000000:0000 0A " /proc/net/tcp; }
+	tests/vm/vm-run.sh "${pair_l[@]}" --net "listen=127.0.0.1:$port" &
+	lpid=$!
+	until listening || ! kill -0 $lpid 2>/dev/null || [ $i -ge 1200 ]; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+	if listening; then
+		tests/vm/vm-run.sh "${pair_c[@]}" --net "connect=127.0.0.1:$port"
+		pair_crc=$?
+	else
+		echo "layer_pair: the listening run's QEMU does not listen on port $port" >&2
+		kill $lpid 2>/dev/null
+	fi
+	wait $lpid
+	pair_lrc=$?
+}
