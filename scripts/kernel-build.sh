@@ -11,7 +11,8 @@
 #                                        (same config; for bench/kernel-xarray.sh)
 #   scripts/kernel-build.sh --v4         Debian's linux-source-7.3 (fetched by
 #                                        scripts/kernel-source-7.3.sh) + the v4
-#                                        series, kernel-patches/v4/series
+#                                        series, kernel-patches/v4/series, then
+#                                        its xarray port, kernel-patches/v4/xarray
 #                                        -> build/kernel-7.3/bzImage (same config)
 #
 # Nothing is rebuilt when the source version, the series, the config fragment
@@ -109,7 +110,7 @@ read_series() {
 }
 # the npo2 series, then the nvme host xarray series on top of it
 [ "$mode" = base ] || read_series "$PATCHES"
-[ "$mode" = patched ] && read_series "$PATCHES/xarray"
+case "$mode" in patched|v4) read_series "$PATCHES/xarray" ;; esac
 
 stamp=$( {
 	echo "$KSRC_PKG $KSRC_VERSION $mode"
@@ -167,7 +168,7 @@ g checkout -q --detach $BASE
 g reset -q --hard $BASE
 for f in $added; do rm -f "$SRC/$f"; done
 if [ ${#series[@]} -gt 0 ]; then
-	say "applying ${#series[@]} patches ($mode: ${PATCHES#"$ROOT"/}/series$([ "$mode" = patched ] && echo " + xarray/series"))"
+	say "applying ${#series[@]} patches ($mode: ${PATCHES#"$ROOT"/}/series$(case "$mode" in patched|v4) echo " + xarray/series" ;; esac))"
 	for p in "${series[@]}"; do
 		g am -q --whitespace=nowarn "$PATCHES/$p" >/dev/null 2>"$OUT/am.err" || {
 			cat "$OUT/am.err" >&2
