@@ -49,6 +49,7 @@ hrc=1
 if listening; then
 	tests/vm/vm-run.sh --kernel stock --modules "nvme-tcp virtio_net" \
 		--guest tests/vm/nvmet-tcp/host.sh --quiet --mem 1G --timeout 240 \
+		--append "znp.target_series=${ZNP_PATCHED_SERIES:-v3}" \
 		--net "connect=127.0.0.1:$port" "${adds[@]}" --log "$hlog"
 	hrc=$?
 else

@@ -9,6 +9,8 @@
 # fails the zone revalidation of that namespace ("Missing zones from sector
 # ..."), on the first scan and on a rescan, and keeps a disk without zones:
 # the interoperability hazard for which the option is off by default.
+# The v4 series has no such option: in phase 2 the target keeps ns 2
+# refused, so the host still sees ns 1 and 3 only, with their zones.
 . /vm/guest/common.sh
 . /vm/guest/zlib.sh
 
@@ -92,19 +94,47 @@ ng3=/dev/ng${d3#nvme}
 expect_ok "$label: generic char device $ng3 kept" test -c "$ng3"
 expect_match "$label: kernel logged the invalid zone size" \
 	"invalid zone size: ?$((NS3_ZS * 1048576 / 4096)) for namespace: ?3" "$(dmesg)"
-nvme zns report-zones "$ng3" -o json >/tmp/rz3.json 2>&1
 want= i=0
 while [ $i -lt $((NS3_SIZE / NS3_ZS)) ]; do
 	want="$want$((i * NS3_ZS * 1048576 / 4096)) "
 	i=$((i + 1))
 done
-expect_eq "$label: nvme zns report-zones on $ng3: every zone start" \
-	"$(tr -d ' \n' </tmp/rz3.json | tr '{},' '\n\n\n' | sed -n 's/^"slba":\([0-9]*\)$/\1/p' | tr '\n' ' ')" "$want"
+# slbas FILE: the "slba" values of a JSON zone report, in order
+slbas() { tr -d ' \n' <"$1" | tr '{},' '\n\n\n' | sed -n 's/^"slba":\([0-9]*\)$/\1/p' | tr '\n' ' '; }
+nvme-zns-npo2 report -o json "$ng3" >/tmp/zr3.json 2>&1
+expect_eq "$label: nvme-zns-npo2 report on $ng3: every zone start" "$(slbas /tmp/zr3.json)" "$want"
+grep -q '"slba"' /tmp/zr3.json || tap_diag_file /tmp/zr3.json 10
+nvme zns report-zones "$ng3" -o json >/tmp/rz3.json 2>&1
+if grep -qw 'znp.target_series=v4' /proc/cmdline; then
+	# nvme-cli 2.4 first asks for the zone count with a buffer that holds
+	# the report header only and the Partial Report bit clear. Linux 7.3's
+	# nvmet (the base, not the series) fails a full report whose buffer
+	# cannot hold every matching descriptor: Invalid Field in Command, DNR
+	expect_match "$label: nvme zns report-zones on $ng3 refused by 7.3's nvmet (header-only count query)" \
+		'Invalid Field in Command.*\(0x6002\)' "$(cat /tmp/rz3.json)"
+else
+	expect_eq "$label: nvme zns report-zones on $ng3: every zone start" "$(slbas /tmp/rz3.json)" "$want"
+	grep -q '"slba"' /tmp/rz3.json || tap_diag_file /tmp/rz3.json 10
+fi
 expect_eq "host: no \"Missing zones\" in phase 1" "$(dmesg | grep -c 'Missing zones')" 0
 
 # ---- phase 2: the target enables ns 2 with zns_smaller_last_zone=1
 n0=$(dmesg | wc -l)
 expect_ok "host: ask the target for phase 2" ctl_send phase2
+# the series of the target's kernel (the layer's znp.target_series=)
+if grep -qw 'znp.target_series=v4' /proc/cmdline; then
+	# the target tries ns 2 again and uses ns 3 over nvme-loop meanwhile;
+	# a namespace it enabled would reach this host by a change notice
+	sleep 10
+	expect_eq "host: namespaces seen in phase 2 (ns 2 still not exported)" "$(nsids)" "1 3 "
+	expect_eq "host: no namespace rescan in phase 2" \
+		"$(log_since "$n0" "nvme $ctrl: rescanning namespaces" | wc -l)" 0
+	expect_eq "host: no \"Missing zones\" in phase 2" "$(dmesg | grep -c 'Missing zones')" 0
+	expect_eq "host: ns 1 keeps its zones" "$(sysq "$d1" nr_zones)" $((NS1_SIZE / NS1_ZS))
+	expect_ok "host: nvme disconnect" nvme disconnect -n "$NQN"
+	expect_ok "host: tell the target to finish" ctl_send done
+	exit 0
+fi
 # the target's Namespace Attribute Changed notice makes the host rescan
 i=0
 until head_disk 2 >/dev/null || [ $i -ge 30 ]; do
