@@ -4,7 +4,8 @@
 # or scripts/checkpatch.pl (with the spelling and const_structs lists it
 # reads beside it, and the kernel's .clang-format, which the upstream series
 # lays its library copy out with) taken once from the pinned kernel source
-# package (linux-source-6.12, make deps) into build/checkpatch/.
+# (linux-source-7.3, scripts/kernel-source-7.3.sh, make deps) into
+# build/checkpatch/.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 for p in build/kernel/src/scripts/checkpatch.pl build/checkpatch/scripts/checkpatch.pl; do
@@ -13,8 +14,8 @@ for p in build/kernel/src/scripts/checkpatch.pl build/checkpatch/scripts/checkpa
 		exit 0
 	fi
 done
-src=$(ls /usr/src/linux-source-6.12.tar.* 2>/dev/null | head -n1)
-[ -n "$src" ] || { echo "checkpatch-path: no linux-source-6.12 (make deps)" >&2; exit 1; }
+src=$(bash scripts/kernel-source-7.3.sh) && [ -r "$src" ] ||
+	{ echo "checkpatch-path: no linux-source-7.3 (scripts/kernel-source-7.3.sh, make deps)" >&2; exit 1; }
 tmp=$(mktemp -d build/checkpatch.XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
 tar -xf "$src" -C "$tmp" --strip-components=1 --wildcards '*/scripts/checkpatch.pl' \

@@ -3,8 +3,10 @@
 # Package sources come from the system's own apt configuration.
 set -euo pipefail
 
-# The kernel series is written against this exact source; a newer one is a
-# deliberate rebase (see kernel-patches/README.md).
+# Debian 12's kernel of the stock VM layers, and its source: the zoned
+# ublk UAPI of the build (scripts/ublk-uapi.sh). The base of the kernel
+# series, linux-source-7.3, is fetched by scripts/kernel-source-7.3.sh
+# (below), which pins its version.
 KVER=6.12.117
 KSRC_VERSION=6.12.117-1~deb12u1
 
@@ -24,8 +26,9 @@ PKGS=(
 	# VM harness
 	qemu-system-x86 busybox-static cpio xz-utils zstd kmod
 	"linux-image-${KVER}+deb12-amd64-unsigned"
-	# kernel build (its source also gives the build the zoned ublk UAPI: scripts/ublk-uapi.sh)
+	# the zoned ublk UAPI (scripts/ublk-uapi.sh)
 	"linux-source-6.12=${KSRC_VERSION}"
+	# kernel build
 	bc bison flex libelf-dev libssl-dev ccache rsync dwarves
 	# external zoned test suites (blktests, zonefs-tools from source snapshots;
 	# patched blkzone) and f2fs-tools with kernel-patches/f2fs-tools
@@ -61,10 +64,17 @@ done
 stock_kernels() {
 	bash "$(dirname "$0")/stock-kernel.sh" 7 6.1 | sed 's/^/deps: stock kernel /'
 }
+# the base of the kernel series (make kernel): Debian's linux-source-7.3 at
+# the version the series is written against, its .deb checked against the
+# pinned SHA-256, the tarball unpacked into build/ (not installed)
+kernel_source() {
+	echo "deps: kernel source $(bash "$(dirname "$0")/kernel-source-7.3.sh")"
+}
 
 if [ ${#missing[@]} -eq 0 ]; then
 	echo "deps: all ${#PKGS[@]} packages present"
 	stock_kernels
+	kernel_source
 	exit 0
 fi
 if [ "$(id -u)" -ne 0 ]; then
@@ -76,4 +86,5 @@ export DEBIAN_FRONTEND=noninteractive
 apt-get update -qq
 apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 stock_kernels
+kernel_source
 echo "deps: done"

@@ -1,37 +1,34 @@
 #!/bin/bash
 # Build the patched test kernel (`make kernel`): unpack Debian's
-# linux-source-6.12, apply kernel-patches/series and then
-# kernel-patches/xarray/series with git am, merge scripts/kernel.config over
-# tinyconfig, build bzImage with ccache.
+# linux-source-7.3 (fetched by scripts/kernel-source-7.3.sh), apply
+# kernel-patches/series and then kernel-patches/xarray/series with git am,
+# merge scripts/kernel.config over tinyconfig, build bzImage with ccache.
 #
 #   scripts/kernel-build.sh              both series -> build/kernel/bzImage
 #   scripts/kernel-build.sh --base       unpatched base  -> build/kernel-base/bzImage
 #                                        (same config; for bench/kernel-perf.sh)
 #   scripts/kernel-build.sh --no-xarray  npo2 series only -> build/kernel-npo2/bzImage
 #                                        (same config; for bench/kernel-xarray.sh)
-#   scripts/kernel-build.sh --v4         Debian's linux-source-7.3 (fetched by
-#                                        scripts/kernel-source-7.3.sh) + the v4
-#                                        series, kernel-patches/v4/series
-#                                        -> build/kernel-7.3/bzImage (same config)
 #
 # Nothing is rebuilt when the source version, the series, the config fragment
 # and this script are unchanged and the bzImage exists. A changed series is
 # applied to a clean tree (git reset to the base commit), so only the files
 # the patches touch are recompiled.
 #
-# Environment: BUILD (default build), JOBS (default nproc), KSRC_TAR,
-# KSRC_TAR_V4 (--v4: the 7.3 tarball, default the one kernel-source-7.3.sh
-# prints), CCACHE_DIR (ccache's default when unset).
+# Environment: BUILD (default build), JOBS (default nproc), KSRC_TAR (the
+# linux-source-7.3 tarball, default the one kernel-source-7.3.sh prints),
+# CCACHE_DIR (ccache's default when unset).
 # Besides bzImage, each output directory holds config (the .config built),
 # applied (one line per applied patch), build.log and src (the git tree).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
 
-KSRC_PKG=linux-source-6.12
-KSRC_VERSION=6.12.117-1~deb12u1
-KVER=6.12.117
-KSRC_TAR=${KSRC_TAR:-/usr/src/linux-source-6.12.tar.xz}
+# the version the series is written against; kernel-source-7.3.sh pins
+# the same version and the SHA-256 of its package
+KSRC_PKG=linux-source-7.3
+KSRC_VERSION=7.3.4-1~bpo13+1
+KVER=7.3.4
 BUILD=${BUILD:-build}
 JOBS=${JOBS:-$(nproc)}
 FRAGMENT=$ROOT/scripts/kernel.config
@@ -42,32 +39,21 @@ case "${1:-}" in
 '') ;;
 --base) mode=base ;;
 --no-xarray) mode=npo2 ;;
---v4) mode=v4 ;;
 -h|--help) sed -n '2,/^set /{/^#/p}' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
-*) echo "kernel: unknown option $1 (use --base, --no-xarray, --v4 or nothing)" >&2; exit 2 ;;
+*) echo "kernel: unknown option $1 (use --base, --no-xarray or nothing)" >&2; exit 2 ;;
 esac
 
-if [ "$mode" = v4 ]; then
-	# the v4 series is rebased on 7.3: its own source package and patch
-	# directory; kernel-source-7.3.sh checks the .deb's SHA-256 and records
-	# the version next to the tarball
-	KSRC_PKG=linux-source-7.3
-	KSRC_VERSION=7.3.4-1~bpo13+1
-	KVER=7.3.4
-	PATCHES=$ROOT/kernel-patches/v4
-	if [ -z "${KSRC_TAR_V4:-}" ]; then
-		KSRC_TAR_V4=$("$ROOT/scripts/kernel-source-7.3.sh") ||
-			{ echo "kernel: scripts/kernel-source-7.3.sh failed" >&2; exit 1; }
-	fi
-	KSRC_TAR=$KSRC_TAR_V4
+# kernel-source-7.3.sh (make deps runs it) checks the .deb's SHA-256 and
+# records the version next to the tarball; it downloads only when missing
+if [ -z "${KSRC_TAR:-}" ]; then
+	KSRC_TAR=$(BUILD=$BUILD "$ROOT/scripts/kernel-source-7.3.sh") ||
+		{ echo "kernel: scripts/kernel-source-7.3.sh failed" >&2; exit 1; }
 fi
 
 if [ "$mode" = base ]; then
 	OUT=$ROOT/$BUILD/kernel-base
 elif [ "$mode" = npo2 ]; then
 	OUT=$ROOT/$BUILD/kernel-npo2
-elif [ "$mode" = v4 ]; then
-	OUT=$ROOT/$BUILD/kernel-7.3
 else
 	OUT=$ROOT/$BUILD/kernel
 fi
@@ -78,16 +64,10 @@ die() { echo "kernel: $*" >&2; exit 1; }
 say() { echo "kernel: $*"; }
 
 [ -r "$KSRC_TAR" ] || die "$KSRC_TAR missing: run make deps"
-if [ "$mode" = v4 ]; then
-	# not installed: the version kernel-source-7.3.sh wrote next to the tarball
-	have=$(cat "$(dirname "$KSRC_TAR")/VERSION" 2>/dev/null || true)
-	[ "$have" = "$KSRC_VERSION" ] ||
-		die "$KSRC_TAR is '${have:-of unknown version}', the v4 series is written for $KSRC_VERSION"
-else
-	have=$(dpkg-query -W -f='${Version}' "$KSRC_PKG" 2>/dev/null || true)
-	[ "$have" = "$KSRC_VERSION" ] ||
-		die "$KSRC_PKG is '${have:-not installed}', the series is written for $KSRC_VERSION (run make deps)"
-fi
+# not installed: the version kernel-source-7.3.sh wrote next to the tarball
+have=$(cat "$(dirname "$KSRC_TAR")/VERSION" 2>/dev/null || true)
+[ "$have" = "$KSRC_VERSION" ] ||
+	die "$KSRC_TAR is '${have:-of unknown version}', the series is written for $KSRC_VERSION"
 for t in gcc make bc bison flex ccache git; do
 	command -v "$t" >/dev/null || die "$t not installed: run make deps"
 done
@@ -141,7 +121,10 @@ g() { git -C "$SRC" -c core.autocrlf=false -c gc.auto=0 -c advice.detachedHead=f
 BASE=refs/tags/base
 
 # ---- source tree: unpacked once, the base committed as tag "base" ----------
-if [ ! -d "$SRC/.git" ] || ! g rev-parse -q --verify $BASE >/dev/null 2>&1; then
+# a tree of another base (an older source version) is unpacked again
+base_subject="Linux $KVER ($KSRC_PKG $KSRC_VERSION)"
+if [ ! -d "$SRC/.git" ] || ! g rev-parse -q --verify $BASE >/dev/null 2>&1 ||
+	[ "$(g log -1 --format=%s $BASE 2>/dev/null)" != "$base_subject" ]; then
 	say "unpacking $KSRC_TAR into $SRC (once)"
 	rm -rf "$SRC" "$OUT/src.tmp"
 	mkdir -p "$OUT/src.tmp"
@@ -153,7 +136,7 @@ if [ ! -d "$SRC/.git" ] || ! g rev-parse -q --verify $BASE >/dev/null 2>&1; then
 	g init -q -b pristine
 	# Debian's top-level .gitignore ignores everything: force-add the tree
 	g add -f -A .
-	g commit -q -m "Linux $KVER ($KSRC_PKG $KSRC_VERSION)"
+	g commit -q -m "$base_subject"
 	g tag base
 fi
 

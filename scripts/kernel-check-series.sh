@@ -21,10 +21,12 @@
 # Bisect rule: no commit lets a zoned device with a non-power-of-2 (npo2) zone
 # size into a code path that still assumes a power of 2. After each patch the
 # tree is checked mechanically: a path is "open" to npo2 devices once the
-# refusal that kept them out (a known line of the 6.12 base) is gone, and an
+# refusal that kept them out (a known line of the 7.3.4 base) is gone, and an
 # open path must not contain any of the known power-of-2 masks and shifts of
-# the zone size of the 6.12 base (the inventory below); a consumer that is
+# the zone size of the 7.3.4 base (the inventory below); a consumer that is
 # meant to refuse npo2 devices must contain its refusal once they can exist.
+# The pristine tree must hold every line of the inventory (a stale inventory
+# would check nothing).
 #
 # Result table: build/kernel-check/result.txt (result-NAME[-base].txt for
 # --series DIR, NAME the last part of DIR). Exit 0 if every patch applies,
@@ -67,7 +69,7 @@ say() { echo "check-series: $*"; }
 [ -f "$BUILD/kernel/config" ] && [ -d "$SRC/.git" ] && git -C "$SRC" rev-parse -q --verify refs/tags/base >/dev/null 2>&1 ||
 	{ bash scripts/kernel-build.sh || die "make kernel failed"; }
 
-export KBUILD_BUILD_TIMESTAMP=6.12.117 KBUILD_BUILD_USER=zns-npo2 KBUILD_BUILD_HOST=qemu
+export KBUILD_BUILD_TIMESTAMP=7.3.4 KBUILD_BUILD_USER=zns-npo2 KBUILD_BUILD_HOST=qemu
 export KCONFIG_NOTIMESTAMP=1 CCACHE_BASEDIR=$ROOT
 # never let git find the project repository above the check tree
 export GIT_CEILING_DIRECTORIES=$OUT
@@ -97,23 +99,25 @@ unguarded() {
 	awk -v s="$2" 'index($0, s) && !index(prev, "is_power_of_2") { f = 1 } { prev = $0 }
 		END { exit !f }' "$TREE/$1"
 }
-# gates: a path is closed while its refusal (a line of the 6.12 base) is there
+# gates: a path is closed while its refusal (a line of the 7.3.4 base) is there
 closed_block() { has block/blk-zoned.c 'if (!zone_sectors || !is_power_of_2(zone_sectors)) {'; }
 closed_nvme() { grep -A2 -F 'if (!is_power_of_2(zi->zone_size)) {' "$TREE/drivers/nvme/host/zns.c" | grep -qF 'invalid zone size'; }
 closed_nullb() { has drivers/block/null_blk/main.c '!is_power_of_2(dev->zone_size)'; }
 closed_dm() { has drivers/md/dm-table.c 'if (!zone_sectors || !is_power_of_2(zone_sectors))'; }
 # npo2 zoned devices exist once the block layer and one driver accept them
 npo2_exists() { ! closed_block && { ! closed_nvme || ! closed_nullb; }; }
-# the known po2 idioms of the 6.12 base: gate|file|mode|string[|unless]
+# the known po2 idioms of the 7.3.4 base: gate|file|mode|string[|unless]
 # (mode: has = fixed string anywhere, unguarded = not after a po2 test;
-# unless: not a violation while the file refuses npo2 devices with that line)
+# unless: not a violation while the file refuses npo2 devices with that line).
+# 7.3 already counts the zones of a disk with a division and checks dm
+# table alignment and native zone append offsets with the block layer
+# helpers: the 6.12 sites there are gone from the base.
 PO2_SITES='
 block|include/linux/blkdev.h|unguarded|sector >> ilog2(disk->queue->limits.chunk_sectors)
 block|include/linux/blkdev.h|unguarded|return sector & (bdev_zone_sectors(bdev) - 1);
-block|block/blk-zoned.c|has|>> ilog2(zone_sectors)
 block|fs/zonefs/super.c|has|s_zone_sectors_shift
 block|fs/zonefs/trace.h|has|s_zone_sectors_shift
-block|fs/f2fs/super.c|has|nr_sectors & (zone_sectors - 1)|if (!is_power_of_2(zone_sectors)) {
+block|fs/f2fs/super.c|has|nr_sectors & (zone_sectors - 1)
 block|drivers/nvme/target/zns.c|has|sect & (zone_sectors - 1)
 block|drivers/nvme/target/zns.c|has|& (bdev_zone_sectors(req->ns->bdev) - 1)
 block|drivers/nvme/target/zns.c|has|get_capacity(bd_disk) & (bdev_zone_sectors(ns->bdev) - 1)
@@ -122,9 +126,6 @@ nvme|drivers/nvme/host/zns.c|has|~(ns->head->zsze - 1)
 nullb|drivers/block/null_blk/zoned.c|unguarded|sect >> ilog2(dev->zone_size_sects)
 nullb|drivers/block/null_blk/zoned.c|has|round_up(dev_capacity_sects, dev->zone_size_sects)
 nullb|drivers/block/null_blk/zoned.c|has|dev->size & (dev->zone_size - 1)
-dm|drivers/md/dm-table.c|has|start & (zone_sectors - 1)
-dm|drivers/md/dm-table.c|has|len & (zone_sectors - 1)
-dm|drivers/md/dm-zone.c|has|bdev_zone_sectors(disk->part0) - 1
 dm|drivers/md/dm.c|has|ti->len >> ilog2(zone_sectors)
 '
 # consumers that must refuse npo2 devices once they exist: file|string
@@ -155,6 +156,17 @@ bisect_check() {
 		has "$file" "$str" || echo "$file: refusal '$str' missing while npo2 devices exist"
 	done <<<"$PO2_REFUSALS"
 }
+# print the lines of the inventory the pristine tree lacks (none: empty)
+inventory_check() {
+	local gate file mode str unless
+	while IFS='|' read -r gate file mode str unless; do
+		[ -n "$gate" ] || continue
+		has "$file" "$str" || echo "$file: '$str' not in the base"
+	done <<<"$PO2_SITES"
+	for gate in block nvme nullb dm; do
+		"closed_$gate" || echo "the $gate gate is open on the base"
+	done
+}
 
 mkdir -p "$OUT"
 if [ ! -e "$TREE/.git" ]; then
@@ -167,6 +179,8 @@ added=$(g diff --name-only --diff-filter=A refs/tags/base HEAD 2>/dev/null || tr
 g checkout -q --detach refs/tags/base && g reset -q --hard refs/tags/base || die "cannot reset $TREE"
 for f in $added; do rm -f "$TREE/$f"; done
 configure || die "olddefconfig failed"
+stale=$(inventory_check)
+[ -z "$stale" ] || { echo "$stale" >&2; die "the bisect inventory does not match the base tree"; }
 
 for p in ${prereq[@]+"${prereq[@]}"}; do
 	g am -q "$p" >/dev/null 2>&1 || { g am --abort >/dev/null 2>&1; die "prerequisite $(basename "$p") does not apply"; }

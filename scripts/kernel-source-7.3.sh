@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-or-later
-# Fetch the base of the v4 kernel series (kernel-patches/v4/): Debian's
+# Fetch the base of the kernel series (kernel-patches/): Debian's
 # linux-source-7.3 at the pinned version, checked against the pinned SHA-256
 # of its .deb, and print the path of the source tarball it carries
 # (build/kernel-src-7.3/linux-source-7.3.tar.xz).
@@ -12,7 +12,7 @@
 #
 # Debian keeps only the current backports kernel in its archive: when the
 # pinned version is gone, `apt-get download` fails and the series has to be
-# rebased on the version that replaced it (kernel-patches/v4/README.md).
+# rebased on the version that replaced it (kernel-patches/README.md).
 #
 # Environment: BUILD (default build).
 set -euo pipefail
@@ -52,7 +52,7 @@ dl=$TOP/deb
 rm -rf "$dl" "$TOP/unpack"
 mkdir -p "$dl"
 (cd "$dl" && apt-get -qq "${znp_aptopts[@]}" download "$KSRC_PKG=$KSRC_VERSION" >&2) ||
-	die "apt-get download $KSRC_PKG=$KSRC_VERSION failed (gone from the archive? see kernel-patches/v4/README.md)"
+	die "apt-get download $KSRC_PKG=$KSRC_VERSION failed (gone from the archive? see kernel-patches/README.md)"
 deb=$(find "$dl" -name "${KSRC_PKG}_*.deb" | head -n1)
 [ -n "$deb" ] || die "no $KSRC_PKG .deb downloaded"
 sum=$(sha256sum <"$deb" | cut -d' ' -f1)

@@ -219,7 +219,7 @@ if bash plugins/zns-npo2/upstream/make-series.sh "$series" >"$tmp/series.log" 2>
 		cp_note="checkpatch: $found findings (+$known allowed, $inside of them in the library copy)"
 		[ "$found" = 0 ] || sfail+=" checkpatch: $(grep -Ev "$allowed" "$tmp/cp.found" | head -4 | tr '\n' ' ');"
 	else
-		sfail+=" no checkpatch.pl (scripts/checkpatch-path.sh: linux-source-6.12, make deps);"
+		sfail+=" no checkpatch.pl (scripts/checkpatch-path.sh: linux-source-7.3, make deps);"
 	fi
 	if [ -z "$sfail" ]; then
 		summary+=("upstream series: $(cd "$series" && ls 000[1-9]-*.patch | tr '\n' ' ')applies to master, matches the graft, builds with -Dplugins=zns,zns-npo2 against master's libnvme (${bsecs} s), $cp_note ($((SECONDS - start)) s)")

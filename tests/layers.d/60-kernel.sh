@@ -1,9 +1,9 @@
 #!/bin/bash
 # Layer 60: build the patched kernel (`make kernel`): Debian's linux-source
-# 6.12.117 + kernel-patches/series + kernel-patches/xarray/series, minimal
+# 7.3.4 + kernel-patches/series + kernel-patches/xarray/series, minimal
 # QEMU config, bzImage with ccache.
 # Reuses build/kernel/bzImage when nothing changed; a cold build takes
-# ~12-16 min on 2 cores. Under scripts/run-layers.sh the build started in
+# ~15-20 min on 2 cores. Under scripts/run-layers.sh the build started in
 # the background with the first layer (ZNP_KERNEL_BG_PID, _RC, _LOG):
 # this layer waits for it and reports its log.
 set -euo pipefail

@@ -4,14 +4,12 @@
 # QEMU VMs at once on a QEMU socket network (review finding N3 of v2):
 #   target  build/kernel/bzImage: zoned null_blk devices exported over
 #           NVMe/TCP (tests/vm/nvmet-tcp/target.sh): po2, po2 with a
-#           smaller last zone (refused unless zns_smaller_last_zone=1),
-#           npo2
+#           smaller last zone (refused: ZNS has none), npo2
 #   host    Debian's stock 6.12 with nvme-tcp and virtio_net
 #           (tests/vm/nvmet-tcp/host.sh): uses the po2 namespace, does not
-#           see the smaller last zone by default, hides the npo2 block
-#           device; with the opt-in, fails the zone revalidation of the
-#           smaller last zone ("Missing zones"), while the target itself,
-#           as a patched host over nvme-loop, sees every zone.
+#           see the smaller last zone, hides the npo2 block device and
+#           reports its zones through the ng node, while the target itself,
+#           as a patched host over nvme-loop, uses the npo2 namespace.
 # The guests sequence the two phases over a control port (busybox nc).
 # Each run is judged by tests/vm/vm-run.sh (failed checks, BUG:/WARNING:/
 # Oops/panic in its console log). Needs build/kernel/bzImage (make kernel).

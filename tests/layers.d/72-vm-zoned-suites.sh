@@ -48,10 +48,17 @@ adds+=(--add "$out/sudo:/usr/bin/sudo")
 kmod=$(command -v kmod) || { echo "72-vm-zoned-suites: kmod missing (make deps)" >&2; exit 1; }
 adds+=(--add "$kmod:/usr/sbin/modinfo" --add "$kmod:/usr/sbin/depmod" --add "$kmod:/usr/sbin/modprobe"
 	--add "$kmod:/usr/sbin/rmmod" --add "$kmod:/usr/sbin/lsmod")
+# the configuration and builtin module lists of the image booted, which
+# scripts/kernel-build.sh leaves beside it (ZNP_PATCHED_KERNEL may name
+# another build than build/kernel)
+kdir=$(dirname "$img")
+for f in "$kdir/config" "$kdir/src/modules.builtin" "$kdir/src/modules.builtin.modinfo"; do
+	[ -s "$f" ] || { echo "72-vm-zoned-suites: $f missing (not a tree of scripts/kernel-build.sh?)" >&2; exit 1; }
+done
 adds+=(--add "$out/zonectl"
-	--add "build/kernel/src/.config:/vm/kconfig"
-	--add "build/kernel/src/modules.builtin:/vm/modules.builtin"
-	--add "build/kernel/src/modules.builtin.modinfo:/vm/modules.builtin.modinfo"
+	--add "$kdir/config:/vm/kconfig"
+	--add "$kdir/src/modules.builtin:/vm/modules.builtin"
+	--add "$kdir/src/modules.builtin.modinfo:/vm/modules.builtin.modinfo"
 	--add "build/suites/blktests.tar:/vm/blktests.tar"
 	--add "build/suites/zonefs-tools.tar:/vm/zonefs-tools.tar"
 	--add "build/suites/zonefs-tools/src/mkzonefs:/usr/bin/mkzonefs"

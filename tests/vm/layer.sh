@@ -124,15 +124,13 @@ layer_stock_kdir() {
 # layer_patched_kernel LAYER: set the caller's variable "img" to the patched
 # kernel the layer boots. By default build/kernel/bzImage, built (or found up
 # to date) by scripts/kernel-build.sh. ZNP_PATCHED_KERNEL=PATH boots that
-# image instead, as it is, nothing is built (build/kernel-7.3/bzImage of
-# `scripts/kernel-build.sh --v4`, the v4 series on 7.3); ZNP_PATCHED_SERIES
-# (v3 unless set) names the series it carries, which vm-run.sh hands to the
-# guest as VM_SERIES. Returns 1 if there is no image.
+# image instead, as it is, nothing is built (an image of the same series,
+# built elsewhere). Returns 1 if there is no image.
 layer_patched_kernel() {
 	if [ -n "${ZNP_PATCHED_KERNEL:-}" ]; then
 		img=$ZNP_PATCHED_KERNEL
 		[ -s "$img" ] || { echo "$1: ZNP_PATCHED_KERNEL=$img not found" >&2; return 1; }
-		echo "$1: booting $img (ZNP_PATCHED_KERNEL, series ${ZNP_PATCHED_SERIES:-v3})" >&2
+		echo "$1: booting $img (ZNP_PATCHED_KERNEL)" >&2
 		return 0
 	fi
 	bash scripts/kernel-build.sh || return 1

@@ -139,12 +139,6 @@ bytes() {
 	echo $((n * m))
 }
 
-# the kernel series a bzImage carries (tests/vm/layer.sh, layer_patched_kernel)
-series=none
-if [ "$kernel" != stock ]; then
-	series=${ZNP_PATCHED_SERIES:-v3}
-	case "$series" in v3|v4) ;; *) die "ZNP_PATCHED_SERIES=$series: v3 or v4" ;; esac
-fi
 if [ "$kernel" = stock ]; then
 	kimage=/boot/vmlinuz-$STOCK_KVER
 	[ -z "$STOCK_KDIR" ] || kimage=$STOCK_KDIR/lib/modules/$STOCK_KVER/vmlinuz
@@ -418,8 +412,7 @@ cat >"$stage/vm/env" <<EOF
 VM_GUEST='$gname'
 VM_GUEST_TIMEOUT=$gtimeout
 VM_KERNEL='$( [ "$kernel" = stock ] && echo stock || echo bzimage)'
-VM_SERIES='$series'
-export VM_GUEST VM_GUEST_TIMEOUT VM_KERNEL VM_SERIES
+export VM_GUEST VM_GUEST_TIMEOUT VM_KERNEL
 EOF
 mkcpio "$stage" "$run/run.cpio"
 cat "$CACHE/base.cpio" ${modcpio:+"$modcpio"} "$run/run.cpio" >"$run/initrd.cpio"

@@ -1,14 +1,13 @@
 # Layer 71, host VM: Debian's stock 6.12 kernel (nvme-tcp, virtio_net
 # modules) connected over NVMe/TCP to the patched target VM (target.sh).
-# Phase 1 (the target's defaults): ns 1 (po2) is a working zoned block
-# device (geometry, every zone, zone operations, data written and read
-# back; the target verifies the data on its null_blk), ns 2 (smaller last
-# zone) is not exported, ns 3 (npo2) has its block device hidden by stock
-# and keeps its generic char device, and nothing logs "Missing zones".
-# Phase 2: the target enables ns 2 with zns_smaller_last_zone=1; stock 6.12
-# fails the zone revalidation of that namespace ("Missing zones from sector
-# ..."), on the first scan and on a rescan, and keeps a disk without zones:
-# the interoperability hazard for which the option is off by default.
+# Phase 1: ns 1 (po2) is a working zoned block device (geometry, every
+# zone, zone operations, data written and read back; the target verifies
+# the data on its null_blk), ns 2 (smaller last zone) is not exported,
+# ns 3 (npo2) has its block device hidden by stock and keeps its generic
+# char device, through which nvme-zns-npo2 reports every zone (nvme-cli's
+# report is refused by 7.3's nvmet, below), and nothing logs "Missing
+# zones". Phase 2: the target keeps ns 2 refused and uses ns 3 over
+# nvme-loop; the host still sees ns 1 and 3 only, with their zones.
 . /vm/guest/common.sh
 . /vm/guest/zlib.sh
 
@@ -92,68 +91,36 @@ ng3=/dev/ng${d3#nvme}
 expect_ok "$label: generic char device $ng3 kept" test -c "$ng3"
 expect_match "$label: kernel logged the invalid zone size" \
 	"invalid zone size: ?$((NS3_ZS * 1048576 / 4096)) for namespace: ?3" "$(dmesg)"
-nvme zns report-zones "$ng3" -o json >/tmp/rz3.json 2>&1
 want= i=0
 while [ $i -lt $((NS3_SIZE / NS3_ZS)) ]; do
 	want="$want$((i * NS3_ZS * 1048576 / 4096)) "
 	i=$((i + 1))
 done
-expect_eq "$label: nvme zns report-zones on $ng3: every zone start" \
-	"$(tr -d ' \n' </tmp/rz3.json | tr '{},' '\n\n\n' | sed -n 's/^"slba":\([0-9]*\)$/\1/p' | tr '\n' ' ')" "$want"
+# slbas FILE: the "slba" values of a JSON zone report, in order
+slbas() { tr -d ' \n' <"$1" | tr '{},' '\n\n\n' | sed -n 's/^"slba":\([0-9]*\)$/\1/p' | tr '\n' ' '; }
+nvme-zns-npo2 report -o json "$ng3" >/tmp/zr3.json 2>&1
+expect_eq "$label: nvme-zns-npo2 report on $ng3: every zone start" "$(slbas /tmp/zr3.json)" "$want"
+grep -q '"slba"' /tmp/zr3.json || tap_diag_file /tmp/zr3.json 10
+# nvme-cli 2.4 first asks for the zone count with a buffer that holds the
+# report header only and the Partial Report bit clear. Linux 7.3's nvmet
+# (the base, not the series) fails a full report whose buffer cannot hold
+# every matching descriptor: Invalid Field in Command, DNR
+nvme zns report-zones "$ng3" -o json >/tmp/rz3.json 2>&1
+expect_match "$label: nvme zns report-zones on $ng3 refused by 7.3's nvmet (header-only count query)" \
+	'Invalid Field in Command.*\(0x6002\)' "$(cat /tmp/rz3.json)"
 expect_eq "host: no \"Missing zones\" in phase 1" "$(dmesg | grep -c 'Missing zones')" 0
 
-# ---- phase 2: the target enables ns 2 with zns_smaller_last_zone=1
+# ---- phase 2: the target tries ns 2 again and uses ns 3 itself
 n0=$(dmesg | wc -l)
 expect_ok "host: ask the target for phase 2" ctl_send phase2
-# the target's Namespace Attribute Changed notice makes the host rescan
-i=0
-until head_disk 2 >/dev/null || [ $i -ge 30 ]; do
-	sleep 1
-	i=$((i + 1))
-done
-d2=$(head_disk 2)
-expect_eq "host: namespaces seen after the opt-in" "$(nsids)" "1 2 3 "
-expect_eq "host: the target's notice rescanned the namespaces" \
-	"$(log_since "$n0" "nvme $ctrl: rescanning namespaces" | wc -l)" 1
-label="host: ns 2 (smaller last zone, opt-in) on stock 6.12"
-# The target reports ceil(size / zone size) zones of the zone size; stock
-# 6.12 takes every zone at that length, so the last one ends past the
-# namespace end and the zones do not add up to the capacity ("Missing
-# zones from sector" the end of the last zone). On the first scan of a
-# namespace stock ignores the failure and adds the disk without zones.
-nz2=$(( (NS2_SIZE + NS2_ZS - 1) / NS2_ZS ))
-sleep 1
-log_since "$n0" 'nvme|Missing|revalidate' | sed 's/^/# host dmesg: /'
-p2=$(ls -d /sys/class/nvme/"$ctrl"/nvme*c*n"${d2##*n}" 2>/dev/null)
-p2=${p2##*/}
-expect_eq "$label: zone revalidation fails with \"Missing zones\" at $nz2 x ${NS2_ZS}M" \
-	"$(log_since "$n0" 'Missing zones|failed to revalidate zones' | sed 's/^\[[^]]*\] //')" \
-	"$p2: Missing zones from sector $((nz2 * NS2_ZS * MB))
-$p2: failed to revalidate zones"
-expect_eq "$label: the disk is added anyway, visible" \
-	"$(cat /sys/block/"$d2"/hidden) $([ -b "/dev/$d2" ] && echo node || echo no-node)" "0 node"
-expect_eq "$label: a zoned disk of the namespace's size and zone size" \
-	"$(sysq "$d2" zoned) $(sysq "$d2" chunk_sectors) $(cat /sys/block/"$d2"/size)" \
-	"host-managed $((NS2_ZS * MB)) $((NS2_SIZE * MB))"
-expect_eq "$label: without zones (nr_zones)" "$(sysq "$d2" nr_zones)" 0
-expect_eq "$label: its path disk without zones too" "$(sysq "$p2" nr_zones)" 0
-# a rescan (not the first scan: stock returns the failure) fails the same way
-n1=$(dmesg | wc -l)
-expect_ok "host: nvme ns-rescan" nvme ns-rescan "/dev/$ctrl"
-i=0
-until log_since "$n1" "$p2: failed to revalidate zones" >/dev/null || [ $i -ge 50 ]; do
-	sleep 0.2
-	i=$((i + 1))
-done
-log_since "$n1" 'nvme|Missing|revalidate' | sed 's/^/# host dmesg: /'
-expect_eq "$label: a rescan fails the zone revalidation again" \
-	"$(log_since "$n1" 'Missing zones|failed to revalidate zones' | sed 's/^\[[^]]*\] //')" \
-	"$p2: Missing zones from sector $((nz2 * NS2_ZS * MB))
-$p2: failed to revalidate zones"
-expect_eq "$label: after the rescan: visible, without zones" \
-	"$(cat /sys/block/"$d2"/hidden) $(sysq "$d2" nr_zones)" "0 0"
+# the target tries ns 2 again and uses ns 3 over nvme-loop meanwhile;
+# a namespace it enabled would reach this host by a change notice
+sleep 10
+expect_eq "host: namespaces seen in phase 2 (ns 2 still not exported)" "$(nsids)" "1 3 "
+expect_eq "host: no namespace rescan in phase 2" \
+	"$(log_since "$n0" "nvme $ctrl: rescanning namespaces" | wc -l)" 0
+expect_eq "host: no \"Missing zones\" in phase 2" "$(dmesg | grep -c 'Missing zones')" 0
 expect_eq "host: ns 1 keeps its zones" "$(sysq "$d1" nr_zones)" $((NS1_SIZE / NS1_ZS))
-
 expect_ok "host: nvme disconnect" nvme disconnect -n "$NQN"
 expect_ok "host: tell the target to finish" ctl_send done
 true

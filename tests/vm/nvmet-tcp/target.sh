@@ -2,13 +2,14 @@
 # in): three zoned null_blk devices exported through one subsystem on an
 # NVMe/TCP port to the stock 6.12 host VM (host.sh):
 #   ns 1  po2, 256 MiB of 32 MiB zones: the control
-#   ns 2  po2, 200 MiB of 32 MiB zones (8 MiB last zone): refused by
-#         default with a message naming zns_smaller_last_zone; enabled with
-#         the opt-in when the host asks for phase 2
+#   ns 2  po2, 200 MiB of 32 MiB zones (8 MiB last zone): refused in both
+#         phases, as by the base (ZNS has no smaller last zone; v3's
+#         zns_smaller_last_zone opt-in is gone)
 #   ns 3  npo2, 384 MiB of 96 MiB zones
 # In phase 2 the target also connects to its own subsystem over nvme-loop
-# as a patched host: it sees every zone of ns 2, the last one ending at the
-# namespace end. Messages from the host (control port): "phase2", "done".
+# as a patched host: every zone of the npo2 ns 3, zone operations and data
+# on the backing device. Messages from the host (control port): "phase2",
+# "done".
 . /vm/guest/common.sh
 . /vm/guest/zlib.sh
 CFS=/sys/kernel/config/nvmet
@@ -33,12 +34,11 @@ ns_enable() { echo 1 >"$S/namespaces/$1/enable" 2>/dev/null; }
 mkdir "$S" && echo 1 >"$S/attr_allow_any_host" || not_ok "target: subsystem $NQN"
 ns_setup 1 "$nb1" && expect_ok "target: ns 1 (po2, no smaller last zone) enabled" ns_enable 1
 ns_setup 2 "$nb2" || not_ok "target: ns 2 set up"
-expect_eq "target: ns 2 zns_smaller_last_zone defaults to 0" \
-	"$(cat "$S/namespaces/2/zns_smaller_last_zone" 2>&1)" 0
-n0=$(dmesg | wc -l)
-expect_rc "target: ns 2 (smaller last zone) refused by default" 1 ns_enable 2
-expect_eq "target: the refusal names the device and the attribute" \
-	"$(log_since "$n0" "$nb2: capacity not a multiple of the zone size, see zns_smaller_last_zone" | wc -l)" 1
+# the target refuses the device, as the base does, without a message of
+# its own
+expect_eq "target: ns 2 has no zns_smaller_last_zone attribute" \
+	"$([ -e "$S/namespaces/2/zns_smaller_last_zone" ] && echo present || echo absent)" absent
+expect_rc "target: ns 2 (smaller last zone) refused" 1 ns_enable 2
 expect_eq "target: ns 2 still disabled" "$(cat "$S/namespaces/2/enable")" 0
 ns_setup 3 "$nb3" && expect_ok "target: ns 3 (npo2) enabled" ns_enable 3
 
@@ -58,38 +58,27 @@ if [ "$msg" = phase2 ]; then
 	# the host wrote this through NVMe/TCP to ns 1 before asking
 	expect_ok "target: the stock host's pattern is on the backing device of ns 1" \
 		zonectl verify "/dev/$nb1" "$PAT_SECTOR" "$PAT_BYTES" "$PAT_SEED"
-	n0=$(dmesg | wc -l)
-	expect_ok "target: set zns_smaller_last_zone=1 on ns 2" \
-		sh -c "echo 1 >$S/namespaces/2/zns_smaller_last_zone"
-	expect_ok "target: ns 2 enabled with the opt-in" ns_enable 2
-	expect_eq "target: the export of the smaller last zone is logged" \
-		"$(log_since "$n0" "$nb2: exporting a smaller last zone" | wc -l)" 1
-	vm_log "target: ns 2 exported"
-
-	# a patched host (this kernel, over nvme-loop) sees every zone of ns 2
+	expect_rc "target: ns 2 still refused" 1 ns_enable 2
+	expect_eq "target: ns 2 still disabled" "$(cat "$S/namespaces/2/enable")" 0
+	# a patched host (this kernel, over nvme-loop) uses the npo2 ns 3
 	ln -s "$S" "$CFS/ports/2/subsystems/$NQN"
-	if d=$(nvmet_connect "$NQN" 2); then
+	if d=$(nvmet_connect "$NQN" 3); then
 		ok "target: patched host connected over nvme-loop"
 	else
 		not_ok "target: patched host connected over nvme-loop"
 	fi
 	if [ -n "$d" ]; then
-		label="target: patched host, ns 2 over nvme-loop"
-		lz=$(( (NS2_SIZE / NS2_ZS) * NS2_ZS * MB ))
-		expect_eq "$label: zone size, zone count, size" \
-			"$(sysq "$d" chunk_sectors) $(sysq "$d" nr_zones) $(cat /sys/block/"$d"/size)" \
-			"$((NS2_ZS * MB)) $(( (NS2_SIZE + NS2_ZS - 1) / NS2_ZS )) $((NS2_SIZE * MB))"
-		expect_eq "$label: last zone start, capacity and condition" \
-			"$(zonectl report "/dev/$d" "$lz" 1 | awk '{ print $1, $3, $5 }')" \
-			"$lz $((NS2_SIZE * MB - lz)) $C_EMPTY"
-		expect_ok "$label: write 64 KiB at the start of the last zone" \
-			zonectl write "/dev/$d" "$lz" 65536 72
+		label="target: patched host, ns 3 (npo2) over nvme-loop"
+		zs=$((NS3_ZS * MB)) nz=$((NS3_SIZE / NS3_ZS))
+		check_geometry "$label" "/dev/$d" "$zs" "$zs" "$nz" "$zs"
+		expect_ok "$label: write 64 KiB at the start of zone 1" \
+			zonectl write "/dev/$d" "$zs" 65536 73
 		expect_ok "$label: the data is on the backing device" \
-			zonectl verify "/dev/$nb2" "$lz" 65536 72
-		expect_ok "$label: reset the last zone" zonectl reset "/dev/$d" "$lz" $((NS2_SIZE * MB - lz))
-		expect_zone "$label: last zone empty on the backing device" "/dev/$nb2" "$lz" $C_EMPTY "$lz"
+			zonectl verify "/dev/$nb3" "$zs" 65536 73
+		expect_ok "$label: reset zone 1" zonectl reset "/dev/$d" "$zs" "$zs"
+		expect_zone "$label: zone 1 empty on the backing device" "/dev/$nb3" "$zs" $C_EMPTY "$zs"
 	else
-		not_ok "target: patched host sees ns 2" "$(dmesg | tail -5)"
+		not_ok "target: patched host sees ns 3" "$(dmesg | tail -5)"
 	fi
 	expect_eq "target: no zone revalidation failure on the patched host" \
 		"$(dmesg | grep -cE 'Missing zones|failed to revalidate zones')" 0

@@ -54,20 +54,14 @@ fi
 # npo2 zone size with a smaller capacity: v3 allows it; v4 refuses it
 # (a zone size that is not a power of 2 must equal the zone capacity, in the
 # block layer for every driver and in null_blk's own configuration check)
-if [ "$VM_SERIES" = v4 ]; then
-	expect_rc "configfs: npo2 100M zones with 80M capacity refused" 1 \
-		mk_nullb c100c80 $cfs zone_size=100 zone_capacity=80 size=1000
-	expect_match "configfs: npo2 zones with a smaller capacity: null_blk says why" \
-		'zone_capacity must equal a zone_size that is not a power of 2' "$(dmesg)"
-	# the same capacity below a po2 zone size is still accepted
-	d=$(mk_nullb c128c80 $cfs zone_size=128 zone_capacity=80 size=1024) ||
-		not_ok "configfs: po2 128M zones with 80M capacity power on" "$(dmesg | tail -3)"
-	[ -n "$d" ] && nullb_suite "configfs po2 cap<size" "/dev/$d" 128 80 1024 2 3
-else
-	d=$(mk_nullb c100c80 $cfs zone_size=100 zone_capacity=80 size=1000) ||
-		not_ok "configfs: npo2 100M zones with 80M capacity power on" "$(dmesg | tail -3)"
-	[ -n "$d" ] && nullb_suite "configfs npo2 cap<size" "/dev/$d" 100 80 1000 2 3
-fi
+expect_rc "configfs: npo2 100M zones with 80M capacity refused" 1 \
+	mk_nullb c100c80 $cfs zone_size=100 zone_capacity=80 size=1000
+expect_match "configfs: npo2 zones with a smaller capacity: null_blk says why" \
+	'zone_capacity must equal a zone_size that is not a power of 2' "$(dmesg)"
+# the same capacity below a po2 zone size is still accepted
+d=$(mk_nullb c128c80 $cfs zone_size=128 zone_capacity=80 size=1024) ||
+	not_ok "configfs: po2 128M zones with 80M capacity power on" "$(dmesg | tail -3)"
+[ -n "$d" ] && nullb_suite "configfs po2 cap<size" "/dev/$d" 128 80 1024 2 3
 
 # po2 zone size: the unchanged path, same tests
 d=$(mk_nullb c128 $cfs zone_size=128 size=1024) ||

@@ -64,19 +64,13 @@ nvme_suite "B po2" 0 2 2
 cdisk=$(vm_ns 0 3)
 expect_eq "C npo2 cap<size: block device hidden" "$(cat /sys/block/"$cdisk"/hidden 2>/dev/null)" 1
 expect_eq "C npo2 cap<size: no /dev node" "$( [ -b /dev/"$cdisk" ] && echo present || echo absent)" absent
-if [ "$VM_SERIES" = v4 ]; then
-	# v4: the block layer refuses it for every driver (zone revalidation,
-	# sizes in sectors), the NVMe host says which namespace
-	expect_match "C npo2 cap<size: block layer says why" \
-		"Invalid zone capacity $(($(ns_conf 0 3 zcap) / 512)) of non power of two zone size $(($(ns_conf 0 3 zsze) / 512))\$" \
-		"$(dmesg)"
-	expect_match "C npo2 cap<size: nvme names the namespace" \
-		'nsid 3: zone revalidation refused the zone configuration' "$(dmesg)"
-else
-	expect_match "C npo2 cap<size: kernel says why" \
-		"zone capacity $(($(ns_conf 0 3 zcap) / 4096)) LBAs must equal the non power of 2 zone size $(($(ns_conf 0 3 zsze) / 4096)) LBAs for namespace: 3" \
-		"$(dmesg)"
-fi
+# v4: the block layer refuses it for every driver (zone revalidation,
+# sizes in sectors), the NVMe host says which namespace
+expect_match "C npo2 cap<size: block layer says why" \
+	"Invalid zone capacity $(($(ns_conf 0 3 zcap) / 512)) of non power of two zone size $(($(ns_conf 0 3 zsze) / 512))\$" \
+	"$(dmesg)"
+expect_match "C npo2 cap<size: nvme names the namespace" \
+	'nsid 3: zone revalidation refused the zone configuration' "$(dmesg)"
 expect_match "C npo2 cap<size: generic char device still present" '^/dev/ng' "$(ls "$(vm_ng 0 3)" 2>/dev/null)"
 expect_eq "no namespace logged the stock 'invalid zone size' refusal" \
 	"$(dmesg | grep -c 'invalid zone size')" 0

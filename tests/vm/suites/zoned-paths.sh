@@ -12,10 +12,9 @@
 #     the 12 MiB zones, so that BIOs cross npo2 zone boundaries and are split
 #     there by the block layer; write pointers checked against what was
 #     written.
-#  3. The NVMe target exporting an npo2 null_blk whose size is not a multiple
-#     of its zone size: a working zoned disk on the host (9 zones, the last
-#     one smaller), never a half-set-up one; writes in flight, reset and
-#     Zone Append on the smaller last zone (v3; v4 refuses the export).
+#  3. The NVMe target and an npo2 null_blk whose size is not a multiple of
+#     its zone size: refused (ZNS has no smaller last zone; v3's
+#     zns_smaller_last_zone knob is gone).
 # QEMU: ctrl 0 nsid 1, 96 MiB of 12 MiB zones (8), 4 KiB LBAs.
 MB=2048
 CFS=/sys/kernel/config/nvmet
@@ -169,47 +168,11 @@ done
 zonectl reset "$nb" 0 $((8 * ZS)) >/dev/null
 
 # ---- 3. nvmet and an npo2 null_blk whose size is not a multiple of its zone size
-# 8 zones and a 4 MiB last zone. The target exports it as a ZNS namespace
-# whose last zone's capacity ends at the namespace end; the host must set it
-# up as a working zoned disk (the block layer allows a smaller last zone),
-# never as a zoned disk without zones or write plugs.
+# 8 zones and a 4 MiB last zone. The target refuses a device whose size is
+# not a multiple of its zone size (ZNS has no smaller last zone), as the
+# base does, and has no knob to export it anyway.
 nbl=/dev/$(mk_nullb zlast zoned=1 memory_backed=1 blocksize=4096 zone_size=$ZMB size=$((8 * ZMB + 4)))
-if [ "$VM_SERIES" = v4 ]; then
-	# v4 dropped v3's zns_smaller_last_zone knob: the target refuses a
-	# device whose size is not a multiple of its zone size (ZNS has no
-	# smaller last zone), as the base does
-	expect_rc "nvmet refuses the device with a smaller last zone" 1 nvmet_export zlast "$nbl"
-	expect_eq "no zns_smaller_last_zone attribute" \
-		"$([ -e "$CFS/subsystems/zlast/namespaces/1/zns_smaller_last_zone" ] && echo present || echo absent)" absent
-else
-	lz=$((8 * ZS)) lcap=$((4 * MB))
-	expect_ok "nvmet exports the device with a smaller last zone (zns_smaller_last_zone=1)" \
-		nvmet_export zlast "$nbl" zns_smaller_last_zone=1
-	d=$(nvmet_connect zlast)
-	if [ -n "$d" ] && [ -b "/dev/$d" ]; then
-		expect_eq "host disk: zoned, $ZMB MiB zones, 9 zones, size" \
-			"$(cat /sys/block/$d/queue/zoned) $(cat /sys/block/$d/queue/chunk_sectors) $(cat /sys/block/$d/queue/nr_zones) $(cat /sys/block/$d/size)" \
-			"host-managed $ZS 9 $((lz + lcap))"
-		expect_eq "host zone report: 9 zones, the last at $lz with capacity $lcap, empty" \
-			"$(zonectl report "/dev/$d" | wc -l) $(zonectl report "/dev/$d" $lz 1 | awk '{ print $1, $3, $5 }')" "9 $lz $lcap 1"
-		expect_eq "no zone revalidation failure logged" "$(dmesg | grep -c 'zone revalidation failed')" 0
-		# the last zone filled by 16 writes in flight, then verified
-		fio_ok "smaller last zone: libaio iodepth 16, 16 KiB writes fill its 4 MiB, verify" \
-			--filename="/dev/$d" --ioengine=libaio --iodepth=16 --rw=write --bs=16k \
-			--offset=$((lz * 512)) --size=$((lcap * 512))
-		expect_eq "last zone full on the backing device (its write pointer at its 4 MiB end)" "$(zone "$nbl" 8)" "14 $lcap"
-		expect_err_io() { zonectl write "/dev/$d" "$lz" 4096 1 >/dev/null 2>&1 && echo written || echo refused; }
-		expect_eq "write to the full last zone refused" "$(expect_err_io)" refused
-		expect_ok "reset the last zone through the host" zonectl reset "/dev/$d" "$lz" "$lcap"
-		expect_eq "last zone empty on the backing device" "$(zone "$nbl" 8)" "1 0"
-		dd if=/dev/urandom of=/tmp/al bs=$LBS count=2 2>/dev/null
-		expect_eq "zone append to the smaller last zone returns its start" \
-			"$(append "/dev/$d" $((lz * 512 / LBS)) /tmp/al)" $((lz * 512 / LBS))
-		dd if="$nbl" of=/tmp/alr bs=$((2 * LBS)) count=1 skip=$((lz * 512 / LBS / 2)) 2>/dev/null
-		expect_same "appended data at the start of the backing device's last zone" /tmp/al /tmp/alr
-		disconnect zlast
-	else
-		not_ok "host sees a block device for the namespace with a smaller last zone" "$(dmesg | tail -5)"
-	fi
-fi
+expect_rc "nvmet refuses the device with a smaller last zone" 1 nvmet_export zlast "$nbl"
+expect_eq "no zns_smaller_last_zone attribute" \
+	"$([ -e "$CFS/subsystems/zlast/namespaces/1/zns_smaller_last_zone" ] && echo present || echo absent)" absent
 true
