@@ -26,35 +26,13 @@ adds=(--add "$out/zonectl" --add tests/vm/patched/zlib.sh:/vm/guest/zlib.sh)
 tlog=build/vm-logs/nvmet-tcp-target.log hlog=build/vm-logs/nvmet-tcp-host.log
 rm -f "$tlog" "$hlog"
 
-# a free port for the socket network, found now (the target's QEMU listens)
-port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])') ||
-	exit 1
-# listening: a socket in state LISTEN (0A) on 127.0.0.1:port
-listening() { grep -qE "^ *[0-9]+: 0100007F:$(printf %04X "$port") 00000000:0000 0A " /proc/net/tcp; }
-
 start=$SECONDS
-tests/vm/vm-run.sh --kernel "$img" --guest tests/vm/nvmet-tcp/target.sh --quiet --mem 1G \
-	--timeout 240 --net "listen=127.0.0.1:$port" "${adds[@]}" --log "$tlog" &
-tpid=$!
-# the host's QEMU connects at start, so wait for the listening socket (a
-# probe connection would be taken as the peer)
-i=0
-until listening || ! kill -0 $tpid 2>/dev/null || [ $i -ge 1200 ]; do
-	sleep 0.1
-	i=$((i + 1))
-done
-hrc=1
-if listening; then
-	tests/vm/vm-run.sh --kernel stock --modules "nvme-tcp virtio_net" \
-		--guest tests/vm/nvmet-tcp/host.sh --quiet --mem 1G --timeout 240 \
-		--net "connect=127.0.0.1:$port" "${adds[@]}" --log "$hlog"
-	hrc=$?
-else
-	echo "$L: the target's QEMU does not listen on port $port" >&2
-	kill $tpid 2>/dev/null
-fi
-wait $tpid
-trc=$?
+target=(--kernel "$img" --guest tests/vm/nvmet-tcp/target.sh --quiet --mem 1G --timeout 240
+	"${adds[@]}" --log "$tlog")
+host=(--kernel stock --modules "nvme-tcp virtio_net" --guest tests/vm/nvmet-tcp/host.sh --quiet
+	--mem 1G --timeout 240 "${adds[@]}" --log "$hlog")
+layer_pair target host
+trc=$pair_lrc hrc=$pair_crc
 
 fail=0
 layer_report "$L (target)" "$tlog" $trc $start || fail=1
