@@ -277,13 +277,27 @@ struct export_ids {
 	char serial[21];		/* attr_serial: 20 hex digits */
 };
 
+/* The hash of @ident in the domain @what ("uuid", "nguid", "serial"). */
+static void ids_hash(const char *what, const char *ident, uint8_t h[16])
+{
+	char buf[ZNP_DM_UUID_MAX + ZNP_IDENT_MAX + 32];
+	int n = snprintf(buf, sizeof(buf), "zns-npo2 export %s\n%s", what, ident);
+
+	znp_fnv1a128(buf, (size_t)n, h);
+}
+
+/* The first @n bytes of @h as lower-case hex in @out (2 * @n + 1 bytes). */
+static void ids_hex(char *out, const uint8_t *h, int n)
+{
+	for (int i = 0; i < n; i++)
+		snprintf(out + 2 * i, 3, "%02x", h[i]);
+}
+
 static int export_ids(const struct znp_map_found *f, struct export_ids *ids)
 {
 	struct znp_dm_info info;
 	const char *ident = f->ublk.rec.ident;
-	char buf[ZNP_DM_UUID_MAX + ZNP_IDENT_MAX + 32];
 	uint8_t h[16];
-	int n;
 
 	if (f->route->via == ZNP_MAP_VIA_DM) {
 		if (znp_dm_get(f->name, &info) || !info.uuid[0])
@@ -292,22 +306,17 @@ static int export_ids(const struct znp_map_found *f, struct export_ids *ids)
 	}
 	if (!ident[0])
 		return -ENODATA;
-	n = snprintf(buf, sizeof(buf), "zns-npo2 export uuid\n%s", ident);
-	znp_fnv1a128(buf, (size_t)n, h);
+	ids_hash("uuid", ident, h);
 	h[6] = (h[6] & 0x0f) | 0x80;
 	h[8] = (h[8] & 0x3f) | 0x80;
 	snprintf(ids->uuid, sizeof(ids->uuid),
 		 "%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x",
 		 h[0], h[1], h[2], h[3], h[4], h[5], h[6], h[7], h[8], h[9], h[10], h[11],
 		 h[12], h[13], h[14], h[15]);
-	n = snprintf(buf, sizeof(buf), "zns-npo2 export nguid\n%s", ident);
-	znp_fnv1a128(buf, (size_t)n, h);
-	for (int i = 0; i < 16; i++)
-		snprintf(ids->nguid + 2 * i, 3, "%02x", h[i]);
-	n = snprintf(buf, sizeof(buf), "zns-npo2 export serial\n%s", ident);
-	znp_fnv1a128(buf, (size_t)n, h);
-	for (int i = 0; i < 10; i++)
-		snprintf(ids->serial + 2 * i, 3, "%02x", h[i]);
+	ids_hash("nguid", ident, h);
+	ids_hex(ids->nguid, h, 16);
+	ids_hash("serial", ident, h);
+	ids_hex(ids->serial, h, 10);
 	return 0;
 }
 
