@@ -15,6 +15,11 @@
 
 #define DEFAULT_TRSVCID	"4420"
 
+static const char *const drain_names[] = {
+	[ZNP_MAP_DRAIN_NONE] = "none", [ZNP_MAP_DRAIN_DONE] = "done",
+	[ZNP_MAP_DRAIN_TIMEOUT] = "timeout", [ZNP_MAP_DRAIN_UNKNOWN] = "unknown",
+};
+
 int znp_cmd_export(const struct znp_cli *cli, const struct znp_opts *o, struct znp_print *p)
 {
 	struct znp_map_export_req r = {
@@ -33,7 +38,10 @@ int znp_cmd_export(const struct znp_cli *cli, const struct znp_opts *o, struct z
 			return znp_cli_map_fail(cli, o->args[0], &e);
 		v = (struct znp_export_view){ .name = d.name, .device = d.device, .nqn = d.nqn,
 					       .port = d.port, .removed = true,
-					       .config = d.config_changed ? d.config : NULL };
+					       .config = d.config_changed ? d.config : NULL,
+					       .ana_group = d.ana_group,
+					       .drain = d.nqn[0] ? drain_names[d.drain] : NULL,
+					       .drain_ms = d.drain_ms };
 		p->ops->export(p, &v);
 		return ZNP_EXIT_OK;
 	}
@@ -61,6 +69,7 @@ int znp_cmd_export(const struct znp_cli *cli, const struct znp_opts *o, struct z
 		.name = d.name, .device = d.device, .nqn = d.nqn, .transport = r.transport,
 		.traddr = r.traddr, .trsvcid = r.trsvcid, .hostnqn = r.hostnqn, .port = d.port,
 		.port_created = d.port_created, .config = d.config_changed ? d.config : NULL,
+		.ana_group = d.ana_group,
 	};
 	p->ops->export(p, &v);
 	return ZNP_EXIT_OK;

@@ -112,7 +112,11 @@ void znp_json_export(struct znp_print *p, const struct znp_export_view *v)
 	j_put(p, "removed", json_object_new_boolean(v->removed));
 	j_put(p, "config", str_or_null(v->config));
 	j_put(p, "port", json_object_new_int64(v->port));
-	if (!v->removed) {
+	j_put(p, "ana_group", v->ana_group ? json_object_new_int64(v->ana_group) : NULL);
+	if (v->removed) {
+		j_put(p, "drain", str_or_null(v->drain));
+		j_put(p, "drain_ms", v->drain ? json_object_new_int64(v->drain_ms) : NULL);
+	} else {
 		j_put(p, "port_created", json_object_new_boolean(v->port_created));
 		j_put(p, "transport", str(v->transport));
 		j_put(p, "traddr", str_or_null(v->traddr));

@@ -431,6 +431,19 @@ static void text_export(struct znp_print *p, const struct znp_export_view *v)
 	if (v->removed) {
 		fprintf(p->out, "%s (%s) no longer exported as %s%s\n", v->name, v->device, v->nqn,
 			v->port ? "" : " (it was on no port)");
+		if (!strcmp(v->drain, "done"))
+			fprintf(p->out, "hosts' commands drained in %u ms (ANA group %u inaccessible "
+				"first)\n", v->drain_ms, v->ana_group);
+		else if (!strcmp(v->drain, "timeout"))
+			fprintf(p->out, "requests of %s still in flight after %u ms (ANA group %u "
+				"inaccessible): removed anyway\n", v->device, v->drain_ms,
+				v->ana_group);
+		else if (!strcmp(v->drain, "unknown"))
+			fprintf(p->out, "the requests in flight of %s could not be read: not "
+				"drained\n", v->device);
+		else if (v->ana_group == 1)
+			fprintf(p->out, "not drained: ANA group %u is shared by the port's "
+				"subsystems\n", v->ana_group);
 		if (v->config)
 			fprintf(p->out, "forgot %s\n", v->config);
 		return;
@@ -440,7 +453,8 @@ static void text_export(struct znp_print *p, const struct znp_export_view *v)
 	if (v->traddr)
 		fprintf(p->out, " %s%s%s", v->traddr, v->trsvcid ? ":" : "",
 			v->trsvcid ? v->trsvcid : "");
-	fprintf(p->out, "\nhosts: %s\n", v->hostnqn ? v->hostnqn : "any");
+	fprintf(p->out, "\nhosts: %s\nANA group: %u\n", v->hostnqn ? v->hostnqn : "any",
+		v->ana_group);
 	if (v->config)
 		fprintf(p->out, "recorded in %s\n", v->config);
 }

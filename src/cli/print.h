@@ -200,6 +200,9 @@ struct znp_export_view {
 	bool port_created;
 	bool removed;
 	const char *config;		/* --persist: the export file written or removed; NULL */
+	unsigned int ana_group;		/* the namespace's ANA group; 0 unknown */
+	const char *drain;		/* removed: "done", "timeout", "none", "unknown"; else NULL */
+	unsigned int drain_ms;
 };
 
 struct znp_ublk_rec;

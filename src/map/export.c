@@ -20,12 +20,18 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "map-priv.h"
 
 #define NVMET_DIR	"kernel/config/nvmet"
 #define NQN_MAX		223	/* NVMF_NQN_SIZE - 1 */
+#define ANA_GROUPS	128	/* NVMET_MAX_ANAGRPS: groups 1 (every port's default) to 128 */
+#define DRAIN_STEP_MS	50
+#define DRAIN_QUIET_MS	250	/* nothing in flight this long: the answers are sent */
+#define DRAIN_BOUND_MS	15000
 
 static int cfs_path(const struct znp_map_ctx *c, char *buf, size_t size, const char *rel)
 {
@@ -154,6 +160,145 @@ static bool exists(const char *path)
 	struct stat st;
 
 	return !lstat(path, &st);
+}
+
+/*
+ * Each export's namespace gets an ANA group of its own, so that its state
+ * on a port can change without touching the other subsystems there (group
+ * 1 is every port's default, shared by all): `export --remove` turns it
+ * inaccessible before the hosts lose the subsystem (unexport_drain()).
+ *
+ * Mark in @used the groups named under <nvmet>/@top/X/@mid/Y: by Y's
+ * attribute @attr, or by Y's own name when @attr is NULL.
+ */
+static void ana_mark(const struct znp_map_ctx *c, const char *top, const char *mid,
+		     const char *attr, bool *used)
+{
+	char dir[PATH_MAX], path[PATH_MAX * 2], val[32];
+	struct dirent *d, *n;
+	unsigned long g;
+	DIR *dp, *np;
+
+	if (cfs_path(c, dir, sizeof(dir), top))
+		return;
+	dp = opendir(dir);
+	while (dp && (d = readdir(dp))) {
+		if (d->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "%s/%s/%s", dir, d->d_name, mid);
+		np = opendir(path);
+		while (np && (n = readdir(np))) {
+			if (n->d_name[0] == '.')
+				continue;
+			if (attr) {
+				snprintf(path, sizeof(path), "%s/%s/%s/%s/%s", dir, d->d_name, mid,
+					 n->d_name, attr);
+				if (attr_read(path, val, sizeof(val)))
+					continue;
+				g = strtoul(val, NULL, 10);
+			} else {
+				g = strtoul(n->d_name, NULL, 10);
+			}
+			if (g <= ANA_GROUPS)
+				used[g] = true;
+		}
+		if (np)
+			closedir(np);
+	}
+	if (dp)
+		closedir(dp);
+}
+
+/* The lowest ANA group no namespace uses and no port has; 0 when all are taken. */
+static unsigned int ana_group_free(const struct znp_map_ctx *c)
+{
+	bool used[ANA_GROUPS + 1] = { false };
+
+	ana_mark(c, "subsystems", "namespaces", "ana_grpid", used);
+	ana_mark(c, "ports", "ana_groups", NULL, used);
+	for (unsigned int g = 2; g <= ANA_GROUPS; g++)
+		if (!used[g])
+			return g;
+	return 0;
+}
+
+/*
+ * Group @g on port @port, optimized (nvmet makes a new group inaccessible),
+ * as the ANA group of subsystem @s's namespace 1. @made: the group was made
+ * here. Return: 0 or -errno.
+ */
+static int ana_group_join(const struct znp_map_ctx *c, unsigned int port, const char *s,
+			  unsigned int g, bool *made)
+{
+	char dir[PATH_MAX], path[PATH_MAX + 64], val[16];
+	int ret;
+
+	*made = false;
+	if (cfs_path(c, dir, sizeof(dir), "ports"))
+		return -ENAMETOOLONG;
+	snprintf(path, sizeof(path), "%s/%u/ana_groups/%u", dir, port, g);
+	if (mkdir(path, 0755)) {
+		if (errno != EEXIST)
+			return -errno;
+	} else {
+		*made = true;
+	}
+	snprintf(path, sizeof(path), "%s/%u/ana_groups/%u/ana_state", dir, port, g);
+	ret = attr_write(path, "optimized");
+	snprintf(path, sizeof(path), "%s/namespaces/1/ana_grpid", s);
+	snprintf(val, sizeof(val), "%u", g);
+	if (!ret)
+		ret = attr_write(path, val);
+	return ret;
+}
+
+/* Take group @g off port @port (the directory only: nvmet keeps it while in use). */
+static void ana_group_leave(const struct znp_map_ctx *c, unsigned int port, unsigned int g)
+{
+	char dir[PATH_MAX], path[PATH_MAX + 64];
+
+	if (g < 2 || cfs_path(c, dir, sizeof(dir), "ports"))
+		return;
+	snprintf(path, sizeof(path), "%s/%u/ana_groups/%u", dir, port, g);
+	rmdir(path);
+}
+
+static void sleep_ms(unsigned int ms)
+{
+	struct timespec ts = { .tv_sec = ms / 1000, .tv_nsec = (long)(ms % 1000) * 1000000L };
+
+	nanosleep(&ts, NULL);
+}
+
+/*
+ * Wait until @device has had nothing in flight for DRAIN_QUIET_MS (the
+ * block layer's count: the target's commands that reached the device),
+ * at most DRAIN_BOUND_MS. @ms: the time it took.
+ */
+static enum znp_map_drain drain_wait(const struct znp_map_ctx *c, const char *device,
+				     unsigned int *ms)
+{
+	const char *root = c->env && c->env->sysfs_root ? c->env->sysfs_root : "/sys";
+	unsigned long rd, wr;
+	unsigned int t, quiet = 0;
+	char path[PATH_MAX], val[64];
+	struct stat st;
+
+	*ms = 0;
+	if (stat(device, &st) || !S_ISBLK(st.st_mode))
+		return ZNP_MAP_DRAIN_UNKNOWN;
+	snprintf(path, sizeof(path), "%s/dev/block/%u:%u/inflight", root, major(st.st_rdev),
+		 minor(st.st_rdev));
+	for (t = 0; t <= DRAIN_BOUND_MS; t += DRAIN_STEP_MS) {
+		if (attr_read(path, val, sizeof(val)) || sscanf(val, "%lu %lu", &rd, &wr) != 2)
+			return ZNP_MAP_DRAIN_UNKNOWN;
+		quiet = rd + wr ? 0 : quiet + DRAIN_STEP_MS;
+		if (quiet > DRAIN_QUIET_MS)
+			break;
+		sleep_ms(DRAIN_STEP_MS);
+	}
+	*ms = t;
+	return quiet > DRAIN_QUIET_MS ? ZNP_MAP_DRAIN_DONE : ZNP_MAP_DRAIN_TIMEOUT;
 }
 
 /*
@@ -327,6 +472,7 @@ int znp_map_export(const struct znp_map_ctx *c, const char *arg,
 	char s[PATH_MAX], path[PATH_MAX + 300], host[PATH_MAX + 300], holder[256];
 	struct export_ids ids;
 	struct znp_map_found f;
+	bool grp_made = false, grp_failed;
 	int ret;
 
 	memset(out, 0, sizeof(*out));
@@ -424,26 +570,37 @@ int znp_map_export(const struct znp_map_ctx *c, const char *arg,
 		subsys_undo(s, r->hostnqn);
 		return ret;
 	}
-	if (cfs_path(c, host, sizeof(host), "ports"))
+	out->ana_group = ana_group_free(c);
+	if (out->ana_group)
+		ret = ana_group_join(c, out->port, s, out->ana_group, &grp_made);
+	else
+		out->ana_group = 1;	/* every group taken: the port's default */
+	grp_failed = ret != 0;
+	if (!ret && cfs_path(c, host, sizeof(host), "ports"))
 		ret = -ENAMETOOLONG;
-	else {
+	else if (!ret) {
 		snprintf(path, sizeof(path), "%s/%u/subsystems/%s", host, out->port, r->nqn);
 		if (symlink(s, path))
 			ret = -errno;
 	}
-	if (ret) {
-		if (out->port_created) {
-			snprintf(path, sizeof(path), "%s/%u", host, out->port);
-			rmdir(path);
-		}
-		subsys_undo(s, r->hostnqn);
-		return znp_map_fail(e, ZNP_MAP_FAILED, ret,
-				    "the NVMe target did not enable port %u (%s %s:%s): %s; is "
-				    "nvmet-%s loaded?", out->port, r->transport,
-				    r->traddr ? r->traddr : "-", r->trsvcid ? r->trsvcid : "-",
-				    strerror(-ret), r->transport);
+	if (!ret)
+		return c->persist ? export_record(c, r, out, e) : 0;
+	if (grp_made)
+		ana_group_leave(c, out->port, out->ana_group);
+	if (out->port_created && !cfs_path(c, host, sizeof(host), "ports")) {
+		snprintf(path, sizeof(path), "%s/%u", host, out->port);
+		rmdir(path);
 	}
-	return c->persist ? export_record(c, r, out, e) : 0;
+	subsys_undo(s, r->hostnqn);
+	if (grp_failed)
+		return znp_map_fail(e, ZNP_MAP_FAILED, ret,
+				    "the NVMe target refused ANA group %u on port %u: %s",
+				    out->ana_group, out->port, strerror(-ret));
+	return znp_map_fail(e, ZNP_MAP_FAILED, ret,
+			    "the NVMe target did not enable port %u (%s %s:%s): %s; is "
+			    "nvmet-%s loaded?", out->port, r->transport,
+			    r->traddr ? r->traddr : "-", r->trsvcid ? r->trsvcid : "-",
+			    strerror(-ret), r->transport);
 }
 
 /*
@@ -515,6 +672,48 @@ static int forget_unmapped(const struct znp_map_ctx *c, const char *name, int re
 	return conf;
 }
 
+/*
+ * Before the hosts lose subsystem @s (NQN @nqn): its namespace's ANA group
+ * inaccessible on every port that offers it, so that the hosts stop
+ * sending (a multipath host holds new commands until a path comes back:
+ * the next export, within its ctrl_loss_tmo), then wait until the device
+ * has nothing in flight, so that every command the target received is
+ * answered before the connection goes. Without it a host sends again what
+ * it never saw answered, and a Zone Append is written twice. Group 1 is
+ * every port's default, shared with other subsystems: an export made so
+ * (by hand, or when every group was taken) is not drained.
+ */
+static void unexport_drain(const struct znp_map_ctx *c, const char *s, const char *nqn,
+			   struct znp_map_export_done *out)
+{
+	char dir[PATH_MAX], path[PATH_MAX * 2], val[32];
+	struct dirent *d;
+	bool any = false;
+	DIR *dp;
+
+	snprintf(path, sizeof(path), "%s/namespaces/1/ana_grpid", s);
+	out->ana_group = attr_read(path, val, sizeof(val)) ? 0 : (unsigned int)strtoul(val, NULL, 10);
+	out->drain = ZNP_MAP_DRAIN_NONE;
+	if (out->ana_group < 2 || cfs_path(c, dir, sizeof(dir), "ports"))
+		return;
+	dp = opendir(dir);
+	while (dp && (d = readdir(dp))) {
+		if (d->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "%s/%s/subsystems/%s", dir, d->d_name, nqn);
+		if (!exists(path))
+			continue;
+		snprintf(path, sizeof(path), "%s/%s/ana_groups/%u/ana_state", dir, d->d_name,
+			 out->ana_group);
+		if (!attr_write(path, "inaccessible"))
+			any = true;
+	}
+	if (dp)
+		closedir(dp);
+	if (any)
+		out->drain = drain_wait(c, out->device, &out->drain_ms);
+}
+
 int znp_map_unexport(const struct znp_map_ctx *c, const char *arg,
 		     struct znp_map_export_done *out, struct znp_map_err *e)
 {
@@ -558,23 +757,24 @@ int znp_map_unexport(const struct znp_map_ctx *c, const char *arg,
 	if (ret)
 		return znp_map_fail(e, ZNP_MAP_FAILED, ret, "cannot read the NVMe target: %s",
 				    strerror(-ret));
-	/* the ports first: hosts lose the subsystem, then the namespace goes */
-	if (cfs_path(c, dir, sizeof(dir), "ports"))
+	if (cfs_path(c, s, sizeof(s), "subsystems") || cfs_path(c, dir, sizeof(dir), "ports"))
 		return znp_map_fail(e, ZNP_MAP_FAILED, -ENAMETOOLONG, "path too long");
+	znp_strlcpy(s + strlen(s), "/", sizeof(s) - strlen(s));
+	znp_strlcpy(s + strlen(s), out->nqn, sizeof(s) - strlen(s));
+	unexport_drain(c, s, out->nqn, out);
+	/* the ports next: hosts lose the subsystem, then the namespace goes */
 	dp = opendir(dir);
 	while (dp && (d = readdir(dp))) {
 		if (d->d_name[0] == '.')
 			continue;
 		snprintf(path, sizeof(path), "%s/%s/subsystems/%s", dir, d->d_name, out->nqn);
-		if (!unlink(path))
-			out->port = (unsigned int)strtoul(d->d_name, NULL, 10);
+		if (unlink(path))
+			continue;
+		out->port = (unsigned int)strtoul(d->d_name, NULL, 10);
+		ana_group_leave(c, out->port, out->ana_group);
 	}
 	if (dp)
 		closedir(dp);
-	if (cfs_path(c, s, sizeof(s), "subsystems"))
-		return znp_map_fail(e, ZNP_MAP_FAILED, -ENAMETOOLONG, "path too long");
-	znp_strlcpy(s + strlen(s), "/", sizeof(s) - strlen(s));
-	znp_strlcpy(s + strlen(s), out->nqn, sizeof(s) - strlen(s));
 	/* allowed hosts: links to remove before the subsystem can go */
 	snprintf(path, sizeof(path), "%s/allowed_hosts", s);
 	dp = opendir(path);

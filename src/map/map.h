@@ -425,6 +425,19 @@ struct znp_map_export_req {
 	const char *hostnqn;		/* the one host allowed; NULL: any host */
 };
 
+/*
+ * export --remove: before hosts lose the subsystem, its namespace's ANA
+ * group turns inaccessible (hosts stop sending and hold what they have)
+ * and the device's requests in flight end, so that every command the
+ * target received is answered before the connection goes.
+ */
+enum znp_map_drain {
+	ZNP_MAP_DRAIN_NONE,		/* not exported, or ANA group 1 (shared: not drained) */
+	ZNP_MAP_DRAIN_DONE,		/* nothing in flight any more */
+	ZNP_MAP_DRAIN_TIMEOUT,		/* requests still in flight at the bound: removed anyway */
+	ZNP_MAP_DRAIN_UNKNOWN,		/* the device's in-flight count could not be read */
+};
+
 /* export --persist: where zns-npo2-export@NAME.service reads the export's options */
 #define ZNP_EXPORT_CONF_DIR "/etc/zns-npo2"
 
@@ -436,6 +449,9 @@ struct znp_map_export_done {
 	bool port_created;		/* made by this export (else shared) */
 	char config[PATH_MAX];		/* c->persist: the export file */
 	bool config_changed;		/* c->persist: written, or removed */
+	unsigned int ana_group;		/* the namespace's ANA group (1: shared, not drained) */
+	enum znp_map_drain drain;	/* --remove: how the hosts' commands were drained */
+	unsigned int drain_ms;		/* --remove: from the ANA change to nothing in flight */
 };
 
 /**

@@ -5,9 +5,9 @@
 # server, "term" sends it SIGTERM (what `systemctl stop` and `restart`
 # send: under the export, an in-kernel user, the server parks and says
 # why); after a stall a new `map --ublk` takes the device back;
-# "reexport" restarts the export; "reboot" reboots the node (reboot -f:
-# a crash or power cycle of a node whose host is idle) and the next boot
-# does what systemd would, from what the node's own disk (ctrl 1) kept:
+# "reexport" restarts the export (the host reads across it);
+# "reboot" reboots the node (what systemd stops first, the export, then
+# reboot -f) and the next boot does what systemd would, from what the node's own disk (ctrl 1) kept:
 # `map --ublk`, then the export from the recorded file; "done" ends. Checks here: the ublk device's geometry and zone append limit
 # against the configured namespace, the export, each stop and restart,
 # at the end that the host's data is on the namespace (read through its
@@ -137,9 +137,30 @@ stop() {
 	vm_log "node: $n: served again $t0 -> $(cut -d' ' -f1 /proc/uptime)"
 }
 
-# reexport: what `systemctl restart zns-npo2-export@` does (the host's
-# file system mounted, idle): export --remove (ExecStop), then the export
-# from the recorded
+# unexport WHAT: export --remove (the export unit's ExecStop): the
+# namespace's own ANA group turns inaccessible (the host holds its new
+# commands), the device's requests in flight end, and only then does the
+# host lose the subsystem, so that nothing it sent is left unanswered (it
+# would send it again: a write refused at the moved write pointer, a Zone
+# Append written twice)
+unexport() {
+	local grp
+	grp=$(cat $S/namespaces/1/ana_grpid)
+	expect_eq "node: $1: the namespace has an ANA group of its own (not 1), optimized on port 1" \
+		"$([ "$grp" -ge 2 ] && echo own) $(cat $P/ana_groups/"$grp"/ana_state 2>&1)" "own optimized"
+	expect_ok "node: $1: export --remove $MAPNAME (ExecStop)" \
+		$Z export --remove $MAPNAME -o json
+	cp /tmp/vm-cmd.out /tmp/unexport.json
+	vm_log "node: $1: drain $(jget drain /tmp/unexport.json) in $(jget drain_ms /tmp/unexport.json) ms, ANA group $(jget ana_group /tmp/unexport.json)"
+	expect_eq "node: $1: ... the hosts' commands drained first (ANA group $grp inaccessible)" \
+		"$(jget drain /tmp/unexport.json) $(jget ana_group /tmp/unexport.json)" "done $grp"
+	expect_eq "node: $1: ... the subsystem, its link and its ANA group left port 1" \
+		"$([ -e "$S" ] && echo there || echo gone) $(ls $P/subsystems | wc -l) $([ -e $P/ana_groups/"$grp" ] && echo there || echo gone)" \
+		"gone 0 gone"
+}
+
+# reexport: what `systemctl restart zns-npo2-export@` does while the host
+# reads (its file system mounted and idle): export --remove (ExecStop), then the export from the recorded
 # file (ExecStart); the namespace's UUID and NGUID and the subsystem's
 # serial come back the same (nvmet would draw new ones)
 reexport() {
@@ -149,7 +170,7 @@ reexport() {
 	expect_match "node: reexport: a version 8 UUID, an NGUID and a 20-digit serial" \
 		'^[0-9a-f]{8}-[0-9a-f]{4}-8[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12} [0-9a-f-]{32,36} [0-9a-f]{20} $' \
 		"$ids0"
-	expect_ok "node: reexport: export --remove $MAPNAME (ExecStop)" $Z export --remove $MAPNAME
+	unexport reexport
 	sleep 2
 	args=$(sed -n 's/^ZNP_EXPORT_ARGS=//p' "$CONF")
 	expect_ok "node: reexport: export $MAPNAME \$ZNP_EXPORT_ARGS (ExecStart)" $Z export $MAPNAME $args
@@ -157,12 +178,17 @@ reexport() {
 	expect_eq "node: reexport: the same UUID, NGUID and serial" "$ids1" "$ids0"
 }
 
-# reboot: keep the export file and the identifiers on the node's disk,
-# then reboot -f (no unit stops: a crash or power cycle; the host is idle)
+# reboot: what a reboot through systemd does first (the export unit stops
+# before the server and the network: export --remove; the host reads, its
+# file system mounted and idle), the export file and the identifiers kept on
+# the node's disk, then reboot -f
 node_reboot() {
+	local ids
 	expect_eq "node: the host asked for one kill, one SIGTERM, one export restart" \
 		"$kills $terms $reexports" "1 1 1"
-	{ echo boot=2; echo "conf=$(grep '^ZNP_EXPORT_ARGS=' "$CONF")"; echo "ids=$(cfs_ids)"; } >/tmp/keep
+	ids=$(cfs_ids)
+	unexport reboot
+	{ echo boot=2; echo "conf=$(grep '^ZNP_EXPORT_ARGS=' "$CONF")"; echo "ids=$ids"; } >/tmp/keep
 	expect_ok "node: the export file and identifiers kept on $DISK" \
 		dd if=/tmp/keep of="$DISK" bs=4096 count=1 conv=sync
 	sync
