@@ -20,9 +20,11 @@
  *              blk_zone_write_plug_finish_request(): disk_get_zone_wplug() 2 zone_no
  * "recip" is the same path with the reciprocal of the zone size that the
  * queue limits cache ("block: divide by a cached reciprocal of a
- * non-power-of-2 zone size": blk_zone_npo2_div(), exact for every sector up
- * to (2^64 - 1) / zone_sectors, divisions above that; checked here against
- * the division for every divisor used before timing). The split keeps its
+ * non-power-of-2 zone size", v4: blk_zone_npo2_div() multiplies, checks the
+ * quotient against the zone size and divides only when it is off, which it
+ * is above (2^64 - 1) / zone_sectors or with a reciprocal read while the
+ * limits change; checked here against the division for every divisor used
+ * before timing, in range, above it and with a stale reciprocal). The split keeps its
  * division: blk_boundary_sectors_left() is not changed by the series.
  *
  * Usage: zone-helpers [IOS_PER_RUN [RUNS]]; prints one line per variant:
@@ -40,6 +42,7 @@
 typedef uint64_t sector_t;
 typedef uint32_t u32;
 typedef uint64_t u64;
+#define U64_MAX UINT64_MAX
 
 #define likely(x) __builtin_expect(!!(x), 1)
 #define unlikely(x) __builtin_expect(!!(x), 0)
@@ -82,7 +85,6 @@ struct disk {
 	unsigned long *conv_zones_bitmap;
 	/* queue_limits' cached reciprocal (the variant measured as "recip") */
 	u64 zone_recip;			/* ceil(2^64 / zone_sectors) */
-	sector_t zone_recip_max;	/* (2^64 - 1) / zone_sectors */
 };
 
 /* ---- include/linux/blkdev.h after the series ---------------------------- */
@@ -125,25 +127,33 @@ static inline u64 mul_u64_u64_shr(u64 a, u64 mul, unsigned int shift)
 	return (u64)(((unsigned __int128)a * mul) >> shift);
 }
 
+#define READ_ONCE(x) (*(const volatile __typeof__(x) *)&(x))
+#define check_mul_overflow(a, b, d) __builtin_mul_overflow(a, b, d)
+
 /* the out-of-line fallback of the series (block/blk-settings.c) */
 static __attribute__((noinline)) sector_t
-blk_zone_npo2_div_slow(const struct disk *lim, sector_t sector)
+blk_zone_npo2_div_slow(sector_t sector, unsigned int zone_sectors)
 {
-	return div_u64(sector, lim->chunk_sectors);
+	return div_u64(sector, zone_sectors);
 }
 
 /* blk_zone_npo2_div() of the series; @lim: the disk's queue limits */
 static inline sector_t blk_zone_npo2_div(const struct disk *lim,
-					 sector_t sector)
+					 sector_t sector,
+					 unsigned int zone_sectors)
 {
-	if (likely(sector <= lim->zone_recip_max))
-		return mul_u64_u64_shr(sector, lim->zone_recip, 64);
-	return blk_zone_npo2_div_slow(lim, sector);
+	u64 q = mul_u64_u64_shr(sector, READ_ONCE(lim->zone_recip), 64);
+	u64 start;
+
+	if (likely(!check_mul_overflow(q, (u64)zone_sectors, &start) &&
+		   start <= sector && sector - start < zone_sectors))
+		return q;
+	return blk_zone_npo2_div_slow(sector, zone_sectors);
 }
 
 static inline u64 recip_div(const struct disk *disk, u64 n)
 {
-	return blk_zone_npo2_div(disk, n);
+	return blk_zone_npo2_div(disk, n, disk->chunk_sectors);
 }
 
 static inline unsigned int disk_zone_no_r(const struct disk *disk, sector_t sector)
@@ -250,38 +260,47 @@ static double time_path(path_fn fn, const struct disk *d, int steps, long ios)
 	return (now_ns() - t0) / ios;
 }
 
-static void setup_disk(struct disk *d, unsigned int zs)
+static void setup_disk(struct disk *lim, unsigned int zs)
 {
-	d->chunk_sectors = zs;
-	d->zoned = true;
-	d->conv_zones_bitmap = conv_bitmap;
-	/* blk_validate_zoned_limits() of the series */
-	d->zone_recip_max = is_power_of_2(zs) ? 0 : UINT64_MAX / zs;
-	d->zone_recip = is_power_of_2(zs) ? 0 : d->zone_recip_max + 1;
+	lim->chunk_sectors = zs;
+	lim->zoned = true;
+	lim->conv_zones_bitmap = conv_bitmap;
+	/* blk_validate_limits() of the series */
+	lim->zone_recip = 0;
+	if (lim->chunk_sectors && !is_power_of_2(lim->chunk_sectors))
+		lim->zone_recip = div_u64(U64_MAX, lim->chunk_sectors) + 1;
 }
 
-/* the reciprocal must equal the division for n * zs < 2^64 (and above, where it divides) */
+/*
+ * blk_zone_npo2_div() must equal the division for every sector: with its
+ * reciprocal (exact up to (2^64 - 1) / zs, checked and divided above), and
+ * with the reciprocal of another zone size, as a reader can see while the
+ * limits change (the check sends it to the division).
+ */
 static int check_recip(unsigned int zs)
 {
-	struct disk d;
+	struct disk d, stale;
 	u64 lim = UINT64_MAX / zs, n, x = 88172645463325252ULL;
 
 	setup_disk(&d, zs);
+	setup_disk(&stale, zs + 2 + (zs & 1));	/* npo2 too, the other parity: not zs */
+	stale.chunk_sectors = zs;
 	if (is_power_of_2(zs))
 		return 0;
 	for (long i = 0; i < 2000000; i++) {
 		x ^= x << 13, x ^= x >> 7, x ^= x << 17;
-		switch (i & 3) {
-		case 0: n = x % lim; break;			/* anywhere */
+		switch (i % 6) {
+		case 0: n = x % lim; break;			/* anywhere in range */
 		case 1: n = (x % (lim / zs)) * zs; break;	/* zone starts */
 		case 2: n = (x % (lim / zs)) * zs - 1; break;	/* zone ends */
-		default: n = lim - (x & 0xffff); break;		/* top of range */
+		case 3: n = lim - (x & 0xffff); break;		/* top of range */
+		case 4: n = lim + 1 + (x % (UINT64_MAX - lim)); break;	/* above it */
+		default: n = UINT64_MAX - (x & 0xffff); break;	/* top of sector_t */
 		}
-		if (n > lim)
-			continue;
 		if (disk_zone_no_r(&d, n) != (unsigned int)div_u64(n, zs) ||
 		    bdev_offset_from_zone_start_r(&d, n) != n % zs ||
-		    boundary_left_r(&d, n) != blk_boundary_sectors_left(n, zs)) {
+		    (n <= lim && boundary_left_r(&d, n) != blk_boundary_sectors_left(n, zs)) ||
+		    recip_div(&d, n) != n / zs || recip_div(&stale, n) != n / zs) {
 			fprintf(stderr, "zone-helpers: reciprocal of %u wrong at %" PRIu64 "\n", zs, n);
 			return 1;
 		}
