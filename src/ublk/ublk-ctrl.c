@@ -204,7 +204,13 @@ void znp_ublk_fill_params(const struct znp_ublk_geom *g, struct ublk_params *p)
 	p->basic.logical_bs_shift = (uint8_t)g->lba_shift;
 	p->basic.physical_bs_shift = (uint8_t)g->lba_shift;
 	p->basic.io_min_shift = (uint8_t)g->lba_shift;
-	p->basic.io_opt_shift = (uint8_t)g->lba_shift;
+	/*
+	 * No optimal I/O size, as the NVMe driver reports a namespace without
+	 * NOWS: 2^0 bytes, which the block layer rounds down to 0. One LBA
+	 * here made 7.x's btrfs size its writeback bios by it (io_opt, else
+	 * max_sectors): 4 KiB zone appends.
+	 */
+	p->basic.io_opt_shift = 0;
 	p->basic.max_sectors = g->max_sectors;
 	p->basic.chunk_sectors = (uint32_t)g->zone_sectors;
 	p->basic.dev_sectors = g->dev_sectors;

@@ -2,7 +2,7 @@
 # Layer 57: the ublk server against device faults and memory pressure on
 # Debian's stock kernels (ZNP_UBLK_KERNELS, default 6.12 and the newest 7.x:
 # tests/vm/layer.sh; tests/vm/ublk-faults/guest.sh; faults and detach on
-# each kernel, memory pressure on 6.12):
+# each kernel):
 # - faults: two `nvme reset`s of the controller during a fio zbd write +
 #   verify (retried commands, writes reconciled with the write pointer: fio
 #   passes, no I/O error); the whole controller removed under the server
@@ -48,14 +48,6 @@ for k in ${ZNP_UBLK_KERNELS:-6.12 7}; do
 	vm=$?
 	layer_report "57-vm-ublk-faults ($k: detach)" "$log3" $vm $kstart || rc=1
 	logs+=("$log1" "$log3")
-	# memory pressure on 6.12 only: on 7.3.4 the 908 MiB did not finish in
-	# the 240 s limit at load 8 (no hang, no I/O error: the write rate of
-	# issue 35's 7.3 regression), and a longer limit costs CI time that the
-	# two boots above, the fault paths the 7.x driver changed, use better
-	if [ "$k" != 6.12 ]; then
-		unset STOCK_KDIR
-		continue
-	fi
 	log2=build/vm-logs/ublk-mempress-$k-$(date +%Y%m%d-%H%M%S).log
 	kstart=$SECONDS
 	bash tests/vm/vm-run.sh --kernel stock --guest tests/vm/ublk-faults/guest.sh \

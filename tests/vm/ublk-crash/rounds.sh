@@ -132,6 +132,20 @@ wl_setup() {
 	btrfs)
 		expect_ok "$W_SCEN: mkfs.btrfs on $W_DEV" run_to 120 mkfs.btrfs -f -d single -m single "$W_DEV"
 		expect_ok "$W_SCEN: mount" mount -t btrfs "$W_DEV" /mnt/b
+		# 7.x's btrfs sizes its writeback bios by the device's optimal I/O
+		# size (else max_sectors): the server reports none, as the NVMe
+		# driver does without NOWS (one LBA made them 4 KiB zone appends)
+		local st=/sys/block/${W_DEV#/dev/}/stat w0 s0 w1 s1 kb
+		read -r _ _ _ _ w0 _ s0 _ <"$st"
+		expect_ok "$W_SCEN: 16 MiB written with fsync" \
+			dd if=/dev/urandom of=/mnt/b/io-size bs=1M count=16 conv=fsync
+		read -r _ _ _ _ w1 _ s1 _ <"$st"
+		kb=$(( (s1 - s0) / 2 / (w1 > w0 ? w1 - w0 : 1) ))
+		vm_log "$W_SCEN: btrfs wrote $((s1 - s0)) sectors in $((w1 - w0)) requests ($kb KiB each)"
+		expect_eq "$W_SCEN: no optimal I/O size on $W_DEV; btrfs's writes 64 KiB or more on average" \
+			"$(cat /sys/block/${W_DEV#/dev/}/queue/optimal_io_size) $([ "$kb" -ge 64 ] && echo large || echo "$kb KiB")" \
+			"0 large"
+		rm -f /mnt/b/io-size
 		;;
 	f2fs)
 		expect_ok "$W_SCEN: mkfs.f2fs -m -c $W_DEV $D" run_to 120 mkfs.f2fs -f -m -c "$W_DEV" "$D"
