@@ -4,8 +4,9 @@
 # installed): the VM layers boot them with tests/vm/vm-run.sh
 # (STOCK_KDIR=<dir>, `--kernel stock`).
 #
-#   7    the newest linux-binary-7.*+deb13-amd64 (+ linux-modules-...) of
-#        Debian 13 (trixie, trixie-backports): Debian keeps only the current
+#   7    the newest linux-binary-7.*+deb13-amd64 (+ linux-modules-... and
+#        linux-base-..., which holds its config and modules.builtin) of Debian 13
+#        (trixie, trixie-backports): Debian keeps only the current
 #        backports kernel, so the newest one is taken each time, never a
 #        pinned version
 #   6.1  the newest linux-image-6.1.*-amd64-unsigned of Debian 12 (bookworm):
@@ -64,10 +65,34 @@ newest() {	# newest PATTERN: the highest package name apt knows matching the ERE
 	apt-cache "${opts[@]}" search --names-only "$1" | cut -d' ' -f1 | sort -V | tail -n1
 }
 
+# add_config DIR: the configuration and the lists of built-in modules
+# (lib/modules/KVER/config, modules.builtin, modules.builtin.modinfo, from
+# linux-base-KVER) of a 7.x kernel unpacked before the script fetched that
+# package with it; layer 72's stock control gives them to the suites
+add_config() {
+	local dir=$1 kver dl d f
+	kver=$(cat "$dir/KVER")
+	[ ! -s "$dir/lib/modules/$kver/config" ] || return 0
+	update
+	echo "$P: fetching linux-base-$kver (its configuration)" >&2
+	dl=$TOP/deb
+	rm -rf "$dl"
+	mkdir -p "$dl/x"
+	(cd "$dl" && apt-get -qq "${opts[@]}" download "linux-base-$kver" >&2) ||
+		{ echo "$P: apt-get download linux-base-$kver failed" >&2; exit 1; }
+	for d in "$dl"/*.deb; do dpkg-deb -x "$d" "$dl/x"; done
+	for f in config modules.builtin modules.builtin.modinfo; do
+		cp "$dl/x/usr/lib/modules/$kver/$f" "$dir/lib/modules/$kver/" ||
+			{ echo "$P: linux-base-$kver has no lib/modules/$kver/$f" >&2; exit 1; }
+	done
+	rm -rf "$dl"
+}
+
 # ---- one kernel -----------------------------------------------------------------
 fetch() {
 	local name=$1 pkgs kver dir dl d tmp
 	if [ $cached = 1 ] && [ -f "$TOP/$name/READY" ]; then
+		[ "$name" != 7 ] || add_config "$TOP/$name"
 		echo "$name $(cat "$TOP/$name/KVER") $(readlink -f "$TOP/$name")"
 		return
 	fi
@@ -77,7 +102,7 @@ fetch() {
 		d=$(newest '^linux-binary-7\.[0-9.]+\+deb13-amd64$')
 		[ -n "$d" ] || { echo "$P: no linux-binary-7.*+deb13-amd64 in trixie/trixie-backports" >&2; exit 1; }
 		kver=${d#linux-binary-}
-		pkgs=("linux-binary-$kver" "linux-modules-$kver")
+		pkgs=("linux-binary-$kver" "linux-modules-$kver" "linux-base-$kver")
 		;;
 	6.1)
 		d=$(newest '^linux-image-6\.1\.0-[0-9]+-amd64-unsigned$')

@@ -1,5 +1,6 @@
-# External zoned test suites, unmodified, on the patched kernel (busybox ash
-# driver; the suites run in bash): blktests' zbd group (./check -d zbd, the
+# External zoned test suites, unmodified, on the patched kernel and, as the
+# po2 control, on Debian's stock kernel (busybox ash driver; the suites run
+# in bash): blktests' zbd group (./check -d zbd, the
 # tests that use a test device) and zonefs-tools' zonefs-tests.sh on
 #   nullb-npo2    null_blk, 8 zones of 6 MiB (npo2)
 #   nullb-po2     null_blk, 6 zones of 8 MiB: the control, same size
@@ -8,8 +9,18 @@
 #                 zones of 8 MiB with a 6 MiB capacity
 #   nullb-po2cap  null_blk, 8 zones of 8 MiB with a 6 MiB capacity: the
 #                 control of the mapping, same geometry
-# Every result is printed as it comes ("RESULT suite test target status"); the host (tests/layers.d/72-vm-zoned-suites.sh) compares the
-# table with the expected one in kernel-patches/TEST-RESULTS.md. Here each
+#   nvme-po2      QEMU ZNS namespace, 6 zones of 8 MiB, 4 KiB LBAs (ctrl 1
+#                 nsid 1): the NVMe driver's po2 path
+# Only the targets of the boot are set up, so that the po2 control of layer
+# 72 runs this script on Debian's stock kernel (nullb-po2, nullb-po2cap,
+# nvme-po2: no npo2 device, no dm-po2zone there). With stock modules (the
+# flat /lib/modules/*.ko that vm-run.sh packs and init loads) they are
+# installed under /lib/modules/KVER/kernel and indexed, so that modinfo,
+# modprobe and rmmod (zonefs-tests loads and unloads zonefs per case) and
+# blktests' module checks find them as on an installed system.
+# Every result is printed as it comes ("RESULT suite test target status");
+# the host (tests/layers.d/72-vm-zoned-suites.sh) compares the table with
+# the expected one in kernel-patches/TEST-RESULTS.md. Here each
 # suite run must start, find its device and report results.
 #
 # blktests: every zbd test that takes a test device (zbd/008-012 make their
@@ -22,7 +33,7 @@
 # zones), swap (04xx), error injection (06xx)) is left out to fit the CI
 # budget under TCG.
 # Environment: SUITES_BLKTESTS / SUITES_ZONEFS (test lists), SUITES_TARGETS
-# (default all five).
+# (default: znp.suites=T1,T2,... of the kernel command line, else all six).
 MB=2048
 export DM_DISABLE_UDEV=1
 
@@ -34,36 +45,63 @@ cp /vm/kconfig "/boot/config-$kver"
 for f in modules.builtin modules.builtin.modinfo; do
 	[ -f "/vm/$f" ] && cp "/vm/$f" "/lib/modules/$kver/"
 done
+if [ -f /lib/modules/load.list ]; then
+	mkdir -p "/lib/modules/$kver/kernel/stock"
+	cp /lib/modules/*.ko "/lib/modules/$kver/kernel/stock/"
+fi
 # kmod's depmod and modinfo (busybox ash would run its own applets, whose
 # indexes kmod cannot read)
-: >"/lib/modules/$kver/modules.order"	# no loadable modules: depmod wants the file
+: >"/lib/modules/$kver/modules.order"	# depmod wants the file
 /usr/sbin/depmod -a
 tar xf /vm/blktests.tar -C /opt && tar xf /vm/zonefs-tools.tar -C /opt
 expect_ok "suites unpacked" test -x /opt/blktests/check -a -x /opt/zonefs-tools/tests/zonefs-tests.sh
-expect_ok "kmod's modinfo knows the built-in null_blk (zonefs-tests needs it)" bash -c 'modinfo null_blk'
+expect_ok "kmod's modinfo knows null_blk (zonefs-tests needs it)" bash -c 'modinfo null_blk'
 export PATH=/opt/zonefs-tools/src:$PATH
 
 # ---- targets ---------------------------------------------------------------
-nb_cfg="zoned=1 memory_backed=1 blocksize=4096 zone_nr_conv=0"
-nb_npo2=$(mk_nullb snpo2 $nb_cfg zone_size=6 size=48)
-nb_po2=$(mk_nullb spo2 $nb_cfg zone_size=8 size=48)
-nb_dm=$(mk_nullb sdm $nb_cfg zone_size=6 size=48)
-nb_po2cap=$(mk_nullb spo2cap $nb_cfg zone_size=8 zone_capacity=6 size=64)
-nvme=$(vm_blk 0 1)
-for v in nb_npo2 nb_po2 nb_dm nb_po2cap nvme; do
-	eval "d=\$$v"
-	expect_match "target $v exists" '^[a-z0-9/]+$' "$d"
-done
-expect_ok "dm-po2zone mapping of /dev/$nb_dm" \
-	dmsetup create spo2zone --table "0 $((8 * 8 * MB)) po2zone /dev/$nb_dm"
-dm=$(dmsetup info -c --noheadings -o blkdevname spo2zone 2>/dev/null)
-expect_eq "po2zone: 8 zones of 8 MiB" "$(cat /sys/block/$dm/queue/chunk_sectors) $(cat /sys/block/$dm/queue/nr_zones)" "$((8 * MB)) 8"
-expect_eq "nvme-npo2: 8 zones of 6 MiB" "$(cat /sys/block/${nvme#/dev/}/queue/chunk_sectors) $(cat /sys/block/${nvme#/dev/}/queue/nr_zones)" "$((6 * MB)) 8"
-
-targets="nullb-npo2:/dev/$nb_npo2 nullb-po2:/dev/$nb_po2 nvme-npo2:$nvme po2zone:/dev/$dm nullb-po2cap:/dev/$nb_po2cap"
 # targets of this boot: znp.suites=T1,T2 on the kernel command line, else all
 sel=$(tr ' ' '\n' </proc/cmdline | sed -n 's/^znp\.suites=//p' | tr , ' ')
-sel=${SUITES_TARGETS:-${sel:-nullb-npo2 nullb-po2 nvme-npo2 po2zone nullb-po2cap}}
+sel=${SUITES_TARGETS:-${sel:-nullb-npo2 nullb-po2 nvme-npo2 po2zone nullb-po2cap nvme-po2}}
+vm_log "kernel $(uname -r), targets: $sel"
+is_sel() { case " $sel " in *" $1 "*) return 0 ;; esac; return 1; }
+
+nb_cfg="zoned=1 memory_backed=1 blocksize=4096 zone_nr_conv=0"
+targets=
+# add_target NAME DEV ZONE_SECTORS NR_ZONES: check the geometry, then list it
+add_target() {
+	if [ -z "$2" ] || [ ! -b "$2" ]; then
+		not_ok "target $1 exists" "no block device '$2'"
+		return
+	fi
+	ok "target $1 exists"
+	expect_eq "$1: $4 zones of $(($3 / MB)) MiB" \
+		"$(cat /sys/block/${2#/dev/}/queue/chunk_sectors) $(cat /sys/block/${2#/dev/}/queue/nr_zones)" "$3 $4"
+	targets="$targets $1:$2"
+}
+if is_sel nullb-npo2; then
+	d=$(mk_nullb snpo2 $nb_cfg zone_size=6 size=48)
+	add_target nullb-npo2 "/dev/$d" $((6 * MB)) 8
+fi
+if is_sel nullb-po2; then
+	d=$(mk_nullb spo2 $nb_cfg zone_size=8 size=48)
+	add_target nullb-po2 "/dev/$d" $((8 * MB)) 6
+fi
+if is_sel nvme-npo2; then
+	add_target nvme-npo2 "$(vm_blk 0 1)" $((6 * MB)) 8
+fi
+if is_sel po2zone; then
+	d=$(mk_nullb sdm $nb_cfg zone_size=6 size=48)
+	expect_ok "dm-po2zone mapping of /dev/$d" \
+		dmsetup create spo2zone --table "0 $((8 * 8 * MB)) po2zone /dev/$d"
+	add_target po2zone "/dev/$(dmsetup info -c --noheadings -o blkdevname spo2zone 2>/dev/null)" $((8 * MB)) 8
+fi
+if is_sel nullb-po2cap; then
+	d=$(mk_nullb spo2cap $nb_cfg zone_size=8 zone_capacity=6 size=64)
+	add_target nullb-po2cap "/dev/$d" $((8 * MB)) 8
+fi
+if is_sel nvme-po2; then
+	add_target nvme-po2 "$(vm_blk 1 1)" $((8 * MB)) 6
+fi
 
 reset_all() {
 	zonectl reset "$1" 0 "$(cat /sys/block/${1#/dev/}/size)" >/dev/null
@@ -128,7 +166,6 @@ XPATH=
 : >/tmp/results
 for t in $targets; do
 	name=${t%%:*} dev=${t#*:}
-	case " $sel " in *" $name "*) ;; *) continue ;; esac
 	run_blktests "$name" "$dev" blktests ${SUITES_BLKTESTS:-zbd}
 	run_zonefs "$name" "$dev" zonefs ${SUITES_ZONEFS:--t 0001-0002 -t 0004 -t 0040 -t 0042 -t 0100 -t 0110 -t 0300 -t 0303 -t 0306 -t 0310 -t 0322 -t 0511-0512 -t 0515}
 	cp /tmp/btfail-$name /tmp/btfail0-$name
@@ -140,7 +177,6 @@ done
 # (scripts/patches/util-linux-2.38-blkzone-npo2.patch)
 for t in $targets; do
 	name=${t%%:*} dev=${t#*:}
-	case " $sel " in *" $name "*) ;; *) continue ;; esac
 	bt=$(cat /tmp/btfail0-$name) zf=$(sed 's/^/-t /' /tmp/zffail0-$name)
 	XPATH=/opt/blkzone-npo2:
 	[ -n "$bt" ] && run_blktests "$name" "$dev" blktests/blkzone-npo2 $bt
@@ -148,5 +184,5 @@ for t in $targets; do
 	XPATH=
 done
 vm_log "$(wc -l </tmp/results) results"
-dmsetup remove spo2zone
+! is_sel po2zone || dmsetup remove spo2zone
 true
