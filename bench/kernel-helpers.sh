@@ -7,7 +7,7 @@
 # size (shift/mask fast path), npo2 zone sizes with the 64-bit division of
 # "block: make the zone number and zone offset helpers npo2-generic", and
 # npo2 with the reciprocal cached in the queue limits by "block: divide by a
-# cached reciprocal of a non-power-of-2 zone size" (the series' last patch:
+# cached reciprocal of a non-power-of-2 zone size" (patch 22:
 # a multiplication, the quotient checked against the zone size, a division
 # only when the check fails). Reported as ns per
 # I/O above the empty loop and as a share of a 1M IOPS budget (1000 ns per
