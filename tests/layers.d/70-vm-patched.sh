@@ -3,7 +3,8 @@
 # block devices (and the po2 ones unchanged), npo2 null_blk through module
 # parameters and configfs, the NVMe target exporting npo2 zoned devices,
 # zonefs, zone append, dm-zoned refusing npo2, failed zone reports while a
-# namespace is set up. Guest scripts live in
+# namespace is set up, and the results of the KUnit suites of the series,
+# which the kernel runs at boot. Guest scripts live in
 # tests/vm/patched/; each run fails on any failed check or on BUG:/WARNING:/
 # Oops/panic in the console log (tests/vm/vm-run.sh).
 set -uo pipefail
@@ -26,7 +27,8 @@ vm() {
 
 fail=0
 # NVMe host: the standard namespace layout (A 96M/96M npo2, B 128M/96M po2,
-# C 80M/64M npo2 with capacity < size, D conventional, E 48M/48M npo2 512 B)
+# C 80M/64M npo2 with capacity < size, D conventional, E 48M/48M npo2 512 B);
+# first the KUnit suites the kernel ran at this boot (tests/vm/patched/kunit.sh)
 vm nvme.sh --preset standard --timeout 420 || fail=1
 # null_blk: one device from module parameters (1 GiB, 96 MiB zones), the
 # others through configfs; a small conventional namespace keeps /init simple
@@ -42,5 +44,8 @@ vm nvmet.sh --ns ctrl=0,nsid=1,size=64M,lbas=4096 --timeout 300 || fail=1
 vm faults.sh --ns ctrl=0,nsid=1,size=33587200,lbas=512,zoned=1,zsze=524800,zcap=524800 \
 	--timeout 300 || fail=1
 
+# the suites' counts as nvme.sh read them from the kernel's KTAP output
+grep -a '^# \[[0-9.]*s\] kunit [a-z0-9_]*: ' build/vm-logs/patched-nvme.log |
+	sed 's/^# \[[0-9.]*s\] /70-vm-patched: /' || true
 echo "70-vm-patched: $(layer_totals build/vm-logs/patched-nvme.log build/vm-logs/patched-nullblk.log build/vm-logs/patched-nvmet.log build/vm-logs/patched-faults.log)"
 exit $fail

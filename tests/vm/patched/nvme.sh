@@ -3,6 +3,11 @@
 # npo2 with capacity < size stays hidden with a kernel message saying why,
 # po2 namespaces are unchanged. Expected values come from /vm/ns.conf.
 . /vm/guest/zlib.sh
+. /vm/guest/kunit.sh
+
+# The KUnit suites of the series (kernel-patches 23 and 25) ran at boot:
+# SUITE:TEST CASES:RESULTS (a parameterised case has one result a parameter)
+kunit_check blk_zone_helpers:5:81 blk_zone_npo2_div:4:80 nvme_zns:2:32
 
 vm_log "layout as the guest sees it"
 vm_summary
