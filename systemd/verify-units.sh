@@ -50,6 +50,14 @@ grep -q '^After=zns-npo2-restore.service zns-npo2-ublk@%i.service$' "$export_in"
 	bad "export unit: not ordered after the mapping's units"
 grep -qE '^(Requires|BindsTo|PartOf)=.*zns-npo2-ublk' "$export_in" &&
 	bad "export unit: a restart of the server would end the export"
+# nvmet-tcp makes a port's socket in the network namespace and cgroup of
+# the process that links the subsystem to it: this unit's
+grep -qE '^PrivateNetwork=(yes|true|on|1)$' "$export_in" &&
+	bad "export unit: PrivateNetwork=: the TCP port would listen where no host reaches it"
+grep -qE '^IPAddressDeny=' "$export_in" &&
+	bad "export unit: IPAddressDeny=: its filter would drop the hosts' packets to the port"
+grep -qx 'ReadWritePaths=/sys/kernel/config' "$export_in" ||
+	bad "export unit: no 'ReadWritePaths=/sys/kernel/config' (the target's configfs tree)"
 "$bin" export po2-test --nqn nqn.2026-12.com.example:t --traddr 192.0.2.1 --allow-any-host \
 	--help >/dev/null || bad "export unit: the program rejects its command line"
 "$bin" export --remove po2-test --help >/dev/null ||

@@ -15,10 +15,21 @@
 #           mkfs.btrfs, an fstab line by UUID needing the ublk unit, the
 #           host's data file copied in and read back; map --ublk
 #           --persist of a second npo2 namespace (zhot, on a controller in
-#           an NVMe subsystem, declared detached in the boots after this)
+#           an NVMe subsystem, declared detached in the boots after
+#           this); `export --persist` of zdata over NVMe/TCP on loopback
+#           (the VM has no network card), a host's `nvme connect` from
+#           the same system, `export --remove` (the file kept) and
+#           `systemctl enable zns-npo2-export@zdata.service`
 #   boot 2: systemd restores the mapping (zns-npo2-restore.service starts
 #           zns-npo2-ublk@zdata.service) and mounts the file system before
 #           local-fs.target; the data checksum is the host's; scrub clean;
+#           the export unit started after the server: configfs, the
+#           port listening in the system's network namespace (nvmet-tcp
+#           makes the socket in the unit's: no PrivateNetwork=), a host
+#           connection: the zoned namespace, its zone capacity, 1 MiB
+#           written through it read back from the ublk device, a zone
+#           reset; `systemctl stop` of the unit while connected (the
+#           namespace leaves the target and the host), started again;
 #           then `nvme attach-ns` of zhot's namespace: the udev rule starts
 #           the restore, which serves zhot; last, a file written into the
 #           mount without a sync, and the poweroff through systemd
@@ -27,7 +38,8 @@
 #           changed or not, the mapping must follow the namespace by its
 #           identity); the journal of boot 2's shutdown: the file system
 #           unmounted before the server's stop; the unsynced file verifies,
-#           `btrfs check` of the unmounted device clean; then,
+#           `btrfs check` of the unmounted device clean; the export
+#           unit stopped before the server in that shutdown; then,
 #           while a writer writes checksummed files, `systemctl restart`
 #           and `systemctl kill -s KILL` of the ublk unit: the server comes
 #           back (Restart=on-failure after the kill) on the same device, the
@@ -35,7 +47,8 @@
 #           the journal, every file verifies, scrub clean; last, an upgrade
 #           of the package (the same files, a higher version) while served
 #           and mounted leaves the server and the mount alone; last, the
-#           mount and the server stopped, `dpkg -r` (units and rules gone,
+#           export unit disabled and stopped, its file removed (`export
+#           --remove --persist`), the mount and the server stopped, `dpkg -r` (units and rules gone,
 #           the mapping file kept) and `dpkg -P` (the mapping file gone)
 #   boot P1 (the patched kernel, build/kernel/bzImage, no initramfs):
 #           dpkg -i again, map --persist of controller 3's npo2 namespace
@@ -156,7 +169,9 @@ expect_match "boot 1: the package started no mapping" "$(deb_fact "$log1" active
 expect_eq "boot 1: /etc/zns-npo2 owned by the package" "$(deb_fact "$log1" etc-dir)" "root:root 755 zns-npo2: /etc/zns-npo2"
 expect_eq "boot 1: no failed unit after dpkg -i" "$(deb_fact "$log1" failed-after-install)" ""
 expect_eq "boot 1: systemd-analyze verify exit" "$(deb_fact "$log1" verify-rc)" 0
-expect_eq "boot 1: systemd-analyze verify output" "$(deb_block "$log1" verify | tr -d '\n')" ""
+# (the kernel prints on the same console: its lines, udev's module loads
+# among them, may fall inside the block)
+expect_eq "boot 1: systemd-analyze verify output" "$(deb_block "$log1" verify | grep -av '^\[ *[0-9]*\.[0-9]*\] ' | tr -d '\n')" ""
 # nvme-cli: Debian's in the root file system, replaced by the rebuilt one
 debcli=$(deb_fact "$log1" nvme-cli-before)
 expect_match "boot 1: Debian's nvme-cli before ($debcli)" "$debcli" '^[0-9].*-[0-9.]+$'
@@ -185,6 +200,15 @@ expect_eq "boot 1: data read back" "$(deb_fact "$log1" sha256)" "$want"
 deb_block "$log1" fstab | sed 's/^/# fstab: /'
 # zhot: 192 MiB in 48 MiB zones, recorded for boot 2's attach
 expect_match "boot 1: zhot recorded (ctrl 2, in a subsystem)" "$(deb_block "$log1" mappings-hot)" '^zhot [a-z]+:.* lba_size=4096 zone_size=12288 nr_zones=4 via=ublk$'
+# the export of zdata by hand (NVMe-oF over TCP, a port on loopback), a
+# host's connection from the same system; the file kept, the unit enabled
+enqn=nqn.2026-12.org.example.zns-npo2:zdata
+expect_match "boot 1: export --persist: the export file" "$(deb_block "$log1" export-conf)" \
+	"^ZNP_EXPORT_ARGS=--nqn $enqn --transport tcp --traddr 127.0.0.1 --trsvcid 4420 --hostnqn nqn[^ ]+\$"
+expect_eq "boot 1: export by hand: configfs (device, enabled, port)" "$(deb_fact "$log1" e1-cfs)" "$dev1 enable=1 port=tcp:127.0.0.1:4420"
+expect_eq "boot 1: export by hand: one TCP listener on 4420" "$(deb_fact "$log1" e1-listen)" 1
+expect_match "boot 1: the host's disk of the export: zoned, po2 zones of $po2 sectors, 16 zones" "$(deb_fact "$log1" e1-disk)" "^nvme[0-9]+n[0-9]+ host-managed $po2 16\$"
+expect_eq "boot 1: export --remove kept the file; systemctl enable zns-npo2-export@zdata.service" "$(deb_fact "$log1" e1-enabled)" "enabled file-kept"
 
 # ---- boots 2 and 3 ----
 names=
@@ -227,6 +251,32 @@ dkb=$(deb_fact "$log2" dirty-kb)
 if [ "${dkb:-0}" -ge 4096 ] 2>/dev/null; then pass "boot 2: $dkb kB dirty at the poweroff (8 MiB written, no sync)"
 else failc "boot 2: dirty at the poweroff: '${dkb}' kB, want >= 4096"; fi
 
+# ---- boot 2: the export unit, started by systemd at boot ----
+B="boot 2 export unit"
+read -r us ut _ <<<"$(deb_fact "$log2" "t:zns-npo2-ublk@zdata.service")"
+read -r es ea ex _ <<<"$(deb_fact "$log2" "t:zns-npo2-export@zdata.service")"
+expect_eq "$B: zns-npo2-export@zdata.service active, result" "$es $(deb_fact "$log2" e2-result)" "active success 0"
+expect_order "$B: after the server" "ublk server ready" "$ut" "export started" "$ex" "export done" "$ea"
+deb_block "$log2" e2-journal | sed "s/^/# $B journal: /"
+e2dev=$(deb_fact "$log2" e2-ublk)
+expect_eq "$B: configfs: namespace 1 is the mapping's device, enabled, on the TCP port" "$(deb_fact "$log2" e2-cfs)" "$e2dev enable=1 port=tcp:127.0.0.1:4420"
+# nvmet-tcp creates the port's socket in the network namespace of whoever
+# links the first subsystem to the port: the unit's own, if it has one
+expect_eq "$B: the port listens in the system's network namespace" "$(deb_fact "$log2" e2-listen)" 1
+expect_match "$B: the host's disk: zoned, po2 zones of $po2 sectors, 16 zones" "$(deb_fact "$log2" e2-disk)" "^nvme[0-9]+n[0-9]+ host-managed $po2 16\$"
+# QEMU: zone_size=48M of the npo2 namespace = the capacity of a po2 zone
+expect_eq "$B: the host's zone capacity: 48 MiB (the npo2 namespace's zone size)" "$(deb_fact "$log2" e2-zone-cap)" 98304
+deb_block "$log2" e2-nvme-list | sed "s/^/# $B nvme list: /"
+deb_block "$log2" e2-zone0 | sed "s/^/# $B blkzone report -c 1: /"
+B="boot 2 export data (zone $(deb_fact "$log2" e2-zone))"
+expect_eq "$B: 1 MiB written O_DIRECT by the host reads back equal from the ublk device" "$(deb_fact "$log2" e2-data)" equal
+expect_eq "$B: the zone's write pointer (ublk device) after it" "$(deb_fact "$log2" e2-wp)" 2048
+expect_eq "$B: the host's zone reset: empty again (ublk device)" "$(deb_fact "$log2" e2-wp-reset)" 1
+B="boot 2 export unit stopped, host connected"
+expect_eq "$B: no subsystem, no port link left in configfs" "$(deb_fact "$log2" e2-stop-cfs)" "no-subsystem 0"
+expect_eq "$B: the host's disk gone" "$(deb_fact "$log2" e2-stop-host)" gone
+expect_eq "$B: systemctl start again: the same export" "$(deb_fact "$log2" e2-restart)" "active $e2dev enable=1 port=tcp:127.0.0.1:4420"
+
 # ---- boot 3: the shutdown of boot 2 ----
 B="boot 3 after a dirty shutdown"
 sj=$(deb_block "$log" shutdown-journal)
@@ -250,6 +300,21 @@ else
 	failc "$B: boot 2's console: unmount '${cu:-none}' not before server stop '${cs:-none}'"
 fi
 expect_eq "$B: no failed unmount or stop in that shutdown" "$(grep -c 'Failed' <<<"$sj")" 0
+# the export unit stopped (started again after its stop test) before the
+# server's stop began
+ej=$(deb_block "$log" export-shutdown)
+printf '%s\n' "$ej" | sed "s/^/# $B journal -b -1 (export, server): /"
+# (systemd 252 names the unit, then its description)
+ef=$(grep -n 'Finished zns-npo2-export@zdata.service' <<<"$ej" | tail -1)
+es=$(grep -n 'Stopped zns-npo2-export@zdata.service' <<<"$ej" | tail -1)
+us=$(grep -n 'Stopping zns-npo2-ublk@zdata.service' <<<"$ej" | head -1)
+if [ -n "$ef" ] && [ -n "$es" ] && [ -n "$us" ] && [ "${ef%%:*}" -lt "${es%%:*}" ] && [ "${es%%:*}" -lt "${us%%:*}" ] &&
+	awk -v a="$(ts "$es")" -v b="$(ts "$us")" 'BEGIN { exit !(a + 0 <= b + 0) }'; then
+	pass "$B: the export stopped ($(ts "$es") s) before the server's stop began ($(ts "$us") s)"
+else
+	failc "$B: export stop '${es:-none}' not before server stop '${us:-none}' (after the restart '${ef:-none}')"
+fi
+expect_match "$B: the export unit at this boot: active, configfs" "$(deb_fact "$log" e3-unit)" "^active success /dev/ublkb[0-9]+ enable=1 port=tcp:127.0.0.1:4420\$"
 expect_eq "$B: no I/O or btrfs error in that boot's kernel log" "$(deb_fact "$log" shutdown-kernel-errors)" 0
 expect_eq "$B: the unsynced file verifies" "$(deb_fact "$log" dirty-sha256)" "$(deb_fact "$log2" dirty-want)"
 expect_eq "$B: btrfs check --readonly of the unmounted device: no error" "$(deb_fact "$log" btrfs-check-errors)" 0
@@ -287,6 +352,8 @@ for k in journal-load kernel-load; do deb_block "$log" $k | sed "s/^/# $B $k: /"
 B="boot 3 remove"
 expect_eq "$B: systemctl stop of the server unit parks the device (the sandboxed server cannot prove it unused)" \
 	"$(deb_fact "$log" stop-ublk-devs)" 1
+expect_eq "$B: systemctl disable --now of the export unit, export --remove --persist: inactive, no export file, no subsystem" \
+	"$(deb_fact "$log" remove-export)" "inactive 0 no-subsystem"
 expect_eq "$B: no ublk device left once unmap removed it" "$(deb_fact "$log" remove-ublk-devs)" 0
 expect_eq "$B: dpkg -r: config files left" "$(deb_fact "$log" remove-status)" "deinstall ok config-files"
 expect_eq "$B: units, udev rules and the program gone" "$(deb_fact "$log" remove-files)" ""

@@ -16,10 +16,16 @@
 #            hidden npo2 namespace (ctrl 1 nsid 1), mkfs.btrfs, fstab by
 #            UUID, copy the host's data file, checksum
 #            (zdata), then map --ublk --persist the npo2 namespace of ctrl
-#            2 (zhot: in an NVMe subsystem, attached in this boot only)
+#            2 (zhot: in an NVMe subsystem, attached in this boot only); then
+#            `export --persist` of zdata over TCP on loopback, a host's
+#            connection from this system, `export --remove` (the file
+#            stays), `systemctl enable` of its export unit
 #   boot     after a reboot: what systemd restored and mounted, data, scrub
 #   boot-hot boot, then `nvme attach-ns` of ctrl 2's namespace (QEMU
 #            declared it detached): the udev rule's restore serves zhot;
+#            before that, the export unit systemd started: configfs, a
+#            host's connection, data through it, its stop while connected,
+#            started again for the shutdown;
 #            last, a file written into the mount and not synced: the
 #            poweroff through systemd unmounts it dirty
 #   boot-load  boot; the previous shutdown's journal (the unmount before
@@ -28,7 +34,8 @@
 #            -s KILL` of the ublk unit while a writer runs; the writer's
 #            files, the data file and a scrub after both; then an upgrade
 #            of the package (upgrade/zns-npo2_*.deb) while served; last,
-#            the mount and the server stopped, its fstab line dropped,
+#            the export unit disabled, its file removed, the mount and the
+#            server stopped, its fstab line dropped,
 #            `dpkg -r` and `dpkg -P`
 #   patched-map  (the patched kernel: npo2 namespaces have block devices)
 #            dpkg -i the package again, map --persist (dm-po2zone) of
@@ -248,6 +255,10 @@ shutdown_check() {
 	# from the unmount on (all of it when there was none)
 	if grep -q 'Unmounting srv-zdata' /tmp/shutdown.j; then sed -n '/Unmounting srv-zdata/,$p' /tmp/shutdown.j; else tail -30 /tmp/shutdown.j; fi |
 		block shutdown-journal
+	# the export unit's stops and starts and the server's stop in that boot
+	journalctl -b -1 -o short-monotonic --no-pager -u "$EUNIT" -u "$UNIT" |
+		grep -E 'Start|Finished|Stopp|Deactivated|Failed' | block export-shutdown
+	fact e3-unit "$(mono "$EUNIT" ActiveState) $(mono "$EUNIT" Result) $(export_cfs)"
 	fact shutdown-kernel-errors "$(journalctl -b -1 -k --no-pager | grep -ciE 'I/O error|BTRFS (error|critical)')"
 	fact dirty-sha256 "$(sha256sum "$MNT/dirty.bin" 2>&1 | cut -d' ' -f1)"
 	dev=$(findmnt -n -r -o SOURCE "$MNT")
@@ -260,6 +271,9 @@ shutdown_check() {
 remove_step() {
 	local f
 	# as an admin removes it: the users of the device first
+	check "systemctl disable --now $EUNIT" timeout 120 systemctl disable --now "$EUNIT"
+	check "export --remove --persist $NAME (the export file)" timeout 120 nvme-zns-npo2 export --remove --persist "$NAME"
+	fact remove-export "$(mono "$EUNIT" ActiveState) $(ls /etc/zns-npo2/export-* 2>/dev/null | wc -l) $([ -e "$ECFS/subsystems/$ENQN" ] && echo subsystem-left || echo no-subsystem)"
 	check "systemctl stop srv-zdata.mount" systemctl stop srv-zdata.mount
 	check "systemctl stop $UNIT" timeout 120 systemctl stop "$UNIT"
 	# the unit's server cannot see other users' processes (ProtectProc=
@@ -284,6 +298,109 @@ remove_step() {
 	fact purge-etc "$([ -e /etc/zns-npo2 ] && ls -A /etc/zns-npo2 | tr '\n' ' ' || echo gone)"
 	fact purge-load "$(systemctl show -P LoadState zns-npo2-restore.service) $(ls /etc/systemd/system/*/zns-npo2* /etc/systemd/system/zns-npo2* 2>/dev/null | wc -l)"
 	fact purge-failed "$(systemctl --failed --plain --no-legend | awk '{print $1}' | tr '\n' ' ')"
+}
+
+# The NVMe-oF export of zdata (zns-npo2-export@zdata.service): a port on
+# loopback (QEMU gives the guest no network card), a host connection from
+# this same system (nvme connect -t tcp)
+EUNIT=zns-npo2-export@$NAME.service
+ENQN=nqn.2026-12.org.example.zns-npo2:$NAME
+EADDR=127.0.0.1
+ECFS=/sys/kernel/config/nvmet
+hostnqn() {
+	[ -s /etc/nvme/hostnqn ] || nvme gen-hostnqn >/etc/nvme/hostnqn
+	cat /etc/nvme/hostnqn
+}
+# TCP listeners on port $1 in this system's network namespace
+listening() { awk -v p="$(printf ':%04X' "$1")" '$4 == "0A" && substr($2, length($2) - 4) == p' /proc/net/tcp | wc -l; }
+# the host's disk of the export: not hidden, in the subsystem $ENQN (a
+# multipath head's parent is the subsystem, a path's its controller)
+fabric_disk() {
+	local d
+	for d in /sys/block/nvme*; do
+		[ "$(cat "$d/hidden" 2>/dev/null)" = 1 ] && continue
+		[ "$(cat "$d/device/subsysnqn" 2>/dev/null)" = "$ENQN" ] && { basename "$d"; return 0; }
+	done
+	return 1
+}
+# fabric_connect PFX PORT: connect, and the disk the host sees (PFX-disk)
+fabric_connect() {
+	local i d=
+	check "modprobe nvme-tcp" modprobe nvme-tcp
+	check "$1: nvme connect -t tcp -a $EADDR -s $2 -n $ENQN" timeout 60 nvme connect -t tcp -a "$EADDR" -s "$2" -n "$ENQN" -q "$(hostnqn)" -l 5
+	block "$1-connect" </tmp/check.out
+	for i in $(seq 30); do d=$(fabric_disk) && break; sleep 1; done
+	udevadm settle
+	fact "$1-disk" "${d:-none} $(cat /sys/block/"$d"/queue/zoned 2>/dev/null) $(cat /sys/block/"$d"/queue/chunk_sectors 2>/dev/null) $(cat /sys/block/"$d"/queue/nr_zones 2>/dev/null)"
+	fabric=$d
+}
+# the export in configfs: its namespace's device, enabled, and the port
+export_cfs() {
+	local s=$ECFS/subsystems/$ENQN p
+	p=$(ls -d "$ECFS"/ports/*/subsystems/"$ENQN" 2>/dev/null | head -1)
+	p=${p%/subsystems/*}
+	echo "$(cat "$s/namespaces/1/device_path" 2>/dev/null || echo none) enable=$(cat "$s/namespaces/1/enable" 2>/dev/null) port=$(cat "$p/addr_trtype" 2>/dev/null):$(cat "$p/addr_traddr" 2>/dev/null):$(cat "$p/addr_trsvcid" 2>/dev/null)"
+}
+# boot 1: export by hand with --persist (this system's network namespace:
+# the host's connection must work), the file kept, the unit enabled
+export_install_step() {
+	# (the unit's modprobe@ services do this at boot)
+	check "modprobe nvmet nvmet-tcp" modprobe -a nvmet nvmet-tcp
+	check "export $NAME --persist (by hand)" timeout 120 nvme-zns-npo2 export "$NAME" --nqn "$ENQN" \
+		--transport tcp --traddr "$EADDR" --hostnqn "$(hostnqn)" --persist
+	block export </tmp/check.out
+	grep -v '^#' "/etc/zns-npo2/export-$NAME.conf" 2>&1 | block export-conf
+	fact e1-cfs "$(export_cfs)"
+	fact e1-listen "$(listening 4420)"
+	fabric_connect e1 4420
+	check "nvme disconnect -n $ENQN" nvme disconnect -n "$ENQN"
+	# the unit exports it at the next boot: the export goes, the file stays
+	check "export --remove $NAME (the export file kept)" timeout 120 nvme-zns-npo2 export --remove "$NAME"
+	check "systemctl enable $EUNIT" systemctl enable "$EUNIT"
+	fact e1-enabled "$(systemctl is-enabled "$EUNIT" 2>&1) $([ -f "/etc/zns-npo2/export-$NAME.conf" ] && echo file-kept)"
+}
+# boot 2: the unit exported it at boot after the server; a host connects,
+# sees the zoned namespace, writes; the unit stopped while connected takes
+# the namespace away; started again, the shutdown stops it before the server
+export_boot_step() {
+	local dev z zs zb out got ublkdev
+	fact "t:$EUNIT" "$(mono "$EUNIT" ActiveState) $(mono "$EUNIT" ActiveEnterTimestampMonotonic) $(mono "$EUNIT" InactiveExitTimestampMonotonic)"
+	fact e2-result "$(mono "$EUNIT" Result) $(mono "$EUNIT" ExecMainStatus)"
+	journalctl -b -o short-monotonic --no-pager -u "$EUNIT" | block e2-journal
+	ublkdev=$(findmnt -n -r -o SOURCE "$MNT")
+	fact e2-ublk "$ublkdev"
+	fact e2-cfs "$(export_cfs)"
+	fact e2-listen "$(listening 4420)"
+	fabric_connect e2 4420
+	dev=/dev/$fabric
+	nvme list 2>&1 | grep -E "^(Node|$dev )" | block e2-nvme-list
+	blkzone report -c 1 "$dev" 2>&1 | block e2-zone0
+	# the zone capacity the host sees (sectors)
+	fact e2-zone-cap "$(blkzone report -c 1 "$dev" 2>/dev/null | sed -n 's/.* cap 0x\([0-9a-f]*\),.*/\1/p' | head -1 | xargs -I{} printf '%d' 0x{})"
+	# data through the host: the last empty zone of the mapping (btrfs
+	# allocates from the first), 1 MiB O_DIRECT, read back from the ublk
+	# device; then the zone reset through the host
+	zs=$(cat /sys/block/"${ublkdev#/dev/}"/queue/chunk_sectors)
+	z=$(blkzone report "$ublkdev" | grep -n 'zcond: *1(em)' | tail -1 | cut -d: -f1)
+	z=$((${z:-0} - 1))
+	zb=$((z * zs / 2048))
+	head -c 1M /dev/urandom >/run/e2.pat
+	fact e2-zone "$z"
+	check "O_DIRECT write of 1 MiB to zone $z through $dev" dd if=/run/e2.pat of="$dev" bs=1M seek="$zb" count=1 oflag=direct status=none
+	got=$(dd if="$ublkdev" bs=1M skip="$zb" count=1 iflag=direct status=none | sha256sum | cut -d' ' -f1)
+	fact e2-data "$([ "$got" = "$(sha256sum </run/e2.pat | cut -d' ' -f1)" ] && echo equal || echo differs)"
+	fact e2-wp "$(blkzone report -o $((z * zs)) -c 1 "$ublkdev" | sed -n 's/.*wptr 0x\([0-9a-f]*\) .*/\1/p' | xargs -I{} printf '%d' 0x{})"
+	check "zone $z reset through $dev" blkzone reset -o $((z * zs)) -c 1 "$dev"
+	fact e2-wp-reset "$(blkzone report -o $((z * zs)) -c 1 "$ublkdev" | grep -c 'zcond: *1(em)')"
+	# stopped while the host is connected: the namespace leaves the target
+	check "systemctl stop $EUNIT (host connected)" timeout 120 systemctl stop "$EUNIT"
+	fact e2-stop-cfs "$([ -e "$ECFS/subsystems/$ENQN" ] && echo subsystem-left || echo no-subsystem) $(ls -d "$ECFS"/ports/*/subsystems/* 2>/dev/null | wc -l)"
+	for _ in $(seq 30); do fabric_disk >/dev/null || break; sleep 1; done
+	fact e2-stop-host "$(fabric_disk || echo gone)"
+	nvme disconnect -n "$ENQN" >/dev/null 2>&1
+	# started again: the shutdown stops it (boot 3 reads the journal)
+	check "systemctl start $EUNIT" timeout 120 systemctl start "$EUNIT"
+	fact e2-restart "$(mono "$EUNIT" ActiveState) $(export_cfs)"
 }
 
 # the dm route on the patched kernel: ctrl 3's npo2 namespace
@@ -358,7 +475,7 @@ install)
 	fact active-after-install "$(systemctl list-units --plain --no-legend 'zns-npo2*' | awk '{print $1"="$3}' | tr '\n' ' ')"
 	fact etc-dir "$(stat -c '%U:%G %a' /etc/zns-npo2 2>&1) $(dpkg -S /etc/zns-npo2 2>&1)"
 	fact failed-after-install "$(systemctl --failed --plain --no-legend | awk '{print $1}' | tr '\n' ' ')"
-	out=$(systemd-analyze verify --man=no zns-npo2-restore.service "zns-npo2-ublk@$NAME.service" 2>&1)
+	out=$(systemd-analyze verify --man=no zns-npo2-restore.service "zns-npo2-ublk@$NAME.service" "zns-npo2-export@$NAME.service" 2>&1)
 	fact verify-rc "$?"
 	printf '%s\n' "$out" | block verify
 	# nvme-cli with the plugin (make nvme-cli-deb) over Debian's
@@ -414,12 +531,14 @@ install)
 	hng=$(vm_ng 2 1)
 	check "map --ublk $hng --name $HOT --persist" timeout 60 nvme-zns-npo2 map --ublk "$hng" --name "$HOT" --persist
 	grep "^$HOT " /etc/zns-npo2/mappings.conf | block mappings-hot
+	export_install_step
 	;;
 boot)
 	boot_step
 	;;
 boot-hot)
 	boot_step
+	export_boot_step
 	hot_step
 	dirty_step
 	;;
