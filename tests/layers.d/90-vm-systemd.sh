@@ -352,20 +352,21 @@ for k in journal-load kernel-load; do deb_block "$log" $k | sed "s/^/# $B $k: /"
 B="boot 3 remove"
 expect_eq "$B: systemctl stop of the server unit parks the device (the sandboxed server cannot prove it unused)" \
 	"$(deb_fact "$log" stop-ublk-devs)" 1
-expect_eq "$B: systemctl disable --now of the export unit, export --remove --persist: inactive, no export file, no subsystem" \
-	"$(deb_fact "$log" remove-export)" "inactive 0 no-subsystem"
+expect_eq "$B: systemctl disable --now of the export unit: inactive, its export file kept, no subsystem" \
+	"$(deb_fact "$log" remove-export)" "inactive 1 no-subsystem"
 expect_eq "$B: no ublk device left once unmap removed it" "$(deb_fact "$log" remove-ublk-devs)" 0
 expect_eq "$B: dpkg -r: config files left" "$(deb_fact "$log" remove-status)" "deinstall ok config-files"
 expect_eq "$B: units, udev rules and the program gone" "$(deb_fact "$log" remove-files)" ""
 # debhelper masks the enabled unit on removal (a reinstall unmasks it)
 expect_match "$B: systemd has no restore or ublk unit left" "$(deb_fact "$log" remove-load)" '^(masked|not-found) not-found$'
 expect_eq "$B: the mapping file kept, the mapping not unmapped in it" "$(deb_fact "$log" remove-mappings)" "zhot "
+expect_eq "$B: the export file kept" "$(deb_fact "$log" remove-export-file)" "/etc/zns-npo2/export-zdata.conf "
 expect_eq "$B: no failed unit after dpkg -r" "$(deb_fact "$log" remove-failed)" ""
 expect_eq "$B: the fstab line of /srv/zdata dropped" "$(deb_fact "$log" remove-fstab)" 0
 deb_block "$log" dpkg-remove | sed "s/^/# $B dpkg -r: /"
 # (dpkg 1.21 still lists a purged package it knew: not-installed)
 expect_match "$B: dpkg -P: the package is gone" "$(deb_fact "$log" purge-status)" '^(unknown ok not-installed|dpkg-query: no packages found matching zns-npo2)$'
-expect_eq "$B: dpkg -P: /etc/zns-npo2 and the mapping file gone" "$(deb_fact "$log" purge-etc)" gone
+expect_eq "$B: dpkg -P: /etc/zns-npo2, the mapping and the export files gone" "$(deb_fact "$log" purge-etc)" gone
 expect_eq "$B: dpkg -P: no unit, no mask or enablement link left" "$(deb_fact "$log" purge-load)" "not-found 0"
 expect_eq "$B: no failed unit after dpkg -P" "$(deb_fact "$log" purge-failed)" ""
 

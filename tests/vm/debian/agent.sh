@@ -271,8 +271,8 @@ shutdown_check() {
 remove_step() {
 	local f
 	# as an admin removes it: the users of the device first
+	# (its stop removes the export; its file stays for dpkg -P to remove)
 	check "systemctl disable --now $EUNIT" timeout 120 systemctl disable --now "$EUNIT"
-	check "export --remove --persist $NAME (the export file)" timeout 120 nvme-zns-npo2 export --remove --persist "$NAME"
 	fact remove-export "$(mono "$EUNIT" ActiveState) $(ls /etc/zns-npo2/export-* 2>/dev/null | wc -l) $([ -e "$ECFS/subsystems/$ENQN" ] && echo subsystem-left || echo no-subsystem)"
 	check "systemctl stop srv-zdata.mount" systemctl stop srv-zdata.mount
 	check "systemctl stop $UNIT" timeout 120 systemctl stop "$UNIT"
@@ -291,6 +291,7 @@ remove_step() {
 	fact remove-files "$f"
 	fact remove-load "$(systemctl show -P LoadState zns-npo2-restore.service) $(systemctl show -P LoadState "$UNIT")"
 	fact remove-mappings "$(grep -v '^#' /etc/zns-npo2/mappings.conf 2>&1 | cut -d' ' -f1 | tr '\n' ' ')"
+	fact remove-export-file "$(ls /etc/zns-npo2/export-* 2>/dev/null | tr '\n' ' ')"
 	fact remove-failed "$(systemctl --failed --plain --no-legend | awk '{print $1}' | tr '\n' ' ')"
 	check "dpkg -P zns-npo2" dpkg -P zns-npo2
 	block dpkg-purge </tmp/check.out
