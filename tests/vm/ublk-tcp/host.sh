@@ -250,9 +250,9 @@ expect_ok "host: umount" umount /mnt/z
 mk_pattern /tmp/pat.bin
 expect_ok "host: reset zone 3" blkzone reset -o $((3 * PO2)) -c 1 "$D"
 expect_ok "host: write the pattern at zone 3" wr "$D" $((3 * PO2)) /tmp/pat.bin
-# the export's restart (lines nre0..nre1) is an expected loss of the
+# the export's restart and the node's reboot (lines nre0..nre1) are expected losses of the
 # controller, checked above
-expect_eq "host: no I/O error, no nvme error (but the export's restart)" \
+expect_eq "host: no I/O error, no nvme error (but the export's restart and the node's reboot)" \
 	"$(dmesg | sed "$((nre0 + 1)),${nre1}d" | grep -ciE 'I/O error|nvme.*(error|timeout|reset)')" 0
 expect_ok "host: nvme disconnect" nvme disconnect -n "$NQN"
 expect_ok "host: tell the node to finish" ctl_send done
