@@ -263,13 +263,6 @@ static void ana_group_leave(const struct znp_map_ctx *c, unsigned int port, unsi
 	rmdir(path);
 }
 
-static void sleep_ms(unsigned int ms)
-{
-	struct timespec ts = { .tv_sec = ms / 1000, .tv_nsec = (long)(ms % 1000) * 1000000L };
-
-	nanosleep(&ts, NULL);
-}
-
 /*
  * Wait until @device has had nothing in flight for DRAIN_QUIET_MS (the
  * block layer's count: the target's commands that reached the device),
@@ -278,6 +271,7 @@ static void sleep_ms(unsigned int ms)
 static enum znp_map_drain drain_wait(const struct znp_map_ctx *c, const char *device,
 				     unsigned int *ms)
 {
+	static const struct timespec step = { .tv_nsec = DRAIN_STEP_MS * 1000000L };
 	const char *root = c->env && c->env->sysfs_root ? c->env->sysfs_root : "/sys";
 	unsigned long rd, wr;
 	unsigned int t, quiet = 0;
@@ -295,7 +289,7 @@ static enum znp_map_drain drain_wait(const struct znp_map_ctx *c, const char *de
 		quiet = rd + wr ? 0 : quiet + DRAIN_STEP_MS;
 		if (quiet > DRAIN_QUIET_MS)
 			break;
-		sleep_ms(DRAIN_STEP_MS);
+		nanosleep(&step, NULL);
 	}
 	*ms = t;
 	return quiet > DRAIN_QUIET_MS ? ZNP_MAP_DRAIN_DONE : ZNP_MAP_DRAIN_TIMEOUT;
